@@ -1,0 +1,59 @@
+package io.kvtier.store;
+
+import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.memory.MemoryValue;
+import io.kvtier.store.policy.PolicyNode;
+
+/**
+ * One version of one key. The value bytes are immutable; where they are ({@link #memory}, {@link #disk}) and the
+ * {@link #state} change under the entry's monitor, which is held only for field updates, never across I/O. An entry
+ * holding both a memory copy and a disk location is "clean": demoting it only drops the memory copy.
+ */
+final class Entry extends PolicyNode {
+    final Key key;
+    final long seq;
+    final long length;
+    volatile long expireAt; // epoch millis, 0 = never
+    private EntryState state;
+    MemoryValue memory;     // guarded by this; the entry owns one reference
+    DiskLocation disk;      // guarded by this
+    int diskHits;           // guarded by this; decides promotion
+
+    Entry(Key key, long seq, long length, long expireAt, EntryState initial) {
+        this.key = key;
+        this.seq = seq;
+        this.length = length;
+        this.expireAt = expireAt;
+        this.state = initial;
+    }
+
+    EntryState state() {
+        return state;
+    }
+
+    /** Moves to {@code to}, checking the transition table; caller holds the monitor. */
+    void moveTo(EntryState to, StoreCounters counters) {
+        counters.moved(state, state.checkedMove(to), length);
+        state = to;
+    }
+
+    boolean isExpired(long now) {
+        long e = expireAt;
+        return e != 0 && e <= now;
+    }
+
+    /** Whether a delete must be made durable with a tombstone: some version of these bytes is, or will be, on disk. */
+    boolean mayBeOnDisk() {
+        return disk != null || state == EntryState.DEMOTING || state == EntryState.DISK;
+    }
+
+    @Override
+    public long weight() {
+        return length; // constant while queued, so the policy's byte totals stay exact
+    }
+
+    @Override
+    public long fingerprint() {
+        return key.fingerprint;
+    }
+}

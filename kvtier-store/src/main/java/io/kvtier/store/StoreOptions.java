@@ -1,0 +1,36 @@
+package io.kvtier.store;
+
+import java.nio.file.Path;
+
+/**
+ * How a store is laid out: data directory, memory and disk budgets, the largest value accepted, and how long a
+ * writer may wait for memory before its write fails. Validated on construction; messages name the value and limit.
+ */
+public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis) {
+    public static final long MIN_MEMORY = 1L << 20;
+    public static final long MIN_DISK = 16L << 20;
+
+    public StoreOptions {
+        if (dir == null) {
+            throw new IllegalArgumentException("data directory is required");
+        }
+        if (memoryBytes < MIN_MEMORY) {
+            throw new IllegalArgumentException("memory budget " + memoryBytes + " is below the minimum " + MIN_MEMORY);
+        }
+        if (diskBytes < MIN_DISK) {
+            throw new IllegalArgumentException("disk budget " + diskBytes + " is below the minimum " + MIN_DISK);
+        }
+        if (maxValueBytes < 1 || maxValueBytes > Integer.MAX_VALUE - 65536) {
+            throw new IllegalArgumentException("max value size " + maxValueBytes + " must be between 1 and "
+                    + (Integer.MAX_VALUE - 65536));
+        }
+        if (memoryWaitMillis < 1) {
+            throw new IllegalArgumentException("memory wait " + memoryWaitMillis + " ms must be positive");
+        }
+    }
+
+    /** Region files: 1/16 of the disk budget, between 1 MiB and 64 MiB. */
+    public long regionBytes() {
+        return Math.max(1L << 20, Math.min(64L << 20, diskBytes / 16));
+    }
+}

@@ -1,0 +1,27 @@
+package io.kvtier.store;
+
+/**
+ * A snapshot of the store's counters, per tier: bytes, entries, hits, and the moves between tiers. "Evictions" are
+ * values lost when the disk tier dropped a region (the only real loss); "demotions" moved values memory -> disk.
+ */
+public record StoreStats(
+        long keys,
+        long memoryBudget, long memoryUsedBytes, long memoryValueBytes, long memoryEntries,
+        long diskBudget, long diskUsedBytes, long diskValueBytes, long diskEntries,
+        long memoryHits, long diskHits, long misses,
+        long demotions, long demotedBytes, long promotions,
+        long evictions, long evictedBytes, long evictedRegions,
+        long corruptReads, long expiredKeys, long diskReadBytes, long waitingBytes) {
+
+    static StoreStats of(TieredStore s) {
+        StoreCounters c = s.counters;
+        return new StoreStats(s.index.size(),
+                s.memory.budget(), s.memory.usedBytes(), s.memory.valueBytes(),
+                c.entries(EntryState.MEMORY) + c.entries(EntryState.DEMOTING),
+                s.disk.budget(), s.disk.usedBytes(), c.bytes(EntryState.DISK), c.entries(EntryState.DISK),
+                c.memoryHits.sum(), c.diskHits.sum(), c.misses.sum(),
+                c.demotions.sum(), c.demotedBytes.sum(), c.promotions.sum(),
+                c.evictions.sum(), c.evictedBytes.sum(), s.disk.evictedRegions(),
+                c.corruptReads.sum(), c.expired.sum(), c.diskReadBytes.sum(), s.waitingBytes());
+    }
+}

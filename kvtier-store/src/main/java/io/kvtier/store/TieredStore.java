@@ -1,0 +1,524 @@
+package io.kvtier.store;
+
+import io.kvtier.store.disk.CorruptRecordException;
+import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.disk.DiskTier;
+import io.kvtier.store.disk.PendingRecord;
+import io.kvtier.store.disk.RecordFormat;
+import io.kvtier.store.disk.RecoveryStats;
+import io.kvtier.store.memory.MemoryTier;
+import io.kvtier.store.memory.MemoryValue;
+import io.kvtier.store.policy.S3FifoPolicy;
+import io.kvtier.store.policy.TierPolicy;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The tiering engine.
+ *
+ * Design. One index (a ConcurrentHashMap from key to Entry) covers both tiers. An entry is one immutable version of a
+ * key's value; where its bytes live (memory copy, disk record, or both) is mutable state under the entry's monitor,
+ * moving along the transition table in EntryState. Values arrive in memory reserved before the first payload byte
+ * is read (MemoryTier: reserve before accept). When free memory falls below a watermark, the DiskWriter thread
+ * takes victims from the S3-FIFO policy and appends them to the disk tier's log in batches of large sequential
+ * writes, then drops their memory copy: eviction from memory is demotion, never loss. A disk hit is served by
+ * reading and checksumming the record on an I/O thread; a second disk hit promotes the value back to memory while
+ * keeping the disk record ("clean"), so demoting it again costs no write. Only the disk tier evicts for real, whole
+ * regions at a time, oldest first, and counts what it dropped.
+ *
+ * Concurrency. Readers take a ValueRef under the entry monitor: a reference on the memory value or on the disk
+ * region, so bytes are never freed or reused under a reader. Writers swap entries with index.compute, then retire
+ * the old entry. Lock order: index bin -> entry monitor; policy lock -> entry monitor. No lock is held across I/O.
+ * All disk writes (demotions, tombstones, expiry records, FLUSHALL) run on the single DiskWriter thread, so the log
+ * order of a key's records follows the order of the operations that wrote them.
+ *
+ * Exactness across restarts. Every record carries a global sequence number. Overwriting or deleting a version that
+ * is (or may be about to be) on disk appends a tombstone, and the reply waits until it is written, so a kill -9
+ * can never resurrect an old value. Regions are evicted oldest first, so a tombstone outlives the records it
+ * kills. Recovery (IndexBuilder) decides by sequence numbers alone. A kill -9 loses only values never demoted.
+ *
+ * Failure cases. A record failing its checksum is a miss, logged and dropped from the index. A disk write that
+ * fails leaves the entry in memory (DEMOTING -> MEMORY) and is retried after a pause. A writer waiting for memory
+ * longer than memoryWaitMillis fails with StoreFullException rather than hanging.
+ *
+ * References: S3-FIFO (Yang et al., SOSP 2023); CacheLib's Navy BlockCache (region eviction); Bitcask (recovery by
+ * log scan).
+ */
+/** A two-tier key-value store (off-heap memory over a disk log); see the essay above. Thread-safe. */
+public final class TieredStore implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TieredStore.class);
+    private static final int MAX_GHOSTS = 1 << 20;
+
+    final StoreOptions options;
+    final ConcurrentHashMap<Key, Entry> index = new ConcurrentHashMap<>();
+    final MemoryTier memory;
+    final DiskTier disk;
+    final StoreCounters counters = new StoreCounters();
+    final ReentrantLock policyLock = new ReentrantLock();
+    final TierPolicy policy;                      // guarded by policyLock
+    final AtomicLong sequence = new AtomicLong();
+    private final MemoryWaiters waiters;
+    private final ConcurrentHashMap.KeySetView<Key, Boolean> expiring = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService timer;
+    final DiskWriter writer;
+    private final RecoveryStats recovery;
+    private volatile boolean closed;
+
+    private TieredStore(StoreOptions options) throws IOException {
+        this.options = options;
+        this.memory = new MemoryTier(options.memoryBytes());
+        this.policy = new S3FifoPolicy(memory.budget(), MAX_GHOSTS);
+        this.writer = new DiskWriter(this);
+        IndexBuilder builder = new IndexBuilder();
+        RecoveryStats[] stats = new RecoveryStats[1];
+        this.disk = DiskTier.open(options.dir(), options.diskBytes(), options.regionBytes(), writer::onRegionEvicted,
+                builder, s -> stats[0] = s);
+        this.recovery = stats[0];
+        long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
+            index.put(e.key, e);
+            writer.track(e, e.disk);
+            if (e.expireAt != 0) {
+                expiring.add(e.key);
+            }
+        });
+        sequence.set(builder.maxSeq());
+        this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake);
+        memory.onFree(waiters::serve);
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
+        timer.scheduleWithFixedDelay(this::sweepExpired, 100, 100, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(waiters::expireOverdue, 100, 100, TimeUnit.MILLISECONDS);
+        writer.start();
+        log.info("recovered {} keys ({} records, {} bytes) from {} regions in {} ms; dropped {} torn or corrupt "
+                        + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
+                recovery.bytes(), recovery.regions(), recovery.millis(), recovery.droppedRecords(),
+                recovery.droppedBytes(), expiredAtStart);
+    }
+
+    /** Opens (recovering if present) the store in {@code options.dir()}. */
+    public static TieredStore open(StoreOptions options) throws IOException {
+        return new TieredStore(options);
+    }
+
+    static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    public StoreOptions options() {
+        return options;
+    }
+
+    public RecoveryStats recovery() {
+        return recovery;
+    }
+
+    // ---- writes -------------------------------------------------------------------------------------------------
+
+    /**
+     * Reserves memory for an incoming value of {@code length} bytes, waiting (without blocking the caller) while the
+     * demoter makes room. The future fails with {@link StoreFullException} if the value can never fit or memory
+     * stays full past the wait limit.
+     */
+    public CompletableFuture<MemoryValue> allocate(long length) {
+        checkStorable(length);
+        return waiters.allocate(length);
+    }
+
+    /** Reserves memory now if there is room and nobody is waiting ahead, else returns null. */
+    public MemoryValue tryAllocate(long length) {
+        checkStorable(length);
+        return waiters.tryAllocate(length);
+    }
+
+    private void checkStorable(long length) {
+        if (length > options.maxValueBytes()) {
+            throw new StoreFullException("value of " + length + " bytes exceeds the maximum value size of "
+                    + options.maxValueBytes() + " bytes (--max-value)");
+        }
+        if (MemoryTier.footprintOf(length) > memory.budget() / 2) {
+            throw new StoreFullException("value of " + length + " bytes exceeds half the memory budget of "
+                    + memory.budget() + " bytes (--memory)");
+        }
+        if (length + RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH > disk.maxRecordLength()) {
+            throw new StoreFullException("value of " + length + " bytes exceeds what the disk tier can hold ("
+                    + disk.maxRecordLength() + " bytes, --disk)");
+        }
+    }
+
+    /**
+     * Stores {@code value} (whose reference the store takes over) under {@code key}. Completes once the write is
+     * as durable as the store promises: immediately for a fresh key, after a tombstone write when an older version
+     * is on disk.
+     */
+    public CompletableFuture<PutResult> put(byte[] keyBytes, MemoryValue value, PutOptions opts) {
+        if (value.written() != value.length()) {
+            value.release();
+            throw new IllegalArgumentException("value has " + value.written() + " of " + value.length() + " bytes");
+        }
+        Key key = new Key(keyBytes);
+        long now = System.currentTimeMillis();
+        Entry[] replaced = new Entry[1];
+        Entry[] created = new Entry[1];
+        ValueRef[] old = new ValueRef[1];
+        index.compute(key, (k, current) -> {
+            Entry live = current != null && !current.isExpired(now) ? current : null;
+            if (opts.returnOld() && live != null) {
+                old[0] = ValueRef.retain(live);
+            }
+            if (opts.condition() == PutOptions.Condition.IF_ABSENT && live != null
+                    || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
+                return current;
+            }
+            long expireAt = opts.keepTtl() && live != null ? live.expireAt : opts.expireAt();
+            Entry e = new Entry(key, sequence.incrementAndGet(), value.length(), expireAt, EntryState.MEMORY);
+            e.memory = value;
+            counters.created(EntryState.MEMORY, e.length);
+            replaced[0] = current;
+            created[0] = e;
+            return e;
+        });
+        if (created[0] == null) {
+            value.release();
+            return CompletableFuture.completedFuture(new PutResult(false, old[0]));
+        }
+        Entry e = created[0];
+        policyLock.lock();
+        try {
+            policy.add(e);
+        } finally {
+            policyLock.unlock();
+        }
+        if (e.expireAt != 0) {
+            expiring.add(key);
+        }
+        writer.wakeIfPressured();
+        CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
+                : retire(replaced[0], e.seq);
+        ValueRef previous = old[0];
+        return durable.thenApply(v -> new PutResult(true, previous));
+    }
+
+    /** Removes {@code key}; with {@code returnOld}, hands back a reference to its value. */
+    public CompletableFuture<Removed> remove(byte[] keyBytes, boolean returnOld) {
+        Key key = new Key(keyBytes);
+        Entry[] removed = new Entry[1];
+        index.computeIfPresent(key, (k, e) -> {
+            removed[0] = e;
+            return null;
+        });
+        Entry e = removed[0];
+        if (e == null) {
+            return CompletableFuture.completedFuture(Removed.NOTHING);
+        }
+        boolean expired = e.isExpired(System.currentTimeMillis());
+        ValueRef old = returnOld && !expired ? ValueRef.retain(e) : null;
+        return retire(e, sequence.incrementAndGet()).thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
+    }
+
+    /**
+     * Takes a version out of service: frees its memory copy (once readers let go) and, if it is or may become a disk
+     * record, appends a tombstone with sequence {@code tombstoneSeq} (none if negative: the caller deletes the log
+     * itself). Completes when that tombstone is written.
+     */
+    private CompletableFuture<Void> retire(Entry e, long tombstoneSeq) {
+        boolean tombstone;
+        MemoryValue mem;
+        synchronized (e) {
+            if (!e.state().isLive()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            tombstone = tombstoneSeq >= 0 && e.mayBeOnDisk();
+            mem = e.memory;
+            e.memory = null;
+            e.moveTo(EntryState.DELETED, counters);
+        }
+        if (mem != null) {
+            policyLock.lock();
+            try {
+                policy.remove(e);
+            } finally {
+                policyLock.unlock();
+            }
+            mem.release();
+        }
+        return tombstone ? writer.journal(PendingRecord.tombstone(e.key.bytes, tombstoneSeq))
+                : CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Sets (epoch millis) or clears (0) the expiry of {@code key} if {@code condition} allows; an expiry in the past
+     * deletes the key. Completes with whether anything changed, once the change is durable.
+     */
+    public CompletableFuture<Boolean> setExpiry(byte[] keyBytes, long expireAt, ExpireCondition condition) {
+        Key key = new Key(keyBytes);
+        Entry e = index.get(key);
+        long now = System.currentTimeMillis();
+        if (e == null || e.isExpired(now)) {
+            return CompletableFuture.completedFuture(false);
+        }
+        boolean journal;
+        synchronized (e) {
+            if (!e.state().isLive() || !condition.allows(e.expireAt, expireAt)
+                    || expireAt == 0 && e.expireAt == 0) {
+                return CompletableFuture.completedFuture(false);
+            }
+            if (expireAt != 0 && expireAt <= now) {
+                journal = false;
+            } else {
+                e.expireAt = expireAt;
+                journal = e.mayBeOnDisk();
+            }
+        }
+        if (expireAt != 0 && expireAt <= now) {
+            return remove(keyBytes, false).thenApply(Removed::existed);
+        }
+        if (expireAt != 0) {
+            expiring.add(key);
+        }
+        return journal ? writer.journal(PendingRecord.expiry(key.bytes, sequence.incrementAndGet(), expireAt))
+                .thenApply(v -> true) : CompletableFuture.completedFuture(true);
+    }
+
+    /** Deletes every key and every region file. */
+    public CompletableFuture<Void> clear() {
+        return writer.submit(() -> {
+            for (Iterator<Entry> it = index.values().iterator(); it.hasNext(); ) {
+                Entry e = it.next();
+                it.remove();
+                retire(e, -1);
+            }
+            expiring.clear();
+            writer.dropAllRegions();
+        });
+    }
+
+    // ---- reads --------------------------------------------------------------------------------------------------
+
+    /** A reference to the live value of {@code key}, or null. The caller must close it. */
+    public ValueRef get(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        if (e == null) {
+            counters.misses.increment();
+            return null;
+        }
+        if (e.isExpired(System.currentTimeMillis())) {
+            expire(e);
+            counters.misses.increment();
+            return null;
+        }
+        ValueRef ref = ValueRef.retain(e);
+        if (ref == null) {
+            counters.misses.increment();
+        } else if (ref.inMemory()) {
+            e.recordAccess();
+            counters.memoryHits.increment();
+        } else {
+            counters.diskHits.increment();
+        }
+        return ref;
+    }
+
+    /**
+     * Reads a disk-resident value into {@code dst} (at least {@link ValueRef#diskRecordLength()} bytes remaining)
+     * and returns the slice holding it. Blocking: call from an I/O thread, never an event loop. A record that fails
+     * its checksum is dropped from the index and reported as {@link CorruptRecordException} (a miss, never bytes).
+     */
+    public ByteBuffer readFromDisk(ValueRef ref, ByteBuffer dst) throws IOException {
+        Entry e = ref.entry;
+        DiskLocation loc = ref.disk;
+        ByteBuffer value;
+        try {
+            value = disk.read(loc, e.key.bytes, dst);
+        } catch (CorruptRecordException ex) {
+            counters.corruptReads.increment();
+            log.error("dropping key of {} bytes: {}", e.length, ex.getMessage());
+            dropCorrupt(e, loc);
+            throw ex;
+        }
+        counters.diskReadBytes.add(e.length);
+        maybePromote(e, loc, value);
+        return value;
+    }
+
+    private void dropCorrupt(Entry e, DiskLocation loc) {
+        boolean gone;
+        synchronized (e) {
+            gone = e.disk == loc && e.memory == null && e.state() == EntryState.DISK;
+            if (gone) {
+                e.moveTo(EntryState.EVICTED, counters);
+            } else if (e.disk == loc) {
+                e.disk = null;
+            }
+        }
+        if (gone) {
+            index.remove(e.key, e);
+        }
+    }
+
+    private void maybePromote(Entry e, DiskLocation loc, ByteBuffer value) {
+        synchronized (e) {
+            if (++e.diskHits < 2 || e.state() != EntryState.DISK || e.disk != loc) {
+                return;
+            }
+        }
+        MemoryValue mem = waiters.tryAllocate(e.length);
+        if (mem == null) {
+            return;
+        }
+        mem.write(value.duplicate());
+        boolean promoted;
+        synchronized (e) {
+            promoted = e.state() == EntryState.DISK && e.disk == loc;
+            if (promoted) {
+                e.memory = mem;
+                e.moveTo(EntryState.MEMORY, counters);
+            }
+        }
+        if (!promoted) {
+            mem.release();
+            return;
+        }
+        policyLock.lock();
+        try {
+            policy.add(e);
+        } finally {
+            policyLock.unlock();
+        }
+        counters.promotions.increment();
+        writer.wakeIfPressured();
+    }
+
+    /** Whether {@code key} exists (and is not expired). */
+    public boolean exists(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        return e != null && !expireIfDue(e);
+    }
+
+    /** Like {@link #exists} but also counts as an access for the policy (TOUCH). */
+    public boolean touch(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        if (e == null || expireIfDue(e)) {
+            return false;
+        }
+        e.recordAccess();
+        return true;
+    }
+
+    /** Length of the value of {@code key}, or -1 if absent. */
+    public long length(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        return e == null || expireIfDue(e) ? -1 : e.length;
+    }
+
+    /** Expiry of {@code key} in epoch millis: 0 = none, -1 = no such key. */
+    public long expireAt(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        return e == null || expireIfDue(e) ? -1 : e.expireAt;
+    }
+
+    /** Number of keys (including expired ones not yet swept, as Redis's DBSIZE). */
+    public long size() {
+        return index.size();
+    }
+
+    /** Visits every live key; weakly consistent with concurrent writes. */
+    public void forEachKey(Consumer<byte[]> visitor) {
+        long now = System.currentTimeMillis();
+        index.forEach((k, e) -> {
+            if (!e.isExpired(now)) {
+                visitor.accept(k.bytes);
+            }
+        });
+    }
+
+    /** An iterator over the live keys, for cursor-based scans; weakly consistent. */
+    public Iterator<byte[]> keyIterator() {
+        Iterator<Key> it = index.keySet().iterator();
+        return new Iterator<>() {
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            public byte[] next() {
+                return it.next().bytes;
+            }
+        };
+    }
+
+    // ---- expiry -------------------------------------------------------------------------------------------------
+
+    private boolean expireIfDue(Entry e) {
+        if (e.isExpired(System.currentTimeMillis())) {
+            expire(e);
+            return true;
+        }
+        return false;
+    }
+
+    private void expire(Entry e) {
+        if (index.remove(e.key, e)) {
+            counters.expired.increment();
+            retire(e, sequence.incrementAndGet());
+        }
+    }
+
+    private void sweepExpired() {
+        long now = System.currentTimeMillis();
+        try {
+            for (Iterator<Key> it = expiring.iterator(); it.hasNext(); ) {
+                Entry e = index.get(it.next());
+                if (e == null || e.expireAt == 0) {
+                    it.remove();
+                } else if (e.isExpired(now)) {
+                    it.remove();
+                    expire(e);
+                }
+            }
+        } catch (RuntimeException ex) {
+            log.error("expiry sweep failed", ex);
+        }
+    }
+
+    // ---- statistics and lifecycle -------------------------------------------------------------------------------
+
+    public StoreStats stats() {
+        return StoreStats.of(this);
+    }
+
+    /** Writes every memory-only value to disk, forces the log and frees all memory. Idempotent. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        timer.shutdownNow();
+        waiters.failAll("store is closing");
+        long start = System.nanoTime();
+        DiskWriter.ShutdownStats flushed = writer.shutdown();
+        disk.close();
+        memory.close();
+        log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk",
+                flushed.values(), flushed.bytes(), (System.nanoTime() - start) / 1_000_000, index.size());
+    }
+
+    long waitingBytes() {
+        return waiters.waitingBytes();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+}

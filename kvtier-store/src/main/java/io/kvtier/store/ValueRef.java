@@ -1,0 +1,76 @@
+package io.kvtier.store;
+
+import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.memory.MemoryValue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A reader's hold on one value's bytes, in memory or on disk, taken atomically with the lookup: while it is open
+ * the bytes can be neither freed nor reused, even if the key is deleted or overwritten meanwhile. Close exactly once
+ * (further closes are no-ops).
+ */
+public final class ValueRef implements AutoCloseable {
+    final Entry entry;
+    private final MemoryValue memory;
+    final DiskLocation disk;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private ValueRef(Entry entry, MemoryValue memory, DiskLocation disk) {
+        this.entry = entry;
+        this.memory = memory;
+        this.disk = disk;
+    }
+
+    /** Retains the entry's bytes, preferring memory; null if the entry no longer has any. */
+    static ValueRef retain(Entry e) {
+        synchronized (e) {
+            if (!e.state().isLive()) {
+                return null;
+            }
+            if (e.memory != null && e.memory.tryRetain()) {
+                return new ValueRef(e, e.memory, null);
+            }
+            if (e.disk != null && e.disk.region().tryRetain()) {
+                return new ValueRef(e, null, e.disk);
+            }
+            return null;
+        }
+    }
+
+    public long length() {
+        return entry.length;
+    }
+
+    public boolean inMemory() {
+        return memory != null;
+    }
+
+    /** The memory copy; only when {@link #inMemory()}. */
+    public MemoryValue memory() {
+        if (memory == null) {
+            throw new IllegalStateException("value is on disk; read it with TieredStore.readFromDisk");
+        }
+        return memory;
+    }
+
+    /** Bytes a buffer needs to receive this value's disk record; only when not {@link #inMemory()}. */
+    public int diskRecordLength() {
+        return Math.toIntExact(disk.recordLength());
+    }
+
+    /** The expiry time of the version this reference holds, epoch millis, 0 = none. */
+    public long expireAt() {
+        return entry.expireAt;
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            if (memory != null) {
+                memory.release();
+            } else {
+                disk.region().release();
+            }
+        }
+    }
+}

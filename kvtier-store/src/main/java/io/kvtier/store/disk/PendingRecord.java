@@ -1,0 +1,22 @@
+package io.kvtier.store.disk;
+
+import java.nio.ByteBuffer;
+
+/** A record to append: the value's bytes as buffers (read-only views of memory-tier pages), or none for a tombstone. */
+public record PendingRecord(byte[] key, long seq, long expireAt, byte type, ByteBuffer[] value, int valueLength) {
+    public static PendingRecord value(byte[] key, long seq, long expireAt, ByteBuffer[] value, long valueLength) {
+        return new PendingRecord(key, seq, expireAt, RecordFormat.TYPE_VALUE, value, Math.toIntExact(valueLength));
+    }
+
+    public static PendingRecord tombstone(byte[] key, long seq) {
+        return new PendingRecord(key, seq, 0, RecordFormat.TYPE_TOMBSTONE, new ByteBuffer[0], 0);
+    }
+
+    public static PendingRecord expiry(byte[] key, long seq, long expireAt) {
+        return new PendingRecord(key, seq, expireAt, RecordFormat.TYPE_EXPIRY, new ByteBuffer[0], 0);
+    }
+
+    long length() {
+        return (long) RecordFormat.HEADER_SIZE + key.length + valueLength;
+    }
+}

@@ -1,0 +1,97 @@
+package io.kvtier.store.disk;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One region file: records appended by the writer thread, read positionally by any thread. Reference-counted like
+ * a memory value: eviction deletes the file at once, but the channel closes only when the last reader lets go, so a
+ * read that started before eviction still completes with the bytes it was promised.
+ */
+public final class Region {
+    static final String PREFIX = "region-";
+    static final String SUFFIX = ".kvr";
+
+    private final long id;
+    private final Path path;
+    private final FileChannel channel;
+    private final AtomicInteger refs = new AtomicInteger(1); // the tier's own reference
+    private volatile long size;
+    private volatile boolean evicted;
+
+    Region(long id, Path path, FileChannel channel, long size) {
+        this.id = id;
+        this.path = path;
+        this.channel = channel;
+        this.size = size;
+    }
+
+    static Path pathFor(Path dir, long id) {
+        return dir.resolve(String.format("%s%016x%s", PREFIX, id, SUFFIX));
+    }
+
+    static long idOf(Path file) {
+        String name = file.getFileName().toString();
+        return Long.parseUnsignedLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()), 16);
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public boolean isEvicted() {
+        return evicted;
+    }
+
+    FileChannel channel() {
+        return channel;
+    }
+
+    Path path() {
+        return path;
+    }
+
+    void grow(long bytes) {
+        size += bytes;
+    }
+
+    /** Adds a reader reference unless the region was evicted and fully released; returns whether it did. */
+    public boolean tryRetain() {
+        for (int r = refs.get(); r > 0; r = refs.get()) {
+            if (refs.compareAndSet(r, r + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public void release() {
+        if (refs.decrementAndGet() == 0) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Deletes the file and drops the tier's reference; readers holding references finish first. */
+    void evict() throws IOException {
+        evicted = true;
+        Files.deleteIfExists(path);
+        release();
+    }
+
+    @Override
+    public String toString() {
+        return path.getFileName().toString();
+    }
+}

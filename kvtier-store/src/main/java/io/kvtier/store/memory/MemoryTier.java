@@ -1,0 +1,247 @@
+package io.kvtier.store.memory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Off-heap memory with a hard budget: slabs of up to 64 MiB from one shared {@link Arena}, allocated on first use and
+ * cut into 64 KiB pages. A value of more than half a page takes whole pages (scattered, not contiguous); a smaller one
+ * takes a chunk of a page of its size class (about 4 classes per power of two, so at most ~20% is lost to rounding).
+ * The budget counts pages, so resident memory never exceeds it. Thread-safe: one lock guards the page and chunk
+ * bookkeeping, held for O(pages of the value) work, never across I/O.
+ */
+public final class MemoryTier implements AutoCloseable {
+    public static final int PAGE_SIZE = 64 * 1024;
+    /** Values up to this size share pages; larger ones take whole pages. */
+    public static final int MAX_SMALL = PAGE_SIZE / 2;
+    private static final long MAX_SLAB = 64L * 1024 * 1024;
+    private static final int[] CLASS_SIZES = sizeClasses();
+
+    private final Arena arena = Arena.ofShared();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final long budget;
+    private final int totalPages;
+    private final int pagesPerSlab;
+    private final MemorySegment[] slabs;
+    private final int[] freePages;
+    private int freeCount;
+    private int neverUsed;         // pages [neverUsed, totalPages) have not been handed out yet
+    private int pagesInUse;
+    private long valueBytes;       // sum of live values' lengths
+    private final ArrayDeque<SmallPage>[] partial;
+    private volatile Runnable onFree = () -> { };
+    private boolean closed;
+
+    @SuppressWarnings("unchecked")
+    public MemoryTier(long budgetBytes) {
+        if (budgetBytes < 16L * PAGE_SIZE) {
+            throw new IllegalArgumentException("memory budget " + budgetBytes + " is below the minimum " + 16 * PAGE_SIZE);
+        }
+        this.totalPages = Math.toIntExact(budgetBytes / PAGE_SIZE);
+        this.budget = (long) totalPages * PAGE_SIZE;
+        this.pagesPerSlab = (int) Math.min(MAX_SLAB / PAGE_SIZE, totalPages);
+        this.slabs = new MemorySegment[(totalPages + pagesPerSlab - 1) / pagesPerSlab];
+        this.freePages = new int[totalPages];
+        this.partial = new ArrayDeque[CLASS_SIZES.length];
+        for (int i = 0; i < partial.length; i++) {
+            partial[i] = new ArrayDeque<>();
+        }
+    }
+
+    private static int[] sizeClasses() {
+        java.util.List<Integer> sizes = new java.util.ArrayList<>();
+        for (int s = 16; s <= 128; s += 16) {
+            sizes.add(s);
+        }
+        for (int base = 128; base < MAX_SMALL; base *= 2) {
+            for (int step = 1; step <= 4; step++) {
+                sizes.add(base + base / 4 * step);
+            }
+        }
+        return sizes.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Sets what to run (outside the lock) whenever pages return to the pool; used to wake waiting writers. */
+    public void onFree(Runnable listener) {
+        this.onFree = listener;
+    }
+
+    /** The budget in bytes (rounded down to whole pages). */
+    public long budget() {
+        return budget;
+    }
+
+    /** Bytes of the budget in use, at page granularity. */
+    public long usedBytes() {
+        lock.lock();
+        try {
+            return (long) pagesInUse * PAGE_SIZE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sum of the lengths of the live values. */
+    public long valueBytes() {
+        lock.lock();
+        try {
+            return valueBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes of the budget a value of {@code length} bytes would take if it needed fresh pages. */
+    public static long footprintOf(long length) {
+        if (length == 0) {
+            return 0;
+        }
+        return length <= MAX_SMALL ? PAGE_SIZE : (length + PAGE_SIZE - 1) / PAGE_SIZE * PAGE_SIZE;
+    }
+
+    /**
+     * Reserves memory for a value of {@code length} bytes, or returns {@code null} when the budget has no room for it
+     * now. The caller owns the returned value's first reference.
+     */
+    public MemoryValue allocate(long length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length " + length);
+        }
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("memory tier is closed");
+            }
+            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new MemorySegment[0], new int[0], null, 0)
+                    : length <= MAX_SMALL ? allocateSmall((int) length) : allocateLarge(length);
+            if (value != null) {
+                valueBytes += length;
+            }
+            return value;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private MemoryValue allocateSmall(int length) {
+        int sizeClass = classOf(length);
+        ArrayDeque<SmallPage> pages = partial[sizeClass];
+        SmallPage page = pages.peekFirst();
+        if (page == null) {
+            if (freePageCount() == 0) {
+                return null;
+            }
+            int id = takePage();
+            page = new SmallPage(id, sizeClass, CLASS_SIZES[sizeClass], pageSegment(id));
+            page.listed = true;
+            pages.addFirst(page);
+        }
+        int chunk = page.take();
+        if (page.isFull()) {
+            pages.pollFirst();
+            page.listed = false;
+        }
+        MemorySegment part = page.segment.asSlice((long) chunk * page.chunkSize, length);
+        return new MemoryValue(this, length, new MemorySegment[] {part}, null, page, chunk);
+    }
+
+    private MemoryValue allocateLarge(long length) {
+        int n = Math.toIntExact((length + PAGE_SIZE - 1) / PAGE_SIZE);
+        if (n > freePageCount()) {
+            return null;
+        }
+        int[] ids = new int[n];
+        MemorySegment[] parts = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = takePage();
+            long size = i < n - 1 ? PAGE_SIZE : length - (long) (n - 1) * PAGE_SIZE;
+            parts[i] = pageSegment(ids[i]).asSlice(0, size);
+        }
+        return new MemoryValue(this, length, parts, ids, null, 0);
+    }
+
+    static int classOf(int length) {
+        int lo = 0;
+        int hi = CLASS_SIZES.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (CLASS_SIZES[mid] >= length) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
+    private int freePageCount() {
+        return freeCount + (totalPages - neverUsed);
+    }
+
+    private int takePage() {
+        pagesInUse++;
+        return freeCount > 0 ? freePages[--freeCount] : neverUsed++;
+    }
+
+    private MemorySegment pageSegment(int id) {
+        int slab = id / pagesPerSlab;
+        if (slabs[slab] == null) {
+            long pages = Math.min(pagesPerSlab, totalPages - (long) slab * pagesPerSlab);
+            slabs[slab] = arena.allocate(pages * PAGE_SIZE, PAGE_SIZE);
+        }
+        return slabs[slab].asSlice((long) (id % pagesPerSlab) * PAGE_SIZE, PAGE_SIZE);
+    }
+
+    void free(MemoryValue value) {
+        lock.lock();
+        try {
+            valueBytes -= value.length();
+            if (value.pages != null) {
+                for (int id : value.pages) {
+                    givePage(id);
+                }
+            } else if (value.smallPage != null) {
+                freeChunk(value.smallPage, value.chunk);
+            }
+        } finally {
+            lock.unlock();
+        }
+        onFree.run();
+    }
+
+    private void freeChunk(SmallPage page, int chunk) {
+        page.give(chunk);
+        ArrayDeque<SmallPage> pages = partial[page.sizeClass];
+        if (page.isEmpty()) {
+            if (page.listed) {
+                pages.remove(page);
+                page.listed = false;
+            }
+            givePage(page.pageId);
+        } else if (!page.listed) {
+            pages.addLast(page);
+            page.listed = true;
+        }
+    }
+
+    private void givePage(int id) {
+        pagesInUse--;
+        freePages[freeCount++] = id;
+    }
+
+    /** Frees every slab. Values still referenced must not be touched afterwards. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (!closed) {
+                closed = true;
+                arena.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+}

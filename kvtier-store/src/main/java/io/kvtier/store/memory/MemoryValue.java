@@ -1,0 +1,121 @@
+package io.kvtier.store.memory;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The off-heap bytes of one value: a sequence of page or chunk segments. Reference-counted: the creator holds the
+ * first reference; the bytes return to the {@link MemoryTier} when the last reference is released, never before.
+ * Filling ({@link #write}) is single-threaded and happens before the value is published.
+ */
+public final class MemoryValue {
+    private final MemoryTier tier;
+    private final long length;
+    private final MemorySegment[] parts;
+    final int[] pages;          // whole pages owned (large values), else null
+    final SmallPage smallPage;  // the size-class page holding this value's chunk (small values), else null
+    final int chunk;
+    private final AtomicInteger refs = new AtomicInteger(1);
+    private long written;
+
+    MemoryValue(MemoryTier tier, long length, MemorySegment[] parts, int[] pages, SmallPage smallPage, int chunk) {
+        this.tier = tier;
+        this.length = length;
+        this.parts = parts;
+        this.pages = pages;
+        this.smallPage = smallPage;
+        this.chunk = chunk;
+    }
+
+    public long length() {
+        return length;
+    }
+
+    /** Bytes of the budget this value occupies (whole pages, or its chunk size). */
+    public long footprint() {
+        return pages != null ? (long) pages.length * MemoryTier.PAGE_SIZE : smallPage == null ? 0 : smallPage.chunkSize;
+    }
+
+    /** Bytes filled so far by {@link #write}. */
+    public long written() {
+        return written;
+    }
+
+    /**
+     * Copies {@code src}'s remaining bytes into the value at the current write position.
+     *
+     * @throws IllegalStateException if that would overflow the value
+     */
+    public void write(ByteBuffer src) {
+        if (src.remaining() > length - written) {
+            throw new IllegalStateException("write of " + src.remaining() + " bytes overflows value of " + length);
+        }
+        while (src.hasRemaining()) {
+            MemorySegment part = partAt(written);
+            long inPart = written - partStart(written);
+            int n = (int) Math.min(src.remaining(), part.byteSize() - inPart);
+            ByteBuffer slice = src.slice(src.position(), n);
+            MemorySegment.copy(MemorySegment.ofBuffer(slice), 0, part, inPart, n);
+            src.position(src.position() + n);
+            written += n;
+        }
+    }
+
+    /** Copies all of {@code bytes}; see {@link #write(ByteBuffer)}. */
+    public void write(byte[] bytes) {
+        write(ByteBuffer.wrap(bytes));
+    }
+
+    private MemorySegment partAt(long offset) {
+        return parts[(int) (offset / MemoryTier.PAGE_SIZE)];
+    }
+
+    private static long partStart(long offset) {
+        return offset / MemoryTier.PAGE_SIZE * MemoryTier.PAGE_SIZE;
+    }
+
+    /** Read-only views of the bytes, in order, for gathering writes to a socket or file. Caller holds a reference. */
+    public ByteBuffer[] buffers() {
+        ByteBuffer[] out = new ByteBuffer[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = parts[i].asByteBuffer().asReadOnlyBuffer();
+        }
+        return out;
+    }
+
+    /** Copies the whole value to a new heap array (small values and tests). Caller holds a reference. */
+    public byte[] toArray() {
+        byte[] out = new byte[Math.toIntExact(length)];
+        long pos = 0;
+        for (MemorySegment part : parts) {
+            MemorySegment.copy(part, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, out, (int) pos, (int) part.byteSize());
+            pos += part.byteSize();
+        }
+        return out;
+    }
+
+    /** Adds a reference unless the value was already freed; returns whether it did. */
+    public boolean tryRetain() {
+        for (int r = refs.get(); r > 0; r = refs.get()) {
+            if (refs.compareAndSet(r, r + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Drops a reference; the last one returns the bytes to the tier. */
+    public void release() {
+        int r = refs.decrementAndGet();
+        if (r == 0) {
+            tier.free(this);
+        } else if (r < 0) {
+            throw new IllegalStateException("MemoryValue released more often than retained");
+        }
+    }
+
+    int refCount() {
+        return refs.get();
+    }
+}

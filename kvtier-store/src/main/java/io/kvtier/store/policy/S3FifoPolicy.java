@@ -1,0 +1,95 @@
+package io.kvtier.store.policy;
+
+import java.util.ArrayDeque;
+import java.util.HashSet;
+
+/*
+ * S3-FIFO (Yang et al., "FIFO queues are all you need for cache eviction", SOSP 2023), weighted by bytes.
+ *
+ * New items enter a small probationary FIFO (10% of capacity). When it overflows, its head either moves to the main
+ * FIFO (it was hit while on probation) or leaves the tier, its key remembered in a ghost FIFO. An item whose key is a
+ * ghost is admitted straight to main. Main's head is reinserted at the tail while its frequency (0..3) is positive,
+ * decrementing it, else it leaves. A one-pass scan therefore only churns the small queue: scanned items are never
+ * hit twice, never reach main, and the hot set in main stays put. Hits just bump a counter, with no lock and no list
+ * movement, which is what makes the policy cheap on the read path.
+ *
+ * "Leaves the tier" here means demotion to the disk tier, not loss.
+ */
+/** Scan-resistant S3-FIFO eviction order, weighted by bytes; see the essay above. Not thread-safe. */
+public final class S3FifoPolicy implements TierPolicy {
+    private final long capacity;
+    private final NodeQueue small = new NodeQueue(1);
+    private final NodeQueue main = new NodeQueue(2);
+    private final ArrayDeque<Long> ghostOrder = new ArrayDeque<>();
+    private final HashSet<Long> ghosts = new HashSet<>();
+    private final int maxGhosts;
+
+    /** @param capacity bytes the tier holds; the small queue gets 10% of it */
+    public S3FifoPolicy(long capacity, int maxGhosts) {
+        this.capacity = capacity;
+        this.maxGhosts = maxGhosts;
+    }
+
+    @Override
+    public void add(PolicyNode node) {
+        node.freq(0);
+        if (ghosts.remove(node.fingerprint())) {
+            main.addLast(node);
+        } else {
+            small.addLast(node);
+        }
+    }
+
+    @Override
+    public void remove(PolicyNode node) {
+        if (small.contains(node)) {
+            small.remove(node);
+        } else if (main.contains(node)) {
+            main.remove(node);
+        }
+    }
+
+    @Override
+    public PolicyNode nextVictim() {
+        while (!small.isEmpty() || !main.isEmpty()) {
+            if (!small.isEmpty() && (small.weight() >= capacity / 10 || main.isEmpty())) {
+                PolicyNode node = small.pollFirst();
+                if (node.freq() > 0) {
+                    node.freq(0);
+                    main.addLast(node);
+                } else {
+                    rememberGhost(node);
+                    return node;
+                }
+            } else {
+                PolicyNode node = main.pollFirst();
+                if (node.freq() > 0) {
+                    node.freq(node.freq() - 1);
+                    main.addLast(node);
+                } else {
+                    return node;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void rememberGhost(PolicyNode node) {
+        if (ghosts.add(node.fingerprint())) {
+            ghostOrder.addLast(node.fingerprint());
+            while (ghostOrder.size() > maxGhosts) {
+                ghosts.remove(ghostOrder.pollFirst());
+            }
+        }
+    }
+
+    /** Bytes in the probationary queue (tests). */
+    long smallWeight() {
+        return small.weight();
+    }
+
+    /** Bytes in the main queue (tests). */
+    long mainWeight() {
+        return main.weight();
+    }
+}
