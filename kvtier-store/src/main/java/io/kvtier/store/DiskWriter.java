@@ -108,7 +108,7 @@ final class DiskWriter implements Runnable {
                     jobs.drainTo(batch);
                     runJobs(batch);
                 }
-                while (!stopping && freeBytes() < lowWatermark() && demoteBatch() > 0) {
+                while (!stopping && freeBytes() < lowWatermark() && demoteBatch(lowWatermark() - freeBytes()) > 0) {
                     runJobs(drain()); // keep tombstones flowing while demoting a large backlog
                 }
             } catch (InterruptedException e) {
@@ -154,18 +154,21 @@ final class DiskWriter implements Runnable {
     }
 
     /**
-     * Demotes up to one batch of victims: clean ones just drop their memory copy, dirty ones are written first.
-     * Returns how many entries left memory.
+     * Demotes victims until they free about {@code wanted} bytes of memory, or one batch is full: clean ones just drop
+     * their memory copy, dirty ones are written first. Returns how many entries left memory. Stopping at
+     * {@code wanted} matters: without it every dip below the watermark would drain the policy's main queue too,
+     * demoting the hot set along with the cold scan the policy is there to absorb.
      */
-    private int demoteBatch() throws IOException {
+    private int demoteBatch(long wanted) throws IOException {
         List<Entry> dirty = new ArrayList<>();
         List<MemoryValue> pinned = new ArrayList<>();
         List<MemoryValue> dropped = new ArrayList<>();
         long bytes = 0;
+        long freed = 0;
         int moved = 0;
         store.policyLock.lock();
         try {
-            while (bytes < BATCH_BYTES && dirty.size() < BATCH_ENTRIES) {
+            while (freed < wanted && bytes < BATCH_BYTES && dirty.size() < BATCH_ENTRIES) {
                 PolicyNode node = store.policy.nextVictim();
                 if (node == null) {
                     break;
@@ -175,6 +178,7 @@ final class DiskWriter implements Runnable {
                     if (e.state() != EntryState.MEMORY) {
                         continue;
                     }
+                    freed += e.memory.footprint();
                     if (e.disk != null) {
                         dropped.add(e.memory);
                         e.memory = null;
@@ -298,7 +302,7 @@ final class DiskWriter implements Runnable {
             long values = 0;
             try {
                 int n;
-                while ((n = demoteBatch()) > 0) {
+                while ((n = demoteBatch(Long.MAX_VALUE)) > 0) {
                     values += n;
                 }
                 store.disk.force();

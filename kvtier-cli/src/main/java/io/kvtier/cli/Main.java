@@ -1,0 +1,42 @@
+package io.kvtier.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code kvtier}: dispatches to subcommands and maps bad input to exit code 2 with one clear line. */
+@Command(name = "kvtier", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Tiered key-value store for LLM KV-cache offload, speaking the Redis protocol.",
+        subcommands = {ServerCommand.class})
+public final class Main implements Runnable {
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setParameterExceptionHandler((e, a) -> {
+            System.err.println("kvtier: " + e.getMessage());
+            e.getCommandLine().usage(System.err);
+            return 2;
+        });
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof IllegalArgumentException) {
+                System.err.println("kvtier: " + e.getMessage());
+                return 2;
+            }
+            System.err.println("kvtier: " + e);
+            return 1;
+        });
+        System.exit(cli.execute(args));
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    /** Reports the version from the jar manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"kvtier " + (v == null ? "dev" : v)};
+        }
+    }
+}

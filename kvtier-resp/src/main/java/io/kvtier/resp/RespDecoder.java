@@ -1,0 +1,366 @@
+package io.kvtier.resp;
+
+import io.netty.buffer.ByteBuf;
+import java.util.Arrays;
+
+/*
+ * Design
+ * ------
+ * An explicit state machine (after Netty's codec-redis RedisDecoder) that reproduces Redis 7.0's
+ * processInlineBuffer/processMultibulkBuffer (src/networking.c) byte for byte, so that a client sees the same
+ * replies and the same protocol errors it would see from Redis:
+ *
+ *   START --'*'--> COUNT --n>0--> LENGTH --len<threshold--> PAYLOAD --> CRLF --more args--> LENGTH
+ *     |              |n<=0 (skipped)  |---len>=threshold--> SINK --opened--^        '--last arg--> START (command)
+ *     '--other--> INLINE --> START (command, or skipped when blank)
+ *
+ * Like Redis, a count or length line ends at the first '\r' and the byte after it is skipped unchecked, and the two
+ * bytes after a payload are skipped unchecked. Redis raises "too big ... string" when more than 64 KiB are buffered
+ * without a line end; that depends on how the bytes were split into reads, so here the rule is made independent of
+ * splitting: the terminator must lie within the first maxInlineLength + 1 bytes of the line. Consequently a whole
+ * input and any fragmentation of it decode to the same commands and the same error.
+ *
+ * Payloads below sinkThreshold are copied into a heap array; larger ones are streamed into a BulkSink as bytes
+ * arrive, so a 1 GiB SET never needs 1 GiB of buffered input. When the factory has no sink (memory full), the decoder
+ * parks in SINK and consumes nothing until a later decode() gets one: that is the backpressure signal.
+ *
+ * Line scanning (LineScanner) remembers how far it already looked, so a line arriving one byte at a time costs
+ * O(n), not O(n^2) as in Redis.
+ *
+ * Failure: any exception aborts every sink of the command in progress and makes the decoder fail forever (the caller
+ * replies with the RespException's text and closes the connection).
+ *
+ * Deliberate differences from the C code: a NUL byte does not stop the newline search (Redis's strchr would wait
+ * for 64 KiB), and an inline line is still split as a C string (everything from a NUL on is ignored).
+ */
+
+/**
+ * A streaming RESP request decoder that turns bytes into {@link RespCommand}s one at a time, with Redis 7.0's exact
+ * limits and error texts. Not thread-safe: owned by one connection's event loop; it owns the sinks of the command in
+ * progress until that command is returned.
+ */
+public final class RespDecoder {
+    static final String TOO_BIG_MBULK = "ERR Protocol error: too big mbulk count string";
+    static final String INVALID_MBULK = "ERR Protocol error: invalid multibulk length";
+    static final String UNAUTH_MBULK = "ERR Protocol error: unauthenticated multibulk length";
+    static final String TOO_BIG_BULK = "ERR Protocol error: too big bulk count string";
+    static final String INVALID_BULK = "ERR Protocol error: invalid bulk length";
+    static final String UNAUTH_BULK = "ERR Protocol error: unauthenticated bulk length";
+    static final String TOO_BIG_INLINE = "ERR Protocol error: too big inline request";
+
+    /** Redis's limits for connections that still have to AUTH (networking.c). */
+    private static final int UNAUTH_MAX_ARGS = 10;
+    private static final int UNAUTH_MAX_BULK = 16 * 1024;
+    /** Redis grows argv in steps instead of trusting a huge count up front. */
+    private static final int INITIAL_ARGS_CAPACITY = 1024;
+
+    /**
+     * Decoder limits, validated at construction.
+     *
+     * @param maxBulkLength      longest accepted bulk payload (Redis's proto-max-bulk-len)
+     * @param maxMultibulkLength most arguments in one command
+     * @param maxInlineLength    longest inline line, and longest count or length line (Redis: 64 KiB for all three)
+     * @param sinkThreshold      payloads of at least this many bytes go to a {@link BulkSink}, smaller ones to the heap
+     */
+    public record Limits(long maxBulkLength, int maxMultibulkLength, int maxInlineLength, int sinkThreshold) {
+        public Limits {
+            requirePositive("maxBulkLength", maxBulkLength, Long.MAX_VALUE);
+            requirePositive("maxMultibulkLength", maxMultibulkLength, Integer.MAX_VALUE);
+            requirePositive("maxInlineLength", maxInlineLength, Integer.MAX_VALUE - 1);
+            requirePositive("sinkThreshold", sinkThreshold, Integer.MAX_VALUE - 8);
+        }
+
+        /** Redis 7.0's defaults: 1024 * 1024 arguments, 64 KiB lines, and sinks from 16 KiB on. */
+        public static Limits defaults(long maxBulkLength) {
+            return new Limits(maxBulkLength, 1024 * 1024, 64 * 1024, 16 * 1024);
+        }
+
+        private static void requirePositive(String name, long value, long max) {
+            if (value < 1 || value > max) {
+                throw new IllegalArgumentException(name + " " + value + " is outside [1, " + max + "]");
+            }
+        }
+    }
+
+    private enum State { START, INLINE, COUNT, LENGTH, SINK, PAYLOAD, CRLF, FAILED, CLOSED }
+
+    private final Limits limits;
+    private final BulkSinkFactory sinks;
+    private boolean authenticated = true;
+
+    private State state = State.START;
+    private RuntimeException failure;
+    private final LineScanner lines;
+
+    // The command in progress.
+    private int argCount;
+    private int argIndex;
+    private byte[][] small;
+    private BulkSink[] large;
+    private long bulkLength;
+    private long remaining;
+    private byte[] heapArg;
+    private int crlfLeft;
+    private RespCommand ready;
+
+    public RespDecoder(Limits limits, BulkSinkFactory sinks) {
+        if (limits == null || sinks == null) {
+            throw new IllegalArgumentException("limits and sinks are required");
+        }
+        this.limits = limits;
+        this.sinks = sinks;
+        this.lines = new LineScanner(limits.maxInlineLength());
+    }
+
+    /**
+     * Decodes at most one command, consuming its bytes from {@code in} (never bytes of the next command). Blank inline
+     * lines and empty multibulk commands ({@code *0}, {@code *-1}) are skipped.
+     *
+     * @return the command, or {@code null} when more bytes are needed or no sink could be opened
+     *         ({@link #isWaitingForSink()}; call again later to retry)
+     * @throws RespException on a protocol error, with Redis's text; the decoder is then failed for good
+     */
+    public RespCommand decode(ByteBuf in) {
+        if (state == State.FAILED) {
+            throw failure instanceof RespException e ? e : new IllegalStateException("decoder failed", failure);
+        }
+        if (state == State.CLOSED) {
+            throw new IllegalStateException("decoder is closed");
+        }
+        try {
+            return step(in);
+        } catch (RuntimeException e) {
+            try {
+                abortSinks();
+            } catch (RuntimeException abortFailure) {
+                e.addSuppressed(abortFailure);
+            }
+            state = State.FAILED;
+            failure = e;
+            throw e;
+        }
+    }
+
+    /** True while a bulk header has been read but the factory had no sink for its payload. */
+    public boolean isWaitingForSink() {
+        return state == State.SINK;
+    }
+
+    /** Set false while the connection is not authenticated (a password is configured): then Redis's stricter limits apply. */
+    public void setAuthenticated(boolean authenticated) {
+        this.authenticated = authenticated;
+    }
+
+    /** Aborts any partially filled sink of the command in progress (connection closed). Idempotent. */
+    public void close() {
+        abortSinks();
+        if (state != State.FAILED) {
+            state = State.CLOSED;
+        }
+    }
+
+    private RespCommand step(ByteBuf in) {
+        while (true) {
+            boolean advanced = switch (state) {
+                case START -> start(in);
+                case INLINE -> inline(in);
+                case COUNT -> count(in);
+                case LENGTH -> length(in);
+                case SINK -> openSink();
+                case PAYLOAD -> payload(in);
+                case CRLF -> crlf(in);
+                case FAILED, CLOSED -> throw new IllegalStateException("unreachable: " + state);
+            };
+            if (ready != null) {
+                RespCommand command = ready;
+                ready = null;
+                return command;
+            }
+            if (!advanced) {
+                return null;
+            }
+        }
+    }
+
+    private boolean start(ByteBuf in) {
+        if (!in.isReadable()) {
+            return false;
+        }
+        state = in.getByte(in.readerIndex()) == '*' ? State.COUNT : State.INLINE;
+        return true;
+    }
+
+    private boolean inline(ByteBuf in) {
+        int newline = lines.find(in, (byte) '\n', TOO_BIG_INLINE);
+        if (newline < 0) {
+            return false;
+        }
+        int from = in.readerIndex();
+        int to = newline > from && in.getByte(newline - 1) == '\r' ? newline - 1 : newline;
+        byte[] line = new byte[to - from];
+        in.getBytes(from, line);
+        byte[][] args = InlineSplitter.split(line);
+        lines.consume(in, newline + 1);
+        state = State.START;
+        if (args.length > 0) {
+            ready = new RespCommand(args, new BulkSink[args.length]);
+        }
+        return true;
+    }
+
+    private boolean count(ByteBuf in) {
+        int cr = lines.findCrAndOneMore(in, TOO_BIG_MBULK);
+        if (cr < 0) {
+            return false;
+        }
+        long n = RedisLong.parse(in, in.readerIndex() + 1, cr, INVALID_MBULK);
+        if (n > limits.maxMultibulkLength()) {
+            throw new RespException(INVALID_MBULK);
+        }
+        if (n > UNAUTH_MAX_ARGS && !authenticated) {
+            throw new RespException(UNAUTH_MBULK);
+        }
+        lines.consume(in, cr + 2);
+        if (n <= 0) {
+            state = State.START;
+            return true;
+        }
+        argCount = (int) n;
+        argIndex = 0;
+        small = new byte[Math.min(argCount, INITIAL_ARGS_CAPACITY)][];
+        large = new BulkSink[small.length];
+        state = State.LENGTH;
+        return true;
+    }
+
+    private boolean length(ByteBuf in) {
+        int cr = lines.findCrAndOneMore(in, TOO_BIG_BULK);
+        if (cr < 0) {
+            return false;
+        }
+        byte first = in.getByte(in.readerIndex());
+        if (first != '$') {
+            throw new RespException("ERR Protocol error: expected '$', got '" + printable(first) + "'");
+        }
+        long length = RedisLong.parse(in, in.readerIndex() + 1, cr, INVALID_BULK);
+        if (length < 0 || length > limits.maxBulkLength()) {
+            throw new RespException(INVALID_BULK);
+        }
+        if (length > UNAUTH_MAX_BULK && !authenticated) {
+            throw new RespException(UNAUTH_BULK);
+        }
+        lines.consume(in, cr + 2);
+        ensureArgCapacity();
+        bulkLength = length;
+        remaining = length;
+        if (length < limits.sinkThreshold()) {
+            heapArg = new byte[(int) length];
+            state = State.PAYLOAD;
+        } else {
+            state = State.SINK;
+        }
+        return true;
+    }
+
+    private boolean openSink() {
+        BulkSink sink = sinks.open(argIndex, bulkLength);
+        if (sink == null) {
+            return false;
+        }
+        large[argIndex] = sink;
+        state = State.PAYLOAD;
+        return true;
+    }
+
+    private boolean payload(ByteBuf in) {
+        if (remaining > 0) {
+            int n = (int) Math.min(in.readableBytes(), remaining);
+            if (n == 0) {
+                return false;
+            }
+            copyPayload(in, n);
+            remaining -= n;
+            if (remaining > 0) {
+                return false;
+            }
+        }
+        if (large[argIndex] == null) {
+            small[argIndex] = heapArg;
+        }
+        heapArg = null;
+        crlfLeft = 2;
+        state = State.CRLF;
+        return true;
+    }
+
+    private void copyPayload(ByteBuf in, int n) {
+        BulkSink sink = large[argIndex];
+        if (sink == null) {
+            in.readBytes(heapArg, (int) (bulkLength - remaining), n);
+            return;
+        }
+        int expected = in.readerIndex() + n;
+        sink.write(in, n);
+        if (in.readerIndex() != expected) {
+            throw new IllegalStateException("sink " + sink + " consumed " + (in.readerIndex() - expected + n)
+                    + " bytes instead of " + n);
+        }
+    }
+
+    /** Skips the two bytes after a payload without checking them, as Redis does. */
+    private boolean crlf(ByteBuf in) {
+        int n = Math.min(in.readableBytes(), crlfLeft);
+        in.skipBytes(n);
+        crlfLeft -= n;
+        if (crlfLeft > 0) {
+            return false;
+        }
+        if (++argIndex < argCount) {
+            state = State.LENGTH;
+            return true;
+        }
+        ready = new RespCommand(small, large);
+        small = null;
+        large = null;
+        state = State.START;
+        return true;
+    }
+
+    private void ensureArgCapacity() {
+        if (argIndex == small.length) {
+            int capacity = (int) Math.min(argCount, 2L * small.length);
+            small = Arrays.copyOf(small, capacity);
+            large = Arrays.copyOf(large, capacity);
+        }
+    }
+
+    /** Redis's addReplyErrorFormat turns CR and LF into spaces so the error stays on one line. */
+    private static char printable(byte b) {
+        return b == '\r' || b == '\n' ? ' ' : (char) (b & 0xff);
+    }
+
+    /** Aborts every sink held, even if some abort throws (the first such exception is rethrown at the end). */
+    private void abortSinks() {
+        BulkSink[] held = large;
+        small = null;
+        large = null;
+        heapArg = null;
+        RuntimeException first = null;
+        for (int i = 0; held != null && i < held.length; i++) {
+            try {
+                if (held[i] != null) {
+                    held[i].abort();
+                }
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.kvtier.server;
+
+import io.kvtier.server.command.CommandTable;
+import io.kvtier.server.metrics.Metrics;
+import io.kvtier.server.net.ConnectionHandler;
+import io.kvtier.server.net.DiskReads;
+import io.kvtier.store.TieredStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running node: the store, the RESP listener(s), the disk-read pool and the metrics endpoint. {@link #start}
+ * recovers the store and binds; {@link #close} stops accepting, closes clients, writes memory to disk and forces it.
+ */
+public final class KvtierServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KvtierServer.class);
+
+    private final ServerOptions options;
+    private final TieredStore store;
+    private final DiskReads diskReads;
+    private final Metrics metrics;
+    private final ServerContext context;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final List<Channel> listeners = new ArrayList<>();
+    private boolean closed;
+
+    private KvtierServer(ServerOptions options) throws IOException {
+        this.options = options;
+        this.store = TieredStore.open(options.storeOptions());
+        this.diskReads = new DiskReads(store, options.ioThreads(), options.diskReadBufferBytes());
+        this.metrics = new Metrics();
+        metrics.bind(store);
+        this.context = new ServerContext(options, store, diskReads, new CommandTable(), metrics);
+        IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.boss = new MultiThreadIoEventLoopGroup(1, io);
+        this.workers = new MultiThreadIoEventLoopGroup(0, io);
+    }
+
+    /** Opens the store (recovering it) and starts listening. */
+    public static KvtierServer start(ServerOptions options) throws IOException, InterruptedException {
+        KvtierServer server = new KvtierServer(options);
+        try {
+            server.bind();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    private void bind() throws IOException, InterruptedException {
+        Class<? extends ServerSocketChannel> channelType = Epoll.isAvailable() ? EpollServerSocketChannel.class
+                : NioServerSocketChannel.class;
+        ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers).channel(channelType)
+                .option(ChannelOption.SO_BACKLOG, 511)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new ConnectionHandler(context));
+                    }
+                });
+        for (String host : options.bind().trim().split("\\s+")) {
+            try {
+                Channel ch = bootstrap.bind(new InetSocketAddress(host, options.port())).sync().channel();
+                listeners.add(ch);
+                context.port(((InetSocketAddress) ch.localAddress()).getPort());
+            } catch (Exception e) {
+                throw new IOException("cannot listen on " + host + ":" + options.port() + ": " + e.getMessage(), e);
+            }
+        }
+        if (options.metricsPort() > 0) {
+            metrics.serve(options.bind().trim().split("\\s+")[0], options.metricsPort());
+        }
+        log.info("kvtier listening on {}:{} ({}), memory {} MiB, disk {} MiB, data in {}{}", options.bind(),
+                context.port(), Epoll.isAvailable() ? "epoll" : "nio", options.memoryBytes() >> 20,
+                options.diskBytes() >> 20, options.dir().toAbsolutePath(),
+                options.metricsPort() > 0 ? ", metrics on :" + options.metricsPort() + "/metrics" : "");
+    }
+
+    /** The port actually bound (useful with port 0). */
+    public int port() {
+        return context.port();
+    }
+
+    public ServerContext context() {
+        return context;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        log.info("shutting down: closing {} clients", context.sessions().size());
+        for (Channel ch : listeners) {
+            ch.close().awaitUninterruptibly();
+        }
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        metrics.close();
+        try {
+            diskReads.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        store.close();
+        log.info("shutdown complete");
+    }
+}

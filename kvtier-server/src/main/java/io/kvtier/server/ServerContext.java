@@ -1,0 +1,86 @@
+package io.kvtier.server;
+
+import io.kvtier.server.command.CommandTable;
+import io.kvtier.server.command.Session;
+import io.kvtier.server.metrics.Metrics;
+import io.kvtier.server.net.DiskReads;
+import io.kvtier.store.TieredStore;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/** What every connection shares: the store, options, disk-read pool, command table, clients and counters. */
+public final class ServerContext {
+    private final ServerOptions options;
+    private final TieredStore store;
+    private final DiskReads diskReads;
+    private final CommandTable commands;
+    private final Metrics metrics;
+    private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
+    private final AtomicLong nextClientId = new AtomicLong();
+    private final long startMillis = System.currentTimeMillis();
+    public final LongAdder connectionsReceived = new LongAdder();
+    public final LongAdder connectionsRejected = new LongAdder();
+    public final LongAdder commandsProcessed = new LongAdder();
+    public final LongAdder netInputBytes = new LongAdder();
+    public final LongAdder netOutputBytes = new LongAdder();
+    private volatile int boundPort;
+
+    public ServerContext(ServerOptions options, TieredStore store, DiskReads diskReads, CommandTable commands,
+                         Metrics metrics) {
+        this.options = options;
+        this.store = store;
+        this.diskReads = diskReads;
+        this.commands = commands;
+        this.metrics = metrics;
+    }
+
+    public ServerOptions options() {
+        return options;
+    }
+
+    public TieredStore store() {
+        return store;
+    }
+
+    public DiskReads diskReads() {
+        return diskReads;
+    }
+
+    public CommandTable commands() {
+        return commands;
+    }
+
+    public Metrics metrics() {
+        return metrics;
+    }
+
+    public long startMillis() {
+        return startMillis;
+    }
+
+    public int port() {
+        return boundPort;
+    }
+
+    void port(int port) {
+        this.boundPort = port;
+    }
+
+    public long newClientId() {
+        return nextClientId.incrementAndGet();
+    }
+
+    public ConcurrentHashMap<Long, Session> sessions() {
+        return sessions;
+    }
+
+    /** CONFIG RESETSTAT. */
+    public void resetStats() {
+        connectionsReceived.reset();
+        connectionsRejected.reset();
+        commandsProcessed.reset();
+        netInputBytes.reset();
+        netOutputBytes.reset();
+    }
+}

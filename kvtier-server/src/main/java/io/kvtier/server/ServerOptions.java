@@ -1,0 +1,87 @@
+package io.kvtier.server;
+
+import io.kvtier.store.StoreOptions;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+
+/**
+ * Everything a node is configured with, validated on construction; the CLI and the config file both map onto this
+ * one record, and error messages name the flag, the value and the limit.
+ */
+public record ServerOptions(
+        String bind,
+        int port,
+        Path dir,
+        long memoryBytes,
+        long diskBytes,
+        long maxValueBytes,
+        String requirePass,
+        boolean protectedMode,
+        int metricsPort,
+        int maxClients,
+        int ioThreads,
+        long diskReadBufferBytes) {
+
+    public static final String DEFAULT_BIND = "127.0.0.1";
+    public static final int DEFAULT_PORT = 6379;
+    public static final long DEFAULT_MEMORY = 1L << 30;
+    public static final long DEFAULT_DISK = 8L << 30;
+    public static final long DEFAULT_MAX_VALUE = 512L << 20;
+    public static final int DEFAULT_MAX_CLIENTS = 10_000;
+    public static final int DEFAULT_IO_THREADS = 4;
+    public static final long DEFAULT_DISK_READ_BUFFER = 256L << 20;
+
+    public ServerOptions {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--port " + port + " is outside 0..65535");
+        }
+        if (metricsPort < 0 || metricsPort > 65535) {
+            throw new IllegalArgumentException("--metrics-port " + metricsPort + " is outside 0..65535 (0 = off)");
+        }
+        if (maxClients < 1) {
+            throw new IllegalArgumentException("--max-clients " + maxClients + " must be at least 1");
+        }
+        if (ioThreads < 1 || ioThreads > 256) {
+            throw new IllegalArgumentException("--io-threads " + ioThreads + " is outside 1..256");
+        }
+        if (diskReadBufferBytes < (1 << 20)) {
+            throw new IllegalArgumentException("disk read buffer " + diskReadBufferBytes + " is below 1 MiB");
+        }
+        if (requirePass != null && requirePass.isEmpty()) {
+            requirePass = null;
+        }
+        if (protectedMode && requirePass == null && !isLoopback(bind)) {
+            throw new IllegalArgumentException("refusing to listen on " + bind + " without a password: set "
+                    + "--requirepass, bind 127.0.0.1, or pass --protected-mode no if the network is trusted");
+        }
+        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes); // validates the store's half
+    }
+
+    private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue) {
+        return new StoreOptions(dir, memory, disk, maxValue, 30_000);
+    }
+
+    public StoreOptions storeOptions() {
+        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes);
+    }
+
+    static boolean isLoopback(String bind) {
+        try {
+            for (String host : bind.trim().split("\\s+")) {
+                if (!InetAddress.getByName(host).isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("--bind " + bind + " is not a resolvable address");
+        }
+    }
+
+    /** Defaults: 127.0.0.1:6379, ./kvtier-data, 1 GiB memory, 8 GiB disk, 512 MiB values, no password. */
+    public static ServerOptions defaults() {
+        return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
+                DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_IO_THREADS, DEFAULT_DISK_READ_BUFFER);
+    }
+}

@@ -1,0 +1,26 @@
+package io.kvtier.server.command;
+
+import io.kvtier.server.net.Reply;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/** Continues a command after a store future, on the connection's event loop, without a hop when already done. */
+final class Async {
+    private Async() {
+    }
+
+    /**
+     * Applies {@code next} to the result of {@code f}: inline if {@code f} is already complete (the common case,
+     * memory-only operations), otherwise on the reply's event loop. Returns null when everything completed inline.
+     */
+    static <T> CompletableFuture<Void> then(CompletableFuture<T> f, Reply reply,
+                                            Function<T, CompletableFuture<Void>> next) {
+        if (f.isDone() && !f.isCompletedExceptionally()) {
+            return next.apply(f.join());
+        }
+        return f.thenComposeAsync(t -> {
+            CompletableFuture<Void> n = next.apply(t);
+            return n == null ? CompletableFuture.completedFuture(null) : n;
+        }, reply.executor());
+    }
+}

@@ -1,0 +1,210 @@
+package io.kvtier.server.command;
+
+import static io.kvtier.server.command.CommandSpec.container;
+import static io.kvtier.server.command.CommandSpec.of;
+
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.net.Reply;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Connection commands: PING ECHO HELLO AUTH SELECT QUIT RESET CLIENT. */
+final class ConnectionCommands {
+    static final String REDIS_VERSION = "7.0.15";
+
+    private ConnectionCommands() {
+    }
+
+    static List<CommandSpec> specs() {
+        return List.of(
+                of("ping", -1, "fast", 0, 0, 0, ConnectionCommands::ping),
+                of("echo", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                    r.bulk(c.bytes(1));
+                    return null;
+                }),
+                of("hello", -1, "no_auth fast", 0, 0, 0, ConnectionCommands::hello),
+                of("auth", -2, "no_auth fast", 0, 0, 0, ConnectionCommands::auth),
+                of("select", 2, "fast", 0, 0, 0, ConnectionCommands::select),
+                of("quit", -1, "no_auth fast", 0, 0, 0, (s, c, r) -> {
+                    r.ok();
+                    s.closeAfterReply = true;
+                    return null;
+                }),
+                of("reset", 1, "no_auth fast", 0, 0, 0, (s, c, r) -> {
+                    s.name = null;
+                    s.protocol = 2;
+                    r.protocol(2);
+                    s.authenticated = s.server.options().requirePass() == null;
+                    r.simple("RESET");
+                    return null;
+                }),
+                container("client", -2,
+                        of("client|id", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                            r.integer(s.id);
+                            return null;
+                        }),
+                        of("client|setname", 3, "fast", 0, 0, 0, (s, c, r) -> {
+                            s.name = validName(c.bytes(2), "Client names");
+                            r.ok();
+                            return null;
+                        }),
+                        of("client|getname", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                            if (s.name == null) {
+                                r.nil();
+                            } else {
+                                r.bulk(s.name);
+                            }
+                            return null;
+                        }),
+                        of("client|info", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                            r.verbatim(s.describe() + "\n");
+                            return null;
+                        }),
+                        of("client|list", -2, "", 0, 0, 0, ConnectionCommands::clientList),
+                        of("client|setinfo", 4, "fast", 0, 0, 0, ConnectionCommands::setInfo)));
+    }
+
+    private static CompletableFuture<Void> ping(Session s, RespCommand c, Reply r) {
+        if (c.argCount() > 2) {
+            throw new CommandException("ERR wrong number of arguments for 'ping' command");
+        }
+        if (c.argCount() == 1) {
+            r.simple("PONG");
+        } else {
+            r.bulk(c.bytes(1));
+        }
+        return null;
+    }
+
+    private static CompletableFuture<Void> hello(Session s, RespCommand c, Reply r) {
+        int next = 1;
+        long version = 0;
+        if (c.argCount() >= 2) {
+            Long v = Args.tryParseLong(c.bytes(next++));
+            if (v == null) {
+                throw new CommandException("ERR Protocol version is not an integer or out of range");
+            }
+            if (v < 2 || v > 3) {
+                throw new CommandException("NOPROTO unsupported protocol version");
+            }
+            version = v;
+        }
+        byte[] user = null;
+        byte[] pass = null;
+        byte[] name = null;
+        for (int j = next; j < c.argCount(); j++) {
+            int more = c.argCount() - 1 - j;
+            if (Args.is(c.bytes(j), "auth") && more >= 2) {
+                user = c.bytes(j + 1);
+                pass = c.bytes(j + 2);
+                j += 2;
+            } else if (Args.is(c.bytes(j), "setname") && more >= 1) {
+                name = c.bytes(++j);
+            } else {
+                throw new CommandException("ERR Syntax error in HELLO option '" + Args.str(c.bytes(j)) + "'");
+            }
+        }
+        if (user != null) {
+            authenticate(s, user, pass);
+        }
+        if (!s.authenticated) {
+            throw new CommandException("NOAUTH HELLO must be called with the client already authenticated, "
+                    + "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client "
+                    + "and select the RESP protocol version at the same time");
+        }
+        if (name != null) {
+            s.name = validName(name, "Client names");
+        }
+        if (version != 0) {
+            s.protocol = (int) version;
+            r.protocol((int) version);
+        }
+        r.map(7);
+        r.bulk("server");
+        r.bulk("redis");
+        r.bulk("version");
+        r.bulk(REDIS_VERSION);
+        r.bulk("proto");
+        r.integer(s.protocol);
+        r.bulk("id");
+        r.integer(s.id);
+        r.bulk("mode");
+        r.bulk("standalone");
+        r.bulk("role");
+        r.bulk("master");
+        r.bulk("modules");
+        r.array(0);
+        return null;
+    }
+
+    private static CompletableFuture<Void> auth(Session s, RespCommand c, Reply r) {
+        if (c.argCount() > 3) {
+            throw new CommandException(CommandException.SYNTAX);
+        }
+        if (c.argCount() == 2 && s.server.options().requirePass() == null) {
+            throw new CommandException("ERR AUTH <password> called without any password configured for the default "
+                    + "user. Are you sure your configuration is correct?");
+        }
+        byte[] user = c.argCount() == 3 ? c.bytes(1) : "default".getBytes(StandardCharsets.US_ASCII);
+        authenticate(s, user, c.bytes(c.argCount() - 1));
+        r.ok();
+        return null;
+    }
+
+    /** Checks the default user's password in constant time; on success marks the session authenticated. */
+    private static void authenticate(Session s, byte[] user, byte[] pass) {
+        String required = s.server.options().requirePass();
+        boolean ok = Args.str(user).equals("default") && (required == null
+                || MessageDigest.isEqual(required.getBytes(StandardCharsets.UTF_8), pass));
+        if (!ok) {
+            throw new CommandException("WRONGPASS invalid username-password pair or user is disabled.");
+        }
+        s.authenticated = true;
+    }
+
+    private static CompletableFuture<Void> select(Session s, RespCommand c, Reply r) {
+        Long db = Args.tryParseLong(c.bytes(1));
+        if (db == null || db < Integer.MIN_VALUE || db > Integer.MAX_VALUE) {
+            throw new CommandException(CommandException.NOT_INTEGER);
+        }
+        if (db != 0) {
+            throw new CommandException("ERR DB index is out of range");
+        }
+        r.ok();
+        return null;
+    }
+
+    private static CompletableFuture<Void> clientList(Session s, RespCommand c, Reply r) {
+        StringBuilder out = new StringBuilder();
+        for (Session other : s.server.sessions().values()) {
+            out.append(other.describe()).append('\n');
+        }
+        r.verbatim(out.toString());
+        return null;
+    }
+
+    private static CompletableFuture<Void> setInfo(Session s, RespCommand c, Reply r) {
+        String attr = Args.lower(c.bytes(2));
+        if (attr.equals("lib-name")) {
+            s.libName = validName(c.bytes(3), "lib-name");
+        } else if (attr.equals("lib-ver")) {
+            s.libVersion = validName(c.bytes(3), "lib-ver");
+        } else {
+            throw new CommandException("ERR Unrecognized option '" + Args.str(c.bytes(2)) + "'");
+        }
+        r.ok();
+        return null;
+    }
+
+    /** Redis's rule for client names: printable ASCII without spaces; empty clears. */
+    private static String validName(byte[] name, String what) {
+        for (byte b : name) {
+            if (b < '!' || b > '~') {
+                throw new CommandException("ERR " + what + " cannot contain spaces, newlines or special characters.");
+            }
+        }
+        return name.length == 0 ? null : Args.str(name);
+    }
+}

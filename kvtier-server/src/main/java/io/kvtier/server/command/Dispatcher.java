@@ -1,0 +1,108 @@
+package io.kvtier.server.command;
+
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.net.Reply;
+import io.kvtier.store.StoreFullException;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Looks a decoded command up, checks authentication and arity, runs it, and turns failures into Redis error replies.
+ * Stateless; called on event loops.
+ */
+public final class Dispatcher {
+    private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+
+    private Dispatcher() {
+    }
+
+    /** Runs {@code cmd}; returns null when its reply is complete, else a future completing after the reply. */
+    public static CompletableFuture<Void> dispatch(Session session, RespCommand cmd, Reply reply) {
+        long start = System.nanoTime();
+        String name = Args.lower(cmd.bytes(0));
+        CommandSpec spec = session.server.commands().lookup(name);
+        if (spec == null) {
+            reply.error(unknownCommand(cmd));
+            return null;
+        }
+        if (!session.authenticated && !spec.allowedWithoutAuth()) {
+            reply.error("NOAUTH Authentication required.");
+            return null;
+        }
+        if (!spec.subcommands().isEmpty()) {
+            if (cmd.argCount() < 2) {
+                reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+                return null;
+            }
+            CommandSpec sub = spec.subcommands().get(Args.lower(cmd.bytes(1)));
+            if (sub == null) {
+                reply.error("ERR unknown subcommand '" + trim(Args.str(cmd.bytes(1))) + "'. Try "
+                        + spec.name().toUpperCase() + " HELP.");
+                return null;
+            }
+            spec = sub;
+        }
+        if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
+            reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+            return null;
+        }
+        session.commandStarted(spec.name());
+        session.server.commandsProcessed.increment();
+        CompletableFuture<Void> done = run(spec, session, cmd, reply);
+        String metricName = spec.name();
+        if (done == null) {
+            session.server.metrics().command(metricName, false, System.nanoTime() - start);
+            return null;
+        }
+        return done.handle((v, e) -> {
+            session.server.metrics().command(metricName, e != null, System.nanoTime() - start);
+            if (e != null) {
+                reply.error(errorText(unwrap(e)));
+            }
+            return null;
+        });
+    }
+
+    private static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply) {
+        try {
+            return spec.action().execute(session, cmd, reply);
+        } catch (RuntimeException e) {
+            reply.error(errorText(e));
+            return null;
+        }
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof java.util.concurrent.CompletionException
+                || e instanceof java.util.concurrent.ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static String errorText(Throwable e) {
+        if (e instanceof CommandException) {
+            return e.getMessage();
+        }
+        if (e instanceof StoreFullException) {
+            return "ERR " + e.getMessage();
+        }
+        log.error("command failed", e);
+        return "ERR internal error: " + e;
+    }
+
+    static String unknownCommand(RespCommand cmd) {
+        StringBuilder args = new StringBuilder();
+        for (int i = 1; i < cmd.argCount() && args.length() < 128; i++) {
+            String a = Args.str(cmd.bytes(i));
+            int room = 128 - args.length();
+            args.append('\'').append(a, 0, Math.min(a.length(), room)).append("' ");
+        }
+        return "ERR unknown command '" + trim(Args.str(cmd.bytes(0))) + "', with args beginning with: " + args;
+    }
+
+    private static String trim(String s) {
+        return s.length() > 128 ? s.substring(0, 128) : s;
+    }
+}

@@ -1,0 +1,162 @@
+package io.kvtier.server.command;
+
+import io.kvtier.server.ServerContext;
+import io.kvtier.store.StoreStats;
+import io.kvtier.store.disk.RecoveryStats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/** The text of INFO: Redis's sections and field names where they apply, plus "# Tiers" for kvtier's tiers. */
+final class InfoReport {
+    private static final List<String> DEFAULT = List.of("server", "clients", "memory", "persistence", "stats",
+            "tiers", "keyspace");
+
+    private InfoReport() {
+    }
+
+    static String render(ServerContext server, List<String> requested) {
+        List<String> sections = requested.isEmpty() || requested.contains("all") || requested.contains("default")
+                || requested.contains("everything") ? DEFAULT : requested;
+        StoreStats st = server.store().stats();
+        StringBuilder out = new StringBuilder();
+        for (String section : DEFAULT) {
+            if (!sections.contains(section)) {
+                continue;
+            }
+            Map<String, Object> fields = new LinkedHashMap<>();
+            SECTIONS.get(section).accept(server, new Object[] {fields, st});
+            if (!out.isEmpty()) {
+                out.append("\r\n");
+            }
+            out.append("# ").append(Character.toUpperCase(section.charAt(0))).append(section.substring(1))
+                    .append("\r\n");
+            fields.forEach((k, v) -> out.append(k).append(':').append(v).append("\r\n"));
+        }
+        return out.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static final Map<String, BiConsumer<ServerContext, Object[]>> SECTIONS = Map.of(
+            "server", (s, a) -> server(s, (Map<String, Object>) a[0]),
+            "clients", (s, a) -> clients(s, (Map<String, Object>) a[0]),
+            "memory", (s, a) -> memory((Map<String, Object>) a[0], (StoreStats) a[1]),
+            "persistence", (s, a) -> persistence(s, (Map<String, Object>) a[0]),
+            "stats", (s, a) -> stats(s, (Map<String, Object>) a[0], (StoreStats) a[1]),
+            "tiers", (s, a) -> tiers((Map<String, Object>) a[0], (StoreStats) a[1]),
+            "keyspace", (s, a) -> keyspace((Map<String, Object>) a[0], (StoreStats) a[1]));
+
+    private static void server(ServerContext s, Map<String, Object> f) {
+        long uptime = (System.currentTimeMillis() - s.startMillis()) / 1000;
+        f.put("redis_version", ConnectionCommands.REDIS_VERSION);
+        f.put("kvtier_version", InfoReport.class.getPackage().getImplementationVersion() == null ? "dev"
+                : InfoReport.class.getPackage().getImplementationVersion());
+        f.put("redis_mode", "standalone");
+        f.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+        f.put("arch_bits", 64);
+        f.put("java_version", Runtime.version());
+        f.put("process_id", ProcessHandle.current().pid());
+        f.put("tcp_port", s.port());
+        f.put("uptime_in_seconds", uptime);
+        f.put("uptime_in_days", uptime / 86400);
+    }
+
+    private static void clients(ServerContext s, Map<String, Object> f) {
+        f.put("connected_clients", s.sessions().size());
+        f.put("maxclients", s.options().maxClients());
+        f.put("blocked_clients", 0);
+    }
+
+    private static void memory(Map<String, Object> f, StoreStats st) {
+        f.put("used_memory", st.memoryUsedBytes());
+        f.put("used_memory_human", human(st.memoryUsedBytes()));
+        f.put("used_memory_rss", rssBytes());
+        f.put("used_memory_rss_human", human(rssBytes()));
+        f.put("used_memory_heap", Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory());
+        f.put("maxmemory", st.memoryBudget());
+        f.put("maxmemory_human", human(st.memoryBudget()));
+        f.put("maxmemory_policy", "noeviction");
+        f.put("mem_allocator", "kvtier-slab");
+    }
+
+    private static void persistence(ServerContext s, Map<String, Object> f) {
+        RecoveryStats r = s.store().recovery();
+        f.put("loading", 0);
+        f.put("aof_enabled", 0);
+        f.put("rdb_bgsave_in_progress", 0);
+        f.put("recovered_records", r.records());
+        f.put("recovered_bytes", r.bytes());
+        f.put("recovery_dropped_records", r.droppedRecords());
+        f.put("recovery_dropped_bytes", r.droppedBytes());
+        f.put("recovery_millis", r.millis());
+    }
+
+    private static void stats(ServerContext s, Map<String, Object> f, StoreStats st) {
+        f.put("total_connections_received", s.connectionsReceived.sum());
+        f.put("total_commands_processed", s.commandsProcessed.sum());
+        f.put("total_net_input_bytes", s.netInputBytes.sum());
+        f.put("rejected_connections", s.connectionsRejected.sum());
+        f.put("expired_keys", st.expiredKeys());
+        f.put("evicted_keys", st.evictions());
+        f.put("keyspace_hits", st.memoryHits() + st.diskHits());
+        f.put("keyspace_misses", st.misses());
+    }
+
+    private static void tiers(Map<String, Object> f, StoreStats st) {
+        f.put("memory_budget_bytes", st.memoryBudget());
+        f.put("memory_used_bytes", st.memoryUsedBytes());
+        f.put("memory_value_bytes", st.memoryValueBytes());
+        f.put("memory_entries", st.memoryEntries());
+        f.put("memory_hits", st.memoryHits());
+        f.put("disk_budget_bytes", st.diskBudget());
+        f.put("disk_used_bytes", st.diskUsedBytes());
+        f.put("disk_value_bytes", st.diskValueBytes());
+        f.put("disk_entries", st.diskEntries());
+        f.put("disk_hits", st.diskHits());
+        f.put("disk_read_bytes", st.diskReadBytes());
+        f.put("misses", st.misses());
+        f.put("demotions", st.demotions());
+        f.put("demoted_bytes", st.demotedBytes());
+        f.put("promotions", st.promotions());
+        f.put("evictions", st.evictions());
+        f.put("evicted_bytes", st.evictedBytes());
+        f.put("evicted_regions", st.evictedRegions());
+        f.put("corrupt_reads", st.corruptReads());
+        f.put("memory_waiting_bytes", st.waitingBytes());
+    }
+
+    private static void keyspace(Map<String, Object> f, StoreStats st) {
+        if (st.keys() > 0) {
+            f.put("db0", "keys=" + st.keys() + ",expires=0,avg_ttl=0");
+        }
+    }
+
+    /** Resident set size of this process from /proc (0 where unavailable). */
+    static long rssBytes() {
+        try {
+            String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
+            return Long.parseLong(statm[1]) * 4096;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    static String human(long bytes) {
+        if (bytes < 1024) {
+            return bytes + "B";
+        }
+        String[] units = {"K", "M", "G", "T"};
+        double v = bytes;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format("%.2f%s", v, units[u]);
+    }
+}

@@ -1,0 +1,211 @@
+package io.kvtier.server.command;
+
+import static io.kvtier.server.command.CommandSpec.of;
+
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.net.Reply;
+import io.kvtier.store.ExpireCondition;
+import io.kvtier.store.Removed;
+import io.kvtier.store.TieredStore;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. */
+final class KeyspaceCommands {
+    private static final ScanCursors CURSORS = new ScanCursors();
+
+    private KeyspaceCommands() {
+    }
+
+    static List<CommandSpec> specs() {
+        return List.of(
+                of("del", -2, "write", 1, -1, 1, KeyspaceCommands::del),
+                of("unlink", -2, "write fast", 1, -1, 1, KeyspaceCommands::del),
+                of("exists", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.store()::exists)),
+                of("touch", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.store()::touch)),
+                of("type", 2, "readonly fast", 1, 1, 1, (s, c, r) -> {
+                    r.simple(s.server.store().exists(c.bytes(1)) ? "string" : "none");
+                    return null;
+                }),
+                of("ttl", 2, "readonly fast", 1, 1, 1, (s, c, r) -> ttl(s, c, r, true)),
+                of("pttl", 2, "readonly fast", 1, 1, 1, (s, c, r) -> ttl(s, c, r, false)),
+                of("expire", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1000, false, "expire")),
+                of("pexpire", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1, false, "pexpire")),
+                of("expireat", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1000, true, "expireat")),
+                of("pexpireat", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1, true, "pexpireat")),
+                of("persist", 2, "write fast", 1, 1, 1, (s, c, r) -> Async.then(
+                        s.server.store().setExpiry(c.bytes(1), 0, ExpireCondition.XX), r, changed -> {
+                            r.integer(changed ? 1 : 0);
+                            return null;
+                        })),
+                of("scan", -2, "readonly", 0, 0, 0, KeyspaceCommands::scan),
+                of("keys", 2, "readonly", 0, 0, 0, KeyspaceCommands::keys),
+                of("dbsize", 1, "readonly fast", 0, 0, 0, (s, c, r) -> {
+                    r.integer(s.server.store().size());
+                    return null;
+                }),
+                of("flushall", -1, "write", 0, 0, 0, KeyspaceCommands::flush),
+                of("flushdb", -1, "write", 0, 0, 0, KeyspaceCommands::flush));
+    }
+
+    private static CompletableFuture<Void> del(Session s, RespCommand c, Reply r) {
+        TieredStore store = s.server.store();
+        List<CompletableFuture<Removed>> removals = new ArrayList<>();
+        for (int i = 1; i < c.argCount(); i++) {
+            removals.add(store.remove(c.bytes(i), false));
+        }
+        return Async.then(CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)), r, v -> {
+            r.integer(removals.stream().filter(f -> f.join().existed()).count());
+            return null;
+        });
+    }
+
+    private static CompletableFuture<Void> count(RespCommand c, Reply r, java.util.function.Predicate<byte[]> test) {
+        long n = 0;
+        for (int i = 1; i < c.argCount(); i++) {
+            if (test.test(c.bytes(i))) {
+                n++;
+            }
+        }
+        r.integer(n);
+        return null;
+    }
+
+    private static CompletableFuture<Void> ttl(Session s, RespCommand c, Reply r, boolean seconds) {
+        long at = s.server.store().expireAt(c.bytes(1));
+        if (at < 0) {
+            r.integer(-2);
+        } else if (at == 0) {
+            r.integer(-1);
+        } else {
+            long ms = Math.max(0, at - System.currentTimeMillis());
+            r.integer(seconds ? (ms + 500) / 1000 : ms);
+        }
+        return null;
+    }
+
+    /** EXPIRE and friends, as Redis 7.0's expireGenericCommand: options first, then the time, then the key. */
+    private static CompletableFuture<Void> expire(Session s, RespCommand c, Reply r, long unitMillis,
+                                                  boolean absolute, String command) {
+        ExpireCondition condition = expireCondition(c);
+        long when = Args.parseLong(c.bytes(2));
+        String invalid = "ERR invalid expire time in '" + command + "' command";
+        if (unitMillis == 1000) {
+            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) {
+                throw new CommandException(invalid);
+            }
+            when *= 1000;
+        }
+        if (!absolute) {
+            long now = System.currentTimeMillis();
+            if (when > Long.MAX_VALUE - now) {
+                throw new CommandException(invalid);
+            }
+            when += now;
+        }
+        // The store reads 0 as "no expiry": any time at or before the epoch is simply in the past.
+        return Async.then(s.server.store().setExpiry(c.bytes(1), Math.max(1, when), condition), r, changed -> {
+            r.integer(changed ? 1 : 0);
+            return null;
+        });
+    }
+
+    private static ExpireCondition expireCondition(RespCommand c) {
+        boolean nx = false;
+        boolean xx = false;
+        boolean gt = false;
+        boolean lt = false;
+        for (int i = 3; i < c.argCount(); i++) {
+            byte[] o = c.bytes(i);
+            if (Args.is(o, "nx")) {
+                nx = true;
+            } else if (Args.is(o, "xx")) {
+                xx = true;
+            } else if (Args.is(o, "gt")) {
+                gt = true;
+            } else if (Args.is(o, "lt")) {
+                lt = true;
+            } else {
+                throw new CommandException("ERR Unsupported option " + Args.str(o));
+            }
+        }
+        if (nx && (xx || gt || lt)) {
+            throw new CommandException("ERR NX and XX, GT or LT options at the same time are not compatible");
+        }
+        if (gt && lt) {
+            throw new CommandException("ERR GT and LT options at the same time are not compatible");
+        }
+        return nx ? ExpireCondition.NX : xx ? ExpireCondition.XX : gt ? ExpireCondition.GT
+                : lt ? ExpireCondition.LT : ExpireCondition.ALWAYS;
+    }
+
+    private static CompletableFuture<Void> scan(Session s, RespCommand c, Reply r) {
+        byte[] cursorArg = c.bytes(1);
+        Long cursor = Args.tryParseLong(cursorArg);
+        if (cursor == null || cursor < 0) {
+            throw new CommandException("ERR invalid cursor");
+        }
+        long count = 10;
+        byte[] pattern = null;
+        String type = null;
+        for (int i = 2; i < c.argCount(); i++) {
+            boolean hasNext = i + 1 < c.argCount();
+            if (Args.is(c.bytes(i), "count") && hasNext) {
+                count = Args.parseLong(c.bytes(++i));
+                if (count < 1) {
+                    throw new CommandException(CommandException.SYNTAX);
+                }
+            } else if (Args.is(c.bytes(i), "match") && hasNext) {
+                pattern = c.bytes(++i);
+            } else if (Args.is(c.bytes(i), "type") && hasNext) {
+                type = Args.lower(c.bytes(++i));
+            } else {
+                throw new CommandException(CommandException.SYNTAX);
+            }
+        }
+        Iterator<byte[]> it = cursor == 0 ? s.server.store().keyIterator() : CURSORS.take(cursor);
+        if (it == null) {
+            throw new CommandException("ERR invalid cursor");
+        }
+        List<byte[]> keys = new ArrayList<>();
+        boolean typeMatches = type == null || type.equals("string");
+        for (long seen = 0; seen < count && it.hasNext(); seen++) {
+            byte[] key = it.next();
+            if (typeMatches && (pattern == null || Glob.matches(pattern, key)) && s.server.store().exists(key)) {
+                keys.add(key);
+            }
+        }
+        long next = it.hasNext() ? CURSORS.register(it) : 0;
+        r.array(2);
+        r.bulk(Long.toString(next));
+        r.array(keys.size());
+        keys.forEach(r::bulk);
+        return null;
+    }
+
+    private static CompletableFuture<Void> keys(Session s, RespCommand c, Reply r) {
+        byte[] pattern = c.bytes(1);
+        List<byte[]> keys = new ArrayList<>();
+        boolean all = pattern.length == 1 && pattern[0] == '*';
+        s.server.store().forEachKey(k -> {
+            if (all || Glob.matches(pattern, k)) {
+                keys.add(k);
+            }
+        });
+        r.array(keys.size());
+        keys.forEach(r::bulk);
+        return null;
+    }
+
+    private static CompletableFuture<Void> flush(Session s, RespCommand c, Reply r) {
+        if (c.argCount() > 2 || c.argCount() == 2 && !Args.is(c.bytes(1), "async") && !Args.is(c.bytes(1), "sync")) {
+            throw new CommandException(CommandException.SYNTAX);
+        }
+        return Async.then(s.server.store().clear(), r, v -> {
+            r.ok();
+            return null;
+        });
+    }
+}

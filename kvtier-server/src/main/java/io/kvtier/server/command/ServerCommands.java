@@ -1,0 +1,170 @@
+package io.kvtier.server.command;
+
+import static io.kvtier.server.command.CommandSpec.container;
+import static io.kvtier.server.command.CommandSpec.of;
+
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.ServerOptions;
+import io.kvtier.server.net.Reply;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** Server commands: COMMAND, CONFIG, INFO, TIME. */
+final class ServerCommands {
+    private ServerCommands() {
+    }
+
+    static List<CommandSpec> specs() {
+        return List.of(
+                new CommandSpec("command", -1, new String[] {"loading", "stale"}, 0, 0, 0, ServerCommands::command,
+                        Map.of()),
+                container("config", -2,
+                        of("config|get", -3, "admin noscript loading stale", 0, 0, 0, ServerCommands::configGet),
+                        of("config|set", -4, "admin noscript loading stale", 0, 0, 0, ServerCommands::configSet),
+                        of("config|resetstat", 2, "admin noscript loading stale", 0, 0, 0, (s, c, r) -> {
+                            s.server.resetStats();
+                            r.ok();
+                            return null;
+                        })),
+                of("info", -1, "loading stale", 0, 0, 0, (s, c, r) -> {
+                    List<String> sections = new ArrayList<>();
+                    for (int i = 1; i < c.argCount(); i++) {
+                        sections.add(Args.lower(c.bytes(i)));
+                    }
+                    r.verbatim(InfoReport.render(s.server, sections));
+                    return null;
+                }),
+                of("time", 1, "loading stale fast", 0, 0, 0, (s, c, r) -> {
+                    java.time.Instant now = java.time.Instant.now();
+                    r.array(2);
+                    r.bulk(Long.toString(now.getEpochSecond()));
+                    r.bulk(Long.toString(now.getNano() / 1000));
+                    return null;
+                }));
+    }
+
+    /** COMMAND, COMMAND COUNT, COMMAND INFO [name...], COMMAND DOCS [name...] (docs are empty), COMMAND LIST. */
+    private static CompletableFuture<Void> command(Session s, RespCommand c, Reply r) {
+        CommandTable table = s.server.commands();
+        if (c.argCount() == 1) {
+            r.array(table.all().size());
+            table.all().forEach(spec -> describe(spec, r));
+            return null;
+        }
+        String sub = Args.lower(c.bytes(1));
+        switch (sub) {
+            case "count" -> {
+                arity(c, 2, "command|count");
+                r.integer(table.all().size());
+            }
+            case "list" -> {
+                r.array(table.all().size());
+                table.all().forEach(spec -> r.bulk(spec.name()));
+            }
+            case "info" -> {
+                if (c.argCount() == 2) {
+                    r.array(table.all().size());
+                    table.all().forEach(spec -> describe(spec, r));
+                } else {
+                    r.array(c.argCount() - 2);
+                    for (int i = 2; i < c.argCount(); i++) {
+                        CommandSpec spec = table.lookup(Args.lower(c.bytes(i)));
+                        if (spec == null) {
+                            r.nullArray();
+                        } else {
+                            describe(spec, r);
+                        }
+                    }
+                }
+            }
+            case "docs" -> r.map(0);
+            default -> throw new CommandException("ERR unknown subcommand '" + Args.str(c.bytes(1))
+                    + "'. Try COMMAND HELP.");
+        }
+        return null;
+    }
+
+    private static void arity(RespCommand c, int n, String name) {
+        if (c.argCount() != n) {
+            throw new CommandException("ERR wrong number of arguments for '" + name + "' command");
+        }
+    }
+
+    /** One COMMAND entry in Redis 7's ten-field layout (key specs and ACL categories empty). */
+    private static void describe(CommandSpec spec, Reply r) {
+        r.array(10);
+        r.bulk(spec.name());
+        r.integer(spec.arity());
+        r.set(spec.flags().length);
+        for (String f : spec.flags()) {
+            r.simple(f);
+        }
+        r.integer(spec.firstKey());
+        r.integer(spec.lastKey());
+        r.integer(spec.step());
+        r.set(0);
+        r.set(0);
+        r.array(0);
+        r.array(spec.subcommands().size());
+        spec.subcommands().values().forEach(sub -> describe(sub, r));
+    }
+
+    /** The parameters CONFIG GET knows: what redis-cli and redis-benchmark ask, plus kvtier's own settings. */
+    static Map<String, String> parameters(ServerOptions o) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("bind", o.bind());
+        p.put("port", Integer.toString(o.port()));
+        p.put("dir", o.dir().toAbsolutePath().toString());
+        p.put("maxmemory", Long.toString(o.memoryBytes()));
+        p.put("maxmemory-policy", "noeviction");
+        p.put("maxclients", Integer.toString(o.maxClients()));
+        p.put("requirepass", o.requirePass() == null ? "" : o.requirePass());
+        p.put("protected-mode", o.protectedMode() ? "yes" : "no");
+        p.put("proto-max-bulk-len", Long.toString(o.maxValueBytes()));
+        p.put("databases", "1");
+        p.put("save", "");
+        p.put("appendonly", "no");
+        p.put("timeout", "0");
+        p.put("memory", Long.toString(o.memoryBytes()));
+        p.put("disk", Long.toString(o.diskBytes()));
+        p.put("max-value", Long.toString(o.maxValueBytes()));
+        p.put("metrics-port", Integer.toString(o.metricsPort()));
+        p.put("io-threads", Integer.toString(o.ioThreads()));
+        return p;
+    }
+
+    private static CompletableFuture<Void> configGet(Session s, RespCommand c, Reply r) {
+        Map<String, String> all = parameters(s.server.options());
+        Map<String, String> matched = new LinkedHashMap<>();
+        for (int i = 2; i < c.argCount(); i++) {
+            byte[] pattern = Args.lower(c.bytes(i)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            all.forEach((k, v) -> {
+                if (Glob.matches(pattern, k.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                    matched.put(k, v);
+                }
+            });
+        }
+        r.map(matched.size());
+        matched.forEach((k, v) -> {
+            r.bulk(k);
+            r.bulk(v);
+        });
+        return null;
+    }
+
+    /** Every kvtier parameter is fixed at start-up; CONFIG SET says which one it refused and why. */
+    private static CompletableFuture<Void> configSet(Session s, RespCommand c, Reply r) {
+        if (c.argCount() % 2 != 0) {
+            throw new CommandException("ERR wrong number of arguments for 'config|set' command");
+        }
+        String name = Args.lower(c.bytes(2));
+        if (!parameters(s.server.options()).containsKey(name)) {
+            throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+        }
+        throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name
+                + "') - can't set immutable config");
+    }
+}

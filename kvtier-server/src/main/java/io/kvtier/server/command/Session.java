@@ -1,0 +1,67 @@
+package io.kvtier.server.command;
+
+import io.kvtier.server.ServerContext;
+import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
+
+/**
+ * The per-connection state commands read and change: identity, name, protocol, authentication. Event-loop confined,
+ * except that CLIENT LIST reads the fields (racy but harmless snapshots).
+ */
+public final class Session {
+    public final long id;
+    public final ServerContext server;
+    public final Channel channel;
+    public final long createdMillis = System.currentTimeMillis();
+    volatile String name;
+    volatile String libName;
+    volatile String libVersion;
+    volatile boolean authenticated;
+    volatile String lastCommand = "NULL";
+    volatile long lastCommandMillis = createdMillis;
+    volatile int protocol = 2;
+    boolean closeAfterReply;
+
+    public Session(long id, ServerContext server, Channel channel) {
+        this.id = id;
+        this.server = server;
+        this.channel = channel;
+        this.authenticated = server.options().requirePass() == null;
+    }
+
+    public boolean authenticated() {
+        return authenticated;
+    }
+
+    public int protocol() {
+        return protocol;
+    }
+
+    /** Whether the connection should be closed once the pending replies are sent (QUIT). */
+    public boolean closeAfterReply() {
+        return closeAfterReply;
+    }
+
+    public void commandStarted(String name) {
+        lastCommand = name;
+        lastCommandMillis = System.currentTimeMillis();
+    }
+
+    /** One line of CLIENT LIST / CLIENT INFO, in Redis's field order for the fields kvtier has. */
+    String describe() {
+        long now = System.currentTimeMillis();
+        InetSocketAddress remote = (InetSocketAddress) channel.remoteAddress();
+        InetSocketAddress local = (InetSocketAddress) channel.localAddress();
+        return "id=" + id + " addr=" + hostPort(remote) + " laddr=" + hostPort(local) + " fd=-1 name="
+                + (name == null ? "" : name) + " age=" + (now - createdMillis) / 1000 + " idle="
+                + (now - lastCommandMillis) / 1000 + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0"
+                + " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="
+                + lastCommand + " user=default redir=-1 resp=" + protocol
+                + (libName != null ? " lib-name=" + libName : " lib-name=")
+                + (libVersion != null ? " lib-ver=" + libVersion : " lib-ver=");
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        return a == null ? "" : a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+}

@@ -1,0 +1,196 @@
+package io.kvtier.server.command;
+
+import static io.kvtier.server.command.CommandSpec.of;
+
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.net.DiskReads;
+import io.kvtier.server.net.Reply;
+import io.kvtier.server.net.Values;
+import io.kvtier.store.PutOptions;
+import io.kvtier.store.PutOptions.Condition;
+import io.kvtier.store.PutResult;
+import io.kvtier.store.TieredStore;
+import io.kvtier.store.ValueRef;
+import io.kvtier.store.memory.MemoryValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** The string commands: GET and SET families, multi-key forms, STRLEN, GETRANGE. */
+final class StringCommands {
+    private StringCommands() {
+    }
+
+    static List<CommandSpec> specs() {
+        return List.of(
+                of("get", 2, "readonly fast", 1, 1, 1, StringCommands::get),
+                of("set", -3, "write denyoom", 1, 1, 1, StringCommands::set),
+                of("setnx", 3, "write denyoom fast", 1, 1, 1, (s, c, r) -> setWith(s, c, r, 2,
+                        new PutOptions(0, Condition.IF_ABSENT, false, false), true)),
+                of("setex", 4, "write denyoom", 1, 1, 1, (s, c, r) -> setWith(s, c, r, 3, new PutOptions(
+                        Expiry.absolute(c.bytes(2), Expiry.Unit.EX, "setex"), Condition.ALWAYS, false, false), false)),
+                of("psetex", 4, "write denyoom", 1, 1, 1, (s, c, r) -> setWith(s, c, r, 3, new PutOptions(
+                        Expiry.absolute(c.bytes(2), Expiry.Unit.PX, "psetex"), Condition.ALWAYS, false, false), false)),
+                of("getdel", 2, "write fast", 1, 1, 1, StringCommands::getdel),
+                of("getex", -2, "write fast", 1, 1, 1, StringCommands::getex),
+                of("mget", -2, "readonly fast", 1, -1, 1, StringCommands::mget),
+                of("mset", -3, "write denyoom", 1, -1, 2, (s, c, r) -> mset(s, c, r, false)),
+                of("msetnx", -3, "write denyoom", 1, -1, 2, (s, c, r) -> mset(s, c, r, true)),
+                of("strlen", 2, "readonly fast", 1, 1, 1, (s, c, r) -> {
+                    r.integer(Math.max(0, s.server.store().length(c.bytes(1))));
+                    return null;
+                }),
+                of("getrange", 4, "readonly", 1, 1, 1, StringCommands::getrange));
+    }
+
+    private static CompletableFuture<Void> get(Session s, RespCommand c, Reply r) {
+        return Values.write(s.server, s.server.store().get(c.bytes(1)), r);
+    }
+
+    private static CompletableFuture<Void> set(Session s, RespCommand c, Reply r) {
+        PutOptions options = SetArguments.parse(c, 3, false, "set").putOptions();
+        return setWith(s, c, r, 2, options, false);
+    }
+
+    /** Stores argument {@code valueIndex} under argument 1 and replies as SET (or as SETNX's integer). */
+    private static CompletableFuture<Void> setWith(Session s, RespCommand c, Reply r, int valueIndex,
+                                                   PutOptions options, boolean integerReply) {
+        TieredStore store = s.server.store();
+        byte[] key = c.bytes(1);
+        CompletableFuture<PutResult> put = Values.take(c, valueIndex, store)
+                .thenCompose(value -> store.put(key, value, options));
+        return Async.then(put, r, result -> {
+            if (integerReply) {
+                r.integer(result.written() ? 1 : 0);
+                return null;
+            }
+            if (options.returnOld()) {
+                return Values.write(s.server, result.old(), r);
+            }
+            if (result.written()) {
+                r.ok();
+            } else {
+                r.nil();
+            }
+            return null;
+        });
+    }
+
+    private static CompletableFuture<Void> getdel(Session s, RespCommand c, Reply r) {
+        return Async.then(s.server.store().remove(c.bytes(1), true), r,
+                removed -> Values.write(s.server, removed.old(), r));
+    }
+
+    private static CompletableFuture<Void> getex(Session s, RespCommand c, Reply r) {
+        SetArguments a = SetArguments.parse(c, 2, true, "getex");
+        TieredStore store = s.server.store();
+        byte[] key = c.bytes(1);
+        ValueRef ref = store.get(key);
+        if (ref == null || !a.changesExpiry()) {
+            return Values.write(s.server, ref, r);
+        }
+        CompletableFuture<Boolean> change = store.setExpiry(key, a.persist() ? 0 : a.expireAt(),
+                io.kvtier.store.ExpireCondition.ALWAYS);
+        return Async.then(change, r, changed -> Values.write(s.server, ref, r));
+    }
+
+    private static CompletableFuture<Void> mget(Session s, RespCommand c, Reply r) {
+        TieredStore store = s.server.store();
+        int n = c.argCount() - 1;
+        ValueRef[] refs = new ValueRef[n];
+        List<CompletableFuture<DiskReads.Result>> reads = new ArrayList<>(n);
+        boolean allMemory = true;
+        for (int i = 0; i < n; i++) {
+            refs[i] = store.get(c.bytes(i + 1));
+            reads.add(Values.prefetch(s.server, refs[i]));
+            allMemory &= refs[i] == null || refs[i].inMemory();
+        }
+        if (allMemory) {
+            writeAll(refs, reads, r);
+            return null;
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                .handleAsync((v, e) -> {
+                    writeAll(refs, reads, r);
+                    return null;
+                }, r.executor());
+    }
+
+    private static void writeAll(ValueRef[] refs, List<CompletableFuture<DiskReads.Result>> reads, Reply r) {
+        r.array(refs.length);
+        for (int i = 0; i < refs.length; i++) {
+            Values.writePrefetched(refs[i], reads.get(i), r);
+        }
+    }
+
+    private static CompletableFuture<Void> mset(Session s, RespCommand c, Reply r, boolean onlyIfNoneExist) {
+        if (c.argCount() % 2 == 0) {
+            throw new CommandException("ERR wrong number of arguments for '" + (onlyIfNoneExist ? "msetnx" : "mset")
+                    + "' command");
+        }
+        TieredStore store = s.server.store();
+        if (onlyIfNoneExist) {
+            for (int i = 1; i < c.argCount(); i += 2) {
+                if (store.exists(c.bytes(i))) {
+                    r.integer(0);
+                    return null;
+                }
+            }
+        }
+        List<CompletableFuture<MemoryValue>> values = new ArrayList<>();
+        for (int i = 2; i < c.argCount(); i += 2) {
+            values.add(Values.take(c, i, store));
+        }
+        CompletableFuture<Void> all = CompletableFuture.allOf(values.toArray(CompletableFuture[]::new));
+        CompletableFuture<Void> stored = all.handle((v, e) -> {
+            if (e != null) {
+                values.stream().filter(f -> !f.isCompletedExceptionally()).forEach(f -> f.join().release());
+                throw e instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(e);
+            }
+            List<CompletableFuture<PutResult>> puts = new ArrayList<>();
+            for (int i = 0; i < values.size(); i++) {
+                puts.add(store.put(c.bytes(1 + 2 * i), values.get(i).join(), PutOptions.PLAIN));
+            }
+            return CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
+        }).thenCompose(f -> f);
+        return Async.then(stored, r, v -> {
+            if (onlyIfNoneExist) {
+                r.integer(1);
+            } else {
+                r.ok();
+            }
+            return null;
+        });
+    }
+
+    private static CompletableFuture<Void> getrange(Session s, RespCommand c, Reply r) {
+        long start = Args.parseLong(c.bytes(2));
+        long end = Args.parseLong(c.bytes(3));
+        ValueRef ref = s.server.store().get(c.bytes(1));
+        long length = ref == null ? 0 : ref.length();
+        // Redis 7.0 getrangeCommand, step by step.
+        if (start < 0 && end < 0 && start > end) {
+            length = 0;
+        }
+        if (start < 0) {
+            start = length + start;
+        }
+        if (end < 0) {
+            end = length + end;
+        }
+        start = Math.max(0, start);
+        end = Math.max(0, end);
+        end = Math.min(end, length - 1);
+        if (ref == null || start > end || length == 0) {
+            if (ref != null) {
+                ref.close();
+            }
+            r.bulk(new byte[0]);
+            return null;
+        }
+        return Async.then(Values.range(s.server, ref, start, (int) (end - start + 1)), r, bytes -> {
+            r.bulk(bytes);
+            return null;
+        });
+    }
+}

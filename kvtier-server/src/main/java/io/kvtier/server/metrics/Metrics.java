@@ -1,0 +1,102 @@
+package io.kvtier.server.metrics;
+
+import io.kvtier.store.StoreStats;
+import io.kvtier.store.TieredStore;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.util.function.ToLongFunction;
+
+/**
+ * The node's Prometheus registry and, when a port is given, its {@code /metrics} HTTP endpoint. Command metrics are
+ * recorded on event loops (lock-free); tier metrics are read from {@link StoreStats} at scrape time.
+ */
+public final class Metrics implements AutoCloseable {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter commands;
+    private final Counter commandErrors;
+    private final Histogram latency;
+    private HTTPServer http;
+
+    public Metrics() {
+        commands = Counter.builder().name("kvtier_commands_total").help("Commands processed, by command")
+                .labelNames("command").register(registry);
+        commandErrors = Counter.builder().name("kvtier_command_errors_total")
+                .help("Commands answered with an error, by command").labelNames("command").register(registry);
+        latency = Histogram.builder().name("kvtier_command_duration_seconds")
+                .help("Time from decoding a command to writing its reply, by command").labelNames("command")
+                .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                        0.25, 0.5, 1, 2.5, 5, 10)
+                .register(registry);
+    }
+
+    /** Registers the store's per-tier gauges and counters. */
+    public void bind(TieredStore store) {
+        gauge("kvtier_tier_bytes_used", "Bytes in use per tier (memory: whole pages; disk: region files)", store,
+                s -> s.memoryUsedBytes(), s -> s.diskUsedBytes());
+        gauge("kvtier_tier_budget_bytes", "Configured budget per tier", store, StoreStats::memoryBudget,
+                StoreStats::diskBudget);
+        gauge("kvtier_tier_entries", "Values held per tier (memory: includes values being demoted)", store,
+                StoreStats::memoryEntries, StoreStats::diskEntries);
+        counter("kvtier_tier_hits", "Reads served per tier", store, StoreStats::memoryHits, StoreStats::diskHits);
+        CounterWithCallback.builder().name("kvtier_misses").help("Reads of absent keys")
+                .callback(cb -> cb.call(store.stats().misses())).register(registry);
+        single("kvtier_demotions", "Values moved from memory to disk", store, StoreStats::demotions);
+        single("kvtier_promotions", "Values copied from disk back to memory", store, StoreStats::promotions);
+        single("kvtier_evictions", "Values lost because the disk tier evicted their region", store,
+                StoreStats::evictions);
+        single("kvtier_corrupt_reads", "Disk records that failed their checksum (served as misses)", store,
+                StoreStats::corruptReads);
+        GaugeWithCallback.builder().name("kvtier_keys").help("Keys in the store")
+                .callback(cb -> cb.call(store.stats().keys())).register(registry);
+    }
+
+    private void gauge(String name, String help, TieredStore store, ToLongFunction<StoreStats> memory,
+                       ToLongFunction<StoreStats> disk) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("tier").callback(cb -> {
+            StoreStats s = store.stats();
+            cb.call(memory.applyAsLong(s), "memory");
+            cb.call(disk.applyAsLong(s), "disk");
+        }).register(registry);
+    }
+
+    private void counter(String name, String help, TieredStore store, ToLongFunction<StoreStats> memory,
+                         ToLongFunction<StoreStats> disk) {
+        CounterWithCallback.builder().name(name).help(help).labelNames("tier").callback(cb -> {
+            StoreStats s = store.stats();
+            cb.call(memory.applyAsLong(s), "memory");
+            cb.call(disk.applyAsLong(s), "disk");
+        }).register(registry);
+    }
+
+    private void single(String name, String help, TieredStore store, ToLongFunction<StoreStats> value) {
+        CounterWithCallback.builder().name(name).help(help)
+                .callback(cb -> cb.call(value.applyAsLong(store.stats()))).register(registry);
+    }
+
+    /** Records one command: its name (lower case), whether it failed, and its duration. */
+    public void command(String name, boolean failed, long nanos) {
+        commands.labelValues(name).inc();
+        if (failed) {
+            commandErrors.labelValues(name).inc();
+        }
+        latency.labelValues(name).observe(nanos / 1e9);
+    }
+
+    /** Starts the HTTP endpoint on {@code bind}:{@code port}; returns the bound port. */
+    public int serve(String bind, int port) throws IOException {
+        http = HTTPServer.builder().hostname(bind).port(port).registry(registry).buildAndStart();
+        return http.getPort();
+    }
+
+    @Override
+    public void close() {
+        if (http != null) {
+            http.close();
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.kvtier.server.net;
+
+import io.kvtier.resp.RespWriter;
+import io.kvtier.store.ValueRef;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.EventExecutor;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Builds the replies of one connection in RESP2 or RESP3. Small replies accumulate in one buffer; a memory-resident
+ * value is written as a view of its off-heap pages (no copy), and its reference is released when the socket write
+ * completes. Event-loop confined: asynchronous commands must come back to {@link #executor()} before replying.
+ */
+public final class Reply {
+    private final ChannelHandlerContext ctx;
+    private ByteBuf buf;
+    private int protocol = 2;
+    private boolean dirty;
+
+    Reply(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    public EventExecutor executor() {
+        return ctx.executor();
+    }
+
+    public int protocol() {
+        return protocol;
+    }
+
+    public void protocol(int version) {
+        this.protocol = version;
+    }
+
+    /** The buffer to append small replies to (via {@link RespWriter}). */
+    public ByteBuf buf() {
+        if (buf == null) {
+            buf = ctx.alloc().ioBuffer(256);
+        }
+        dirty = true;
+        return buf;
+    }
+
+    public void ok() {
+        simple("OK");
+    }
+
+    public void simple(String s) {
+        RespWriter.simpleString(buf(), s);
+    }
+
+    /** An error reply; {@code message} starts with its code, e.g. "ERR syntax error". */
+    public void error(String message) {
+        RespWriter.error(buf(), message.replace('\r', ' ').replace('\n', ' '));
+    }
+
+    public void integer(long n) {
+        RespWriter.integer(buf(), n);
+    }
+
+    public void bulk(byte[] bytes) {
+        RespWriter.bulk(buf(), bytes);
+    }
+
+    public void bulk(String s) {
+        bulk(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public void nil() {
+        RespWriter.nullBulk(buf(), protocol);
+    }
+
+    public void nullArray() {
+        RespWriter.nullArray(buf(), protocol);
+    }
+
+    public void array(int n) {
+        RespWriter.arrayHeader(buf(), n);
+    }
+
+    public void map(int n) {
+        RespWriter.mapHeader(buf(), n, protocol);
+    }
+
+    public void set(int n) {
+        RespWriter.setHeader(buf(), n, protocol);
+    }
+
+    public void verbatim(String text) {
+        RespWriter.verbatim(buf(), text, protocol);
+    }
+
+    /** Writes a memory-resident value without copying it; takes over {@code ref} and closes it after the write. */
+    public void value(ValueRef ref) {
+        RespWriter.bulkHeader(buf(), ref.length());
+        if (ref.length() == 0) {
+            ref.close();
+        } else {
+            writeBuffered();
+            ByteBuf pages = Unpooled.wrappedBuffer(ref.memory().buffers());
+            ctx.write(pages).addListener(f -> ref.close());
+        }
+        RespWriter.crlf(buf());
+    }
+
+    /** Writes a value read from disk; takes over {@code payload} (released after the write) and then runs {@code done}. */
+    public void value(ByteBuf payload, Runnable done) {
+        RespWriter.bulkHeader(buf(), payload.readableBytes());
+        writeBuffered();
+        ctx.write(payload).addListener(f -> done.run());
+        RespWriter.crlf(buf());
+    }
+
+    private void writeBuffered() {
+        if (buf != null && buf.isReadable()) {
+            ctx.write(buf);
+            buf = null;
+        }
+    }
+
+    /** Sends everything written so far to the socket. */
+    void flush() {
+        if (dirty) {
+            writeBuffered();
+            dirty = false;
+            ctx.flush();
+        }
+    }
+
+    /** Drops unsent small replies (connection closing). */
+    void discard() {
+        if (buf != null) {
+            buf.release();
+            buf = null;
+        }
+    }
+}

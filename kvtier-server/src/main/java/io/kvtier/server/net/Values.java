@@ -1,0 +1,125 @@
+package io.kvtier.server.net;
+
+import io.kvtier.resp.BulkSink;
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.ServerContext;
+import io.kvtier.server.command.CommandException;
+import io.kvtier.store.TieredStore;
+import io.kvtier.store.ValueRef;
+import io.kvtier.store.disk.CorruptRecordException;
+import io.kvtier.store.memory.MemoryValue;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/** Moves values between commands and the store: payload arguments in, memory or disk references out. */
+public final class Values {
+    private Values() {
+    }
+
+    /**
+     * The value in argument {@code i} as store memory: the decoder's sink if it streamed there, else a fresh
+     * reservation (which may wait for the demoter) filled from the heap argument.
+     */
+    public static CompletableFuture<MemoryValue> take(RespCommand cmd, int i, TieredStore store) {
+        if (cmd.isSink(i)) {
+            BulkSink sink = cmd.takeSink(i);
+            if (sink instanceof RejectedSink rejected) {
+                throw new CommandException(rejected.error);
+            }
+            return CompletableFuture.completedFuture(((MemorySink) sink).take());
+        }
+        byte[] bytes = cmd.bytes(i);
+        MemoryValue now = store.tryAllocate(bytes.length);
+        if (now != null) {
+            now.write(bytes);
+            return CompletableFuture.completedFuture(now);
+        }
+        return store.allocate(bytes.length).thenApply(v -> {
+            v.write(bytes);
+            return v;
+        });
+    }
+
+    /**
+     * Writes {@code ref} as a bulk string (taking it over): at once from memory, or after a disk read, whose failure
+     * as a corrupt record is answered as a miss. Returns null when done synchronously.
+     */
+    public static CompletableFuture<Void> write(ServerContext server, ValueRef ref, Reply reply) {
+        if (ref == null) {
+            reply.nil();
+            return null;
+        }
+        if (ref.inMemory()) {
+            reply.value(ref);
+            return null;
+        }
+        return server.diskReads().read(ref).handleAsync((read, e) -> {
+            writeRead(read, e, reply);
+            return null;
+        }, reply.executor());
+    }
+
+    /** Writes the outcome of a disk read: the value, or nil if it was corrupt; rethrows other failures. */
+    static void writeRead(DiskReads.Result read, Throwable e, Reply reply) {
+        if (e == null) {
+            reply.value(read.payload(), read.release());
+            return;
+        }
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof CorruptRecordException) {
+            reply.nil();
+        } else {
+            throw e instanceof CompletionException ce ? ce : new CompletionException(cause);
+        }
+    }
+
+    /** Starts reading {@code ref} if it is on disk; completes with null for memory (or absent) values. */
+    public static CompletableFuture<DiskReads.Result> prefetch(ServerContext server, ValueRef ref) {
+        if (ref == null || ref.inMemory()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return server.diskReads().read(ref);
+    }
+
+    /** Writes a value fetched with {@link #prefetch}: memory refs directly, disk results from the read. */
+    public static void writePrefetched(ValueRef ref, CompletableFuture<DiskReads.Result> read, Reply reply) {
+        if (ref == null) {
+            reply.nil();
+        } else if (ref.inMemory()) {
+            reply.value(ref);
+        } else {
+            DiskReads.Result r = null;
+            Throwable err = null;
+            try {
+                r = read.join();
+            } catch (CompletionException e) {
+                err = e;
+            }
+            writeRead(r, err, reply);
+        }
+    }
+
+    /** Copies bytes [start, start+length) of {@code ref}'s value (memory or disk) to the heap. */
+    public static CompletableFuture<byte[]> range(ServerContext server, ValueRef ref, long start, int length) {
+        if (ref.inMemory()) {
+            try (ref) {
+                byte[] out = new byte[length];
+                Unpooled.wrappedBuffer(ref.memory().buffers()).getBytes((int) start, out);
+                return CompletableFuture.completedFuture(out);
+            }
+        }
+        return server.diskReads().read(ref).thenApply(r -> {
+            try {
+                byte[] out = new byte[length];
+                ByteBuf p = r.payload();
+                p.getBytes(p.readerIndex() + (int) start, out);
+                return out;
+            } finally {
+                r.payload().release();
+                r.release().run();
+            }
+        });
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * The network edge: one {@link io.kvtier.server.net.ConnectionHandler} per client runs its commands strictly in
+ * order, streaming large payloads into store memory and pausing reads while it waits for memory, the disk or a
+ * slow reader.
+ */
+package io.kvtier.server.net;

@@ -1,0 +1,143 @@
+package io.kvtier.store.disk;
+
+import static io.kvtier.store.disk.Records.bytes;
+import static io.kvtier.store.disk.Records.read;
+import static io.kvtier.store.disk.Records.value;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Recovery of region files damaged by a crash (torn tail) or by the medium (flipped bits). */
+class RegionScannerTest {
+    private static final long MiB = 1L << 20;
+    private static final int VALUE = 50_000;
+    private static final int RECORDS = 5;
+
+    @TempDir
+    Path dir;
+    private final List<RecoveredRecord> recovered = new ArrayList<>();
+    private RecoveryStats stats;
+
+    private DiskTier open() throws IOException {
+        recovered.clear();
+        return DiskTier.open(dir, 16 * MiB, 4 * MiB, r -> { }, recovered::add, s -> stats = s);
+    }
+
+    /** Writes RECORDS records into one region and returns their locations. */
+    private List<DiskLocation> writeRecords() throws IOException {
+        List<DiskLocation> locations = new ArrayList<>();
+        try (DiskTier tier = open()) {
+            for (int i = 0; i < RECORDS; i++) {
+                locations.add(tier.append(value("key-" + i, i + 1, 0, bytes(i, VALUE))));
+            }
+        }
+        return locations;
+    }
+
+    @ParameterizedTest(name = "cut {0} bytes into the last record")
+    @ValueSource(ints = {1, 20, RecordFormat.HEADER_SIZE + 2, RecordFormat.HEADER_SIZE + 5 + VALUE / 2,
+            RecordFormat.HEADER_SIZE + 5 + VALUE - 1})
+    void truncatedLastRecordIsDroppedAndCountedAndTheRestSurvive(int cut) throws IOException {
+        List<DiskLocation> locations = writeRecords();
+        DiskLocation last = locations.getLast();
+        Path file = Region.pathFor(dir, last.region().id());
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.truncate(last.offset() + cut);
+        }
+
+        try (DiskTier tier = open()) {
+            assertThat(stats.droppedRecords()).isEqualTo(1);
+            assertThat(stats.droppedBytes()).isEqualTo(cut);
+            assertThat(stats.records()).isEqualTo(RECORDS - 1);
+            assertThat(Files.size(file)).as("torn tail truncated away").isEqualTo(last.offset());
+            assertSurvivors(tier, RECORDS - 1);
+            tier.append(value("after", 99, 0, bytes(99, 10)));
+        }
+        try (DiskTier tier = open()) {
+            assertThat(stats.droppedRecords()).isZero();
+            assertThat(recovered).hasSize(RECORDS);
+            assertThat(read(tier, recovered.getLast().location(), "after")).isEqualTo(bytes(99, 10));
+        }
+    }
+
+    @Test
+    void bitFlipInTheLastRecordFailsItsReadAndIsDroppedAtRecovery() throws IOException {
+        List<DiskLocation> locations = new ArrayList<>();
+        try (DiskTier tier = open()) {
+            for (int i = 0; i < RECORDS; i++) {
+                locations.add(tier.append(value("key-" + i, i + 1, 0, bytes(i, VALUE))));
+            }
+            tier.flush();
+            DiskLocation last = locations.getLast();
+            flipBit(Region.pathFor(dir, last.region().id()),
+                    last.offset() + RecordFormat.HEADER_SIZE + last.keyLength() + VALUE / 2);
+
+            assertThatThrownBy(() -> read(tier, last, "key-" + (RECORDS - 1)))
+                    .isInstanceOf(CorruptRecordException.class);
+            assertThat(read(tier, locations.getFirst(), "key-0")).isEqualTo(bytes(0, VALUE));
+        }
+        try (DiskTier tier = open()) {
+            assertThat(stats.droppedRecords()).isEqualTo(1);
+            assertThat(stats.droppedBytes()).isEqualTo(locations.getLast().recordLength());
+            assertSurvivors(tier, RECORDS - 1);
+        }
+    }
+
+    @Test
+    void bitFlipInAHeaderIsCaughtByTheChecksum() throws IOException {
+        List<DiskLocation> locations = writeRecords();
+        DiskLocation last = locations.getLast();
+        flipBit(Region.pathFor(dir, last.region().id()), last.offset() + 17); // inside the expiry field
+
+        try (DiskTier tier = open()) {
+            assertThat(stats.droppedRecords()).isEqualTo(1);
+            assertSurvivors(tier, RECORDS - 1);
+        }
+    }
+
+    @Test
+    void zeroFilledTailIsDroppedAsGarbage() throws IOException {
+        List<DiskLocation> locations = writeRecords();
+        Path file = Region.pathFor(dir, locations.getLast().region().id());
+        long size = Files.size(file);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(4096), size);
+        }
+
+        try (DiskTier tier = open()) {
+            assertThat(stats.droppedRecords()).isEqualTo(1);
+            assertThat(stats.droppedBytes()).isEqualTo(4096);
+            assertThat(Files.size(file)).isEqualTo(size);
+            assertSurvivors(tier, RECORDS);
+        }
+    }
+
+    private void assertSurvivors(DiskTier tier, int n) throws IOException {
+        assertThat(recovered).hasSize(n);
+        for (int i = 0; i < n; i++) {
+            assertThat(new String(recovered.get(i).key())).isEqualTo("key-" + i);
+            assertThat(read(tier, recovered.get(i).location(), "key-" + i)).isEqualTo(bytes(i, VALUE));
+        }
+    }
+
+    private static void flipBit(Path file, long offset) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, offset);
+            b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
+            ch.write(b, offset);
+        }
+    }
+}
