@@ -1,0 +1,157 @@
+package io.kvtier.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real kvtier node started through the repository's {@code ./kvtier server} launcher, on a free port with its
+ * own data directory, logging to a file. {@link #stop()} sends SIGTERM and waits; {@link #kill()} is kill -9.
+ */
+public final class KvtierProcess implements AutoCloseable {
+    public static final Path ROOT = Path.of(System.getProperty("kvtier.root", "..")).toAbsolutePath().normalize();
+
+    private final Path dir;
+    private final List<String> extraArgs;
+    private final Path log;
+    private int port;
+    private Process process;
+
+    private KvtierProcess(Path dir, List<String> extraArgs) {
+        this.dir = dir;
+        this.extraArgs = extraArgs;
+        this.log = dir.resolveSibling(dir.getFileName() + ".log");
+    }
+
+    /** Starts a node with data in {@code dir} and the given extra flags (e.g. "--memory", "64m"). */
+    public static KvtierProcess start(Path dir, String... flags) throws IOException {
+        KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.launch(freePort());
+        return p;
+    }
+
+    /** Starts the node again on the same port and data directory (after {@link #stop} or {@link #kill}). */
+    public void restart() throws IOException {
+        launch(port);
+    }
+
+    private void launch(int onPort) throws IOException {
+        this.port = onPort;
+        List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("kvtier").toString(), "server", "--port",
+                Integer.toString(port), "--dir", dir.toString()));
+        cmd.addAll(extraArgs);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
+        process = pb.start();
+        awaitPing(Duration.ofSeconds(60));
+    }
+
+    private void awaitPing(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("kvtier exited with " + process.exitValue() + ":\n" + logText());
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                s.setSoTimeout(2000);
+                s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                byte[] buf = new byte[7];
+                int n = s.getInputStream().readNBytes(buf, 0, 7);
+                if (n == 7 && new String(buf, StandardCharsets.US_ASCII).equals("+PONG\r\n")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // still starting
+            }
+            sleep(100);
+        }
+        throw new IOException("kvtier did not answer PING on port " + port + " within " + timeout + ":\n"
+                + logText());
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** Everything the node logged so far (across restarts). */
+    public String logText() {
+        try {
+            return Files.exists(log) ? Files.readString(log) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Anonymous resident memory of the node in bytes (RssAnon from /proc). */
+    public long anonymousRss() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
+            if (line.startsWith("RssAnon:")) {
+                return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+            }
+        }
+        throw new IOException("no RssAnon for pid " + pid());
+    }
+
+    /** SIGTERM and wait for the graceful shutdown; returns the exit code. */
+    public int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("kvtier did not stop within 120 s of SIGTERM:\n" + logText());
+        }
+        return process.exitValue();
+    }
+
+    /** kill -9. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (isAlive()) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
