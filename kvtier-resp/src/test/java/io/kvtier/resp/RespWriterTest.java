@@ -112,8 +112,9 @@ class RespWriterTest {
     void writesEveryDecimalLengthCorrectly() {
         for (long v = 1, sign = 1; v > 0 && v < Long.MAX_VALUE / 10; v = v * 10 + 7, sign = -sign) {
             long value = sign * v;
+            long neighbour = value - sign;
             assertThat(written(b -> RespWriter.writeDecimal(b, value))).isEqualTo(Long.toString(value));
-            assertThat(written(b -> RespWriter.writeDecimal(b, value - sign))).isEqualTo(Long.toString(value - sign));
+            assertThat(written(b -> RespWriter.writeDecimal(b, neighbour))).isEqualTo(Long.toString(neighbour));
         }
     }
 }

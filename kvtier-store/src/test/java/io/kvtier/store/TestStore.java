@@ -77,10 +77,16 @@ final class TestStore implements AutoCloseable {
         }
     }
 
-    /** Writes filler values until the demoter has moved {@code key} to disk. */
+    /**
+     * Writes filler values until the demoter has moved {@code key} to disk. The fillers cycle over a fixed set of
+     * keys: once they come back as S3-FIFO ghosts they queue in main behind {@code key}, so even a key sitting in
+     * main (a ghost re-admission) reaches the head; fresh fillers alone would only ever churn the small queue.
+     */
     void pushToDisk(String key) {
+        int fillers = Math.toIntExact(2 * store.options().memoryBytes() / (128 * KiB));
         for (int i = 0; i < 1000 && state(key) != EntryState.DISK; i++) {
-            put("filler-" + i, Values.of("filler-" + i, 0, (int) (128 * KiB)));
+            String filler = "filler-" + i % fillers;
+            put(filler, Values.of(filler, i, (int) (128 * KiB)));
         }
         assertThat(state(key)).as("state of %s after filling memory", key).isEqualTo(EntryState.DISK);
     }
