@@ -68,7 +68,8 @@ public final class KvtierProcess implements AutoCloseable {
                 s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
                 byte[] buf = new byte[7];
                 int n = s.getInputStream().readNBytes(buf, 0, 7);
-                if (n == 7 && new String(buf, StandardCharsets.US_ASCII).equals("+PONG\r\n")) {
+                String reply = new String(buf, 0, n, StandardCharsets.US_ASCII);
+                if (reply.equals("+PONG\r\n") || reply.equals("-NOAUTH")) { // a --requirepass node is up, too
                     return;
                 }
             } catch (IOException notYet) {

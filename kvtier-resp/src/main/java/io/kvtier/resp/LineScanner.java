@@ -5,13 +5,16 @@ import io.netty.buffer.ByteBuf;
 /**
  * Finds the terminator of the line that starts at a buffer's reader index, looking only within the first
  * {@code maxLineLength + 1} bytes and remembering how far it already looked, so a line that arrives one byte at a time
- * is scanned once. Offsets are relative to the reader index, so the caller may discard read bytes between calls;
- * not thread-safe, owned by one {@link RespDecoder}.
+ * is scanned once. Like Redis, which searches with C's strchr, it never finds a terminator behind a NUL byte. Offsets
+ * are relative to the reader index, so the caller may discard read bytes between calls; not thread-safe, owned by
+ * one {@link RespDecoder}.
  */
 final class LineScanner {
     private final int maxLineLength;
     /** Bytes after the reader index already searched without finding the terminator. */
     private int scanned;
+    /** A NUL came before any terminator: this line can only end in the too-big error. */
+    private boolean blockedByNul;
 
     LineScanner(int maxLineLength) {
         this.maxLineLength = maxLineLength;
@@ -25,10 +28,15 @@ final class LineScanner {
     int find(ByteBuf in, byte terminator, String tooBig) {
         int from = in.readerIndex();
         int window = (int) Math.min(in.readableBytes(), maxLineLength + 1L);
-        int found = scanned < window ? in.indexOf(from + scanned, from + window, terminator) : -1;
-        if (found >= 0) {
-            scanned = found - from;
-            return found;
+        if (!blockedByNul && scanned < window) {
+            int found = in.indexOf(from + scanned, from + window, terminator);
+            int nul = in.indexOf(from + scanned, found >= 0 ? found : from + window, (byte) 0);
+            if (nul >= 0) {
+                blockedByNul = true;
+            } else if (found >= 0) {
+                scanned = found - from;
+                return found;
+            }
         }
         scanned = window;
         if (in.readableBytes() > maxLineLength) {
@@ -47,5 +55,6 @@ final class LineScanner {
     void consume(ByteBuf in, int next) {
         in.readerIndex(next);
         scanned = 0;
+        blockedByNul = false;
     }
 }

@@ -41,6 +41,11 @@ public final class RespCommand {
         return large[i] != null ? large[i].length() : small[i].length;
     }
 
+    /** Sink argument {@code i} without taking it (null for heap arguments); the command still owns it. */
+    public BulkSink sink(int i) {
+        return large[i];
+    }
+
     /** Transfers ownership of sink argument {@code i} to the caller; {@link #release()} will not abort it. */
     public BulkSink takeSink(int i) {
         BulkSink sink = large[i];

@@ -30,8 +30,9 @@ import java.util.Arrays;
  * Failure: any exception aborts every sink of the command in progress and makes the decoder fail forever (the caller
  * replies with the RespException's text and closes the connection).
  *
- * Deliberate differences from the C code: a NUL byte does not stop the newline search (Redis's strchr would wait
- * for 64 KiB), and an inline line is still split as a C string (everything from a NUL on is ignored).
+ * C strings: Redis finds line ends with strchr, which stops at a NUL byte, so a count, length or inline line with a
+ * NUL before its terminator never completes: the connection stalls until the too-big error. This decoder does the
+ * same (LineScanner), so it never hands a NUL to RedisLong or InlineSplitter.
  */
 
 /**

@@ -98,9 +98,16 @@ class RespDecoderErrorTest {
         assertThat(errorOf("GET " + BIG.substring(4) + "\r\n")).isEqualTo("ERR Protocol error: too big inline request");
     }
 
+    @Test
+    void rejectsALineWithANulBeforeItsEndOnlyOnceItPasses64KiBLikeRedis() {
+        assertThat(errorOf("GET a\u0000\r\n" + BIG)).isEqualTo("ERR Protocol error: too big inline request");
+        assertThat(errorOf("*1\u0000\r\n" + BIG)).isEqualTo("ERR Protocol error: too big mbulk count string");
+        assertThat(errorOf("*1\r\n$\u0000\r\n" + BIG)).isEqualTo("ERR Protocol error: too big bulk count string");
+        assertThat(errorOf("GET a\u0000\r\n" + BIG.substring(8))).isNull();
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"GET \"k\n", "GET 'k\n", "GET \"k\"x\n", "GET 'k'x\n", "GET \"k\\\"\n", "GET \"k\\\n",
-            "GET \"a\u0000\"\n"})
+    @ValueSource(strings = {"GET \"k\n", "GET 'k\n", "GET \"k\"x\n", "GET 'k'x\n", "GET \"k\\\"\n", "GET \"k\\\n"})
     void rejectsUnbalancedQuotes(String input) {
         assertThat(errorOf(input)).isEqualTo("ERR Protocol error: unbalanced quotes in request");
     }

@@ -13,15 +13,20 @@ import java.util.Random;
  * the whole input fed at once.
  *
  * <p>Plain {@code mvn verify} replays the seed corpus in
- * {@code src/test/resources/io/kvtier/resp/RespDecoderFuzzTestInputs/}. To fuzz for five minutes:
- * {@code JAZZER_FUZZ=1 ./mvnw -pl kvtier-resp -am test -Dtest=RespDecoderFuzzTest -Dsurefire.failIfNoSpecifiedTests=false}.
+ * {@code src/test/resources/io/kvtier/resp/RespDecoderFuzzTestInputs/} (regression mode). To fuzz for five minutes:
+ * <pre>{@code
+ * JAZZER_FUZZ=1 ./mvnw -pl kvtier-resp -am clean test -Dtest=RespDecoderFuzzTest \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dmaven.compiler.release=21 -Dkvtier.jazzer.hooks=true
+ * }</pre>
+ * Java 21 bytecode because Jazzer 0.24.0's ASM cannot read Java 25 class files (without coverage instrumentation
+ * libFuzzer fuzzes blind); run {@code clean} afterwards. Findings land next to the seeds and then replay in every build.
  *
  * <p>Input layout: FuzzedDataProvider takes numbers from the end, so a seed is the request stream followed by an
  * 18-byte trailer read backwards: authenticated (1 byte), sink refusals (1), max bulk length (2), max multibulk
  * length (2), max inline length (2), sink threshold (2), split seed (8).
  */
 class RespDecoderFuzzTest {
-    @FuzzTest(maxDuration = "30s")
+    @FuzzTest(maxDuration = "5m")
     void decoderNeverThrowsAnythingButRespException(FuzzedDataProvider data) {
         boolean authenticated = data.consumeBoolean();
         int refusalsPerSink = data.consumeInt(0, 3);

@@ -138,8 +138,14 @@ class RespDecoderTest {
     }
 
     @Test
-    void endsInlineSplittingAtANulByteAsTheCStringDoes() {
-        assertThat(decodeAll("ECHO a\u0000b c\r\nPING\r\n")).containsExactly(List.of("ECHO", "a"), List.of("PING"));
+    void neverEndsALineWithANulBeforeItsTerminatorLikeRedisStrchr() {
+        assertThat(Decoding.run(decoder, bytes("ECHO a\u0000b\r\nPING\r\n"))).isEqualTo(new Decoding.Outcome(List.of(), null));
+        assertThat(decodeAll("*1\r\n$1\u0000\r\n")).isEmpty();
+    }
+
+    @Test
+    void acceptsNulBytesInPayloadsAndAfterALineEnd() {
+        assertThat(decodeAll("*1\r\n$1\r\u0000\u0000\r\nPING\r\u0000")).containsExactly(List.of("\u0000"));
     }
 
     @Test

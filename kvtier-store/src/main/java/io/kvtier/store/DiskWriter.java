@@ -61,6 +61,23 @@ final class DiskWriter implements Runnable {
         return enqueue(new Job(record, null, new CompletableFuture<>()));
     }
 
+    /** Runs {@code task} on the writer thread, in order with all disk writes, and completes with its result. */
+    <T> CompletableFuture<T> call(java.util.function.Supplier<T> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        submit(() -> {
+            try {
+                result.complete(task.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        }).whenComplete((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
     /** Runs {@code task} on the writer thread, in order with all disk writes. */
     CompletableFuture<Void> submit(Runnable task) {
         return enqueue(new Job(null, task, new CompletableFuture<>()));
@@ -216,8 +233,16 @@ final class DiskWriter implements Runnable {
             throw ex;
         }
         int moved = 0;
+        List<Entry> bounced = new ArrayList<>();
         for (int i = 0; i < dirty.size(); i++) {
             Entry e = dirty.get(i);
+            if (locations[i].region().isEvicted()) {
+                // A later, larger record of this batch evicted the region this one went to (only this thread
+                // evicts): the record is gone, so the entry stays in memory rather than point at a deleted file.
+                bounced.add(e);
+                pinned.get(i).release();
+                continue;
+            }
             MemoryValue release = null;
             synchronized (e) {
                 if (e.state() == EntryState.DEMOTING) {
@@ -235,6 +260,7 @@ final class DiskWriter implements Runnable {
             }
             pinned.get(i).release();
         }
+        undoDemotion(bounced);
         store.counters.demotions.add(moved);
         return moved;
     }

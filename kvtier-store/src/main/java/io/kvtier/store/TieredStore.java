@@ -1,6 +1,8 @@
 package io.kvtier.store;
 
 import io.kvtier.store.disk.CorruptRecordException;
+import io.kvtier.store.disk.DirectWrite;
+import io.kvtier.store.disk.DiskFullException;
 import io.kvtier.store.disk.DiskLocation;
 import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
@@ -71,6 +73,7 @@ public final class TieredStore implements AutoCloseable {
     private final MemoryWaiters waiters;
     private final ConcurrentHashMap.KeySetView<Key, Boolean> expiring = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer;
+    private final java.util.concurrent.ExecutorService directWrites;
     final DiskWriter writer;
     private final RecoveryStats recovery;
     private volatile boolean closed;
@@ -96,6 +99,7 @@ public final class TieredStore implements AutoCloseable {
         this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake);
         memory.onFree(waiters::serve);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
+        this.directWrites = Executors.newFixedThreadPool(2, r -> daemon(r, "kvtier-direct-write"));
         timer.scheduleWithFixedDelay(this::sweepExpired, 100, 100, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(waiters::expireOverdue, 100, 100, TimeUnit.MILLISECONDS);
         writer.start();
@@ -128,15 +132,23 @@ public final class TieredStore implements AutoCloseable {
 
     /**
      * Reserves memory for an incoming value of {@code length} bytes, waiting (without blocking the caller) while the
-     * demoter makes room. The future fails with {@link StoreFullException} if the value can never fit or memory
-     * stays full past the wait limit.
+     * demoter makes room. The future fails with {@link StoreFullException} if memory stays full past the wait limit.
+     *
+     * @throws StoreFullException at once if the value can never fit (larger than the maximum value size or what the
+     *         disk tier can hold)
+     * @throws IllegalArgumentException if the value is too large for memory ({@link #bypassesMemory}): it must go
+     *         through {@link #openDirectWrite}
      */
     public CompletableFuture<MemoryValue> allocate(long length) {
         checkStorable(length);
         return waiters.allocate(length);
     }
 
-    /** Reserves memory now if there is room and nobody is waiting ahead, else returns null. */
+    /**
+     * Reserves memory now if there is room and nobody is waiting ahead, else returns null.
+     *
+     * @throws StoreFullException if the value can never fit, as {@link #allocate} does
+     */
     public MemoryValue tryAllocate(long length) {
         checkStorable(length);
         return waiters.tryAllocate(length);
@@ -147,14 +159,81 @@ public final class TieredStore implements AutoCloseable {
             throw new StoreFullException("value of " + length + " bytes exceeds the maximum value size of "
                     + options.maxValueBytes() + " bytes (--max-value)");
         }
-        if (MemoryTier.footprintOf(length) > memory.budget() / 2) {
-            throw new StoreFullException("value of " + length + " bytes exceeds half the memory budget of "
-                    + memory.budget() + " bytes (--memory)");
+        if (bypassesMemory(length)) {
+            throw new IllegalArgumentException("value of " + length + " bytes goes straight to disk: use "
+                    + "openDirectWrite");
         }
         if (length + RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH > disk.maxRecordLength()) {
             throw new StoreFullException("value of " + length + " bytes exceeds what the disk tier can hold ("
                     + disk.maxRecordLength() + " bytes, --disk)");
         }
+    }
+
+    /** Whether a value of {@code length} bytes is too large for the memory tier (over half its budget). */
+    public boolean bypassesMemory(long length) {
+        return MemoryTier.footprintOf(length) > memory.budget() / 2;
+    }
+
+    /**
+     * Starts receiving a value too large for memory straight into the disk tier; finish with {@link #putDirect}
+     * or {@link DirectWrite#abort()}.
+     */
+    public DirectWrite openDirectWrite(long length) {
+        if (length > options.maxValueBytes()) {
+            throw new StoreFullException("value of " + length + " bytes exceeds the maximum value size of "
+                    + options.maxValueBytes() + " bytes (--max-value)");
+        }
+        try {
+            return disk.openDirectWrite(length, directWrites);
+        } catch (DiskFullException e) {
+            throw new StoreFullException("value of " + length + " bytes exceeds what the disk tier can hold ("
+                    + disk.maxRecordLength() + " bytes, --disk)");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Stores a value received by {@code write} under {@code key}, once all of it is on disk. The NX/XX condition is
+     * checked when the value has fully arrived. Completes when the value (and any tombstone) is written.
+     */
+    public CompletableFuture<PutResult> putDirect(byte[] keyBytes, DirectWrite write, PutOptions opts) {
+        Key key = new Key(keyBytes);
+        return write.finish().thenCompose(done -> writer.call(() -> {
+            long now = System.currentTimeMillis();
+            Entry current = index.get(key);
+            Entry live = current != null && !current.isExpired(now) ? current : null;
+            ValueRef old = opts.returnOld() && live != null ? ValueRef.retain(live) : null;
+            if (opts.condition() == PutOptions.Condition.IF_ABSENT && live != null
+                    || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
+                write.abort();
+                return CompletableFuture.completedFuture(new PutResult(false, old));
+            }
+            long expireAt = opts.keepTtl() && live != null ? live.expireAt : opts.expireAt();
+            long seq = sequence.incrementAndGet();
+            DiskLocation loc;
+            try {
+                loc = disk.adopt(write, key.bytes, seq, expireAt);
+            } catch (IOException e) {
+                write.abort();
+                throw new java.io.UncheckedIOException(e);
+            }
+            Entry e = new Entry(key, seq, write.length(), expireAt, EntryState.DISK);
+            e.disk = loc;
+            counters.created(EntryState.DISK, e.length);
+            writer.track(e, loc);
+            Entry replaced = index.put(key, e);
+            if (expireAt != 0) {
+                expiring.add(key);
+            }
+            CompletableFuture<Void> durable = replaced == null ? CompletableFuture.completedFuture(null)
+                    : retire(replaced, seq);
+            return durable.thenApply(v -> new PutResult(true, old));
+        }).thenCompose(f -> f)).whenComplete((r, e) -> {
+            if (e != null) {
+                write.abort();
+            }
+        });
     }
 
     /**
@@ -368,6 +447,9 @@ public final class TieredStore implements AutoCloseable {
     }
 
     private void maybePromote(Entry e, DiskLocation loc, ByteBuffer value) {
+        if (bypassesMemory(e.length)) {
+            return;
+        }
         synchronized (e) {
             if (++e.diskHits < 2 || e.state() != EntryState.DISK || e.disk != loc) {
                 return;
@@ -398,6 +480,27 @@ public final class TieredStore implements AutoCloseable {
         }
         counters.promotions.increment();
         writer.wakeIfPressured();
+    }
+
+    /**
+     * Verifies a disk-resident value too large to read whole, through {@code scratch}; a corrupt record is dropped
+     * like in {@link #readFromDisk}. Blocking: I/O threads only.
+     */
+    public void verifyOnDisk(ValueRef ref, ByteBuffer scratch) throws IOException {
+        try {
+            disk.verify(ref.disk, ref.entry.key.bytes, scratch);
+        } catch (CorruptRecordException ex) {
+            counters.corruptReads.increment();
+            log.error("dropping key of {} bytes: {}", ref.entry.length, ex.getMessage());
+            dropCorrupt(ref.entry, ref.disk);
+            throw ex;
+        }
+        counters.diskReadBytes.add(ref.entry.length);
+    }
+
+    /** Reads bytes of a verified disk-resident value from {@code offset} into {@code dst}. I/O threads only. */
+    public void readDiskValue(ValueRef ref, long offset, ByteBuffer dst) throws IOException {
+        disk.readValue(ref.disk, offset, dst);
     }
 
     /** Whether {@code key} exists (and is not expired). */
@@ -505,6 +608,7 @@ public final class TieredStore implements AutoCloseable {
         }
         closed = true;
         timer.shutdownNow();
+        directWrites.shutdownNow();
         waiters.failAll("store is closing");
         long start = System.nanoTime();
         DiskWriter.ShutdownStats flushed = writer.shutdown();

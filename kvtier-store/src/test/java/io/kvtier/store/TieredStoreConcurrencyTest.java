@@ -6,7 +6,6 @@ import static io.kvtier.store.TestStore.join;
 import static io.kvtier.store.TestStore.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

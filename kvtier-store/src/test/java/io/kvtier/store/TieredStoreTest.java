@@ -158,11 +158,15 @@ class TieredStoreTest {
     }
 
     @Test
-    void allocateOfMoreThanHalfTheMemoryBudgetFailsWithStoreFullException() throws IOException {
+    void allocateRefusesValuesThatCanNeverBeHeldInMemory() throws IOException {
         try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
-            assertThatThrownBy(() -> s.store.allocate(MiB + 1)).isInstanceOf(StoreFullException.class)
-                    .hasMessageContaining("half the memory budget");
-            assertThatThrownBy(() -> s.store.tryAllocate(MiB + 1)).isInstanceOf(StoreFullException.class);
+            assertThat(s.store.bypassesMemory(MiB)).isFalse();
+            assertThat(s.store.bypassesMemory(MiB + 1)).as("more than half the memory budget").isTrue();
+            assertThatThrownBy(() -> s.store.allocate(MiB + 1)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("openDirectWrite");
+            assertThatThrownBy(() -> s.store.tryAllocate(MiB + 1)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> s.store.allocate(64 * MiB + 1)).isInstanceOf(StoreFullException.class)
+                    .hasMessageContaining("maximum value size");
             MemoryValue half = join(s.store.allocate(MiB));
             half.release();
             assertThat(s.stats().memoryUsedBytes()).isZero();

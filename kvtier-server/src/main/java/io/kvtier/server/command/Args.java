@@ -16,6 +16,19 @@ public final class Args {
         return v;
     }
 
+    /**
+     * Parses an argument Redis reads as a C int (getIntFromObjectOrReply): a non-integer is "not an integer", a
+     * 64-bit integer outside the int range gets Redis's own range error.
+     */
+    public static int parseInt(byte[] b) {
+        long v = parseLong(b);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new CommandException("ERR value is out of range, value must between " + Integer.MIN_VALUE
+                    + " and " + Integer.MAX_VALUE);
+        }
+        return (int) v;
+    }
+
     public static Long tryParseLong(byte[] b) {
         int n = b.length;
         if (n == 0 || n > 20) {

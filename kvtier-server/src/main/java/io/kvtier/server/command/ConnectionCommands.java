@@ -7,6 +7,8 @@ import io.kvtier.resp.RespCommand;
 import io.kvtier.server.net.Reply;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -165,11 +167,7 @@ final class ConnectionCommands {
     }
 
     private static CompletableFuture<Void> select(Session s, RespCommand c, Reply r) {
-        Long db = Args.tryParseLong(c.bytes(1));
-        if (db == null || db < Integer.MIN_VALUE || db > Integer.MAX_VALUE) {
-            throw new CommandException(CommandException.NOT_INTEGER);
-        }
-        if (db != 0) {
+        if (Args.parseInt(c.bytes(1)) != 0) {
             throw new CommandException("ERR DB index is out of range");
         }
         r.ok();
@@ -178,11 +176,44 @@ final class ConnectionCommands {
 
     private static CompletableFuture<Void> clientList(Session s, RespCommand c, Reply r) {
         StringBuilder out = new StringBuilder();
-        for (Session other : s.server.sessions().values()) {
-            out.append(other.describe()).append('\n');
+        for (Session listed : listed(s, c)) {
+            out.append(listed.describe()).append('\n');
         }
         r.verbatim(out.toString());
         return null;
+    }
+
+    /**
+     * The sessions CLIENT LIST reports, under Redis 7.0's argument rules: no filter, TYPE name (every kvtier client
+     * is of type normal), or ID id... (in argument order, unknown ids skipped); anything else is a syntax error.
+     */
+    private static Collection<Session> listed(Session s, RespCommand c) {
+        int n = c.argCount();
+        if (n == 2) {
+            return s.server.sessions().values();
+        }
+        if (n == 4 && Args.is(c.bytes(2), "type")) {
+            return switch (Args.lower(c.bytes(3))) {
+                case "normal" -> s.server.sessions().values();
+                case "master", "slave", "replica", "pubsub" -> List.of();
+                default -> throw new CommandException("ERR Unknown client type '" + Args.str(c.bytes(3)) + "'");
+            };
+        }
+        if (n > 3 && Args.is(c.bytes(2), "id")) {
+            List<Session> out = new ArrayList<>();
+            for (int i = 3; i < n; i++) {
+                Long id = Args.tryParseLong(c.bytes(i));
+                if (id == null) {
+                    throw new CommandException("ERR Invalid client ID");
+                }
+                Session found = s.server.sessions().get(id);
+                if (found != null) {
+                    out.add(found);
+                }
+            }
+            return out;
+        }
+        throw new CommandException(CommandException.SYNTAX);
     }
 
     private static CompletableFuture<Void> setInfo(Session s, RespCommand c, Reply r) {

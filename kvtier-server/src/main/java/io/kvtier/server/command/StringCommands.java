@@ -11,7 +11,6 @@ import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.PutResult;
 import io.kvtier.store.TieredStore;
 import io.kvtier.store.ValueRef;
-import io.kvtier.store.memory.MemoryValue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -57,8 +56,7 @@ final class StringCommands {
                                                    PutOptions options, boolean integerReply) {
         TieredStore store = s.server.store();
         byte[] key = c.bytes(1);
-        CompletableFuture<PutResult> put = Values.take(c, valueIndex, store)
-                .thenCompose(value -> store.put(key, value, options));
+        CompletableFuture<PutResult> put = Values.put(c, valueIndex, key, options, store);
         return Async.then(put, r, result -> {
             if (integerReply) {
                 r.integer(result.written() ? 1 : 0);
@@ -137,22 +135,14 @@ final class StringCommands {
                 }
             }
         }
-        List<CompletableFuture<MemoryValue>> values = new ArrayList<>();
         for (int i = 2; i < c.argCount(); i += 2) {
-            values.add(Values.take(c, i, store));
+            Values.checkAccepted(c, i); // refuse the whole command before storing any of it
         }
-        CompletableFuture<Void> all = CompletableFuture.allOf(values.toArray(CompletableFuture[]::new));
-        CompletableFuture<Void> stored = all.handle((v, e) -> {
-            if (e != null) {
-                values.stream().filter(f -> !f.isCompletedExceptionally()).forEach(f -> f.join().release());
-                throw e instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(e);
-            }
-            List<CompletableFuture<PutResult>> puts = new ArrayList<>();
-            for (int i = 0; i < values.size(); i++) {
-                puts.add(store.put(c.bytes(1 + 2 * i), values.get(i).join(), PutOptions.PLAIN));
-            }
-            return CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
-        }).thenCompose(f -> f);
+        List<CompletableFuture<PutResult>> puts = new ArrayList<>();
+        for (int i = 1; i < c.argCount(); i += 2) {
+            puts.add(Values.put(c, i + 1, c.bytes(i), PutOptions.PLAIN, store));
+        }
+        CompletableFuture<Void> stored = CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
         return Async.then(stored, r, v -> {
             if (onlyIfNoneExist) {
                 r.integer(1);

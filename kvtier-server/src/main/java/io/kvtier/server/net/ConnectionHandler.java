@@ -55,7 +55,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         session = new Session(server.newClientId(), server, ctx.channel());
         server.sessions().put(session.id, session);
-        sinks = new StoreSinkFactory(server.store(), () -> ctx.executor().execute(this::process));
+        sinks = new StoreSinkFactory(server.store(), ctx.alloc(), () -> ctx.executor().execute(this::process));
         decoder = new RespDecoder(RespDecoder.Limits.defaults(server.options().maxValueBytes()), sinks);
         decoder.setAuthenticated(session.authenticated());
         ctx.channel().config().setAutoRead(true);
@@ -78,7 +78,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (closed) {
             return;
         }
-        while (!busy && ctx.channel().isWritable()
+        while (!busy && ctx.channel().isWritable() && !sinks.backlogged()
                 && (input != null && input.isReadable() || decoder.isWaitingForSink())) {
             RespCommand cmd;
             try {
@@ -129,7 +129,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void updateAutoRead() {
-        boolean read = !closed && !busy && !decoder.isWaitingForSink() && ctx.channel().isWritable();
+        boolean read = !closed && !busy && !decoder.isWaitingForSink() && !sinks.backlogged()
+                && ctx.channel().isWritable();
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }

@@ -59,6 +59,80 @@ public final class DiskReads implements AutoCloseable {
         }, pool);
     }
 
+    /** Values above this are streamed in chunks (verify pass, then send pass) instead of read whole. */
+    static final long STREAM_THRESHOLD = 64L << 20;
+    private static final int STREAM_CHUNK = 4 << 20;
+
+    static boolean streams(ValueRef ref) {
+        return ref.length() > STREAM_THRESHOLD;
+    }
+
+    /**
+     * Sends a value too large to stage whole: first verifies its checksum in chunks, then writes it in chunks with
+     * one in flight, so off-heap use stays at one chunk however large the value. A corrupt record is a miss. Takes
+     * over {@code ref}; completes when the last byte is written.
+     */
+    CompletableFuture<Void> stream(ValueRef ref, Reply reply) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture.runAsync(() -> {
+            ByteBuf scratch = PooledByteBufAllocator.DEFAULT.directBuffer(STREAM_CHUNK, STREAM_CHUNK);
+            try {
+                store.verifyOnDisk(ref, scratch.nioBuffer(0, STREAM_CHUNK));
+            } catch (java.io.IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            } finally {
+                scratch.release();
+            }
+        }, pool).whenCompleteAsync((v, e) -> {
+            if (e != null) {
+                ref.close();
+                try {
+                    Values.writeRead(null, e, reply);
+                    done.complete(null);
+                } catch (RuntimeException other) {
+                    done.completeExceptionally(other);
+                }
+                return;
+            }
+            reply.bulkHeaderNow(ref.length());
+            sendChunk(ref, 0, reply, done);
+        }, reply.executor());
+        return done;
+    }
+
+    private void sendChunk(ValueRef ref, long offset, Reply reply, CompletableFuture<Void> done) {
+        int n = (int) Math.min(STREAM_CHUNK, ref.length() - offset);
+        CompletableFuture.supplyAsync(() -> {
+            ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(n, n);
+            try {
+                store.readDiskValue(ref, offset, buf.nioBuffer(0, n));
+                return buf.writerIndex(n);
+            } catch (Exception e) {
+                buf.release();
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        }, pool).whenCompleteAsync((buf, e) -> {
+            if (e != null) {
+                ref.close();
+                reply.abortConnection(); // half a value is on the wire: only closing keeps the client from trusting it
+                done.completeExceptionally(e);
+                return;
+            }
+            reply.writeNow(buf).addListener(f -> {
+                if (!f.isSuccess()) {
+                    ref.close();
+                    done.completeExceptionally(f.cause());
+                } else if (offset + n < ref.length()) {
+                    sendChunk(ref, offset + n, reply, done);
+                } else {
+                    ref.close();
+                    reply.crlfNow();
+                    done.complete(null);
+                }
+            });
+        }, reply.executor());
+    }
+
     @Override
     public void close() throws InterruptedException {
         pool.shutdown();

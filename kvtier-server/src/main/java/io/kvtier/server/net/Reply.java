@@ -114,6 +114,30 @@ public final class Reply {
         RespWriter.crlf(buf());
     }
 
+    /** Writes a bulk-string header and flushes it, for a value that follows in {@link #writeNow} chunks. */
+    void bulkHeaderNow(long length) {
+        RespWriter.bulkHeader(buf(), length);
+        writeBuffered();
+        ctx.flush();
+    }
+
+    /** Writes and flushes one chunk of a streamed value; the future tells when the socket took it. */
+    io.netty.channel.ChannelFuture writeNow(ByteBuf chunk) {
+        writeBuffered();
+        return ctx.writeAndFlush(chunk);
+    }
+
+    /** Ends a streamed value. */
+    void crlfNow() {
+        RespWriter.crlf(buf());
+    }
+
+    /** Closes the connection at once (a streamed value could not be completed). */
+    void abortConnection() {
+        discard();
+        ctx.close();
+    }
+
     private void writeBuffered() {
         if (buf != null && buf.isReadable()) {
             ctx.write(buf);

@@ -16,11 +16,19 @@ import java.util.concurrent.CompletionException;
 final class StoreSinkFactory implements BulkSinkFactory {
     private final TieredStore store;
     private final Runnable resume;
+    private final io.netty.buffer.ByteBufAllocator alloc;
     private CompletableFuture<MemoryValue> pending;
+    private DiskSink direct; // the latest disk-bound payload, watched for backlog
 
-    StoreSinkFactory(TieredStore store, Runnable resume) {
+    StoreSinkFactory(TieredStore store, io.netty.buffer.ByteBufAllocator alloc, Runnable resume) {
         this.store = store;
+        this.alloc = alloc;
         this.resume = resume;
+    }
+
+    /** Whether a payload streaming to disk is so far behind that the connection should stop reading. */
+    boolean backlogged() {
+        return direct != null && direct.backlogged();
     }
 
     @Override
@@ -38,6 +46,10 @@ final class StoreSinkFactory implements BulkSinkFactory {
             }
         }
         try {
+            if (store.bypassesMemory(length)) {
+                direct = new DiskSink(store.openDirectWrite(length), alloc, resume);
+                return direct;
+            }
             MemoryValue now = store.tryAllocate(length);
             if (now != null) {
                 return new MemorySink(now);

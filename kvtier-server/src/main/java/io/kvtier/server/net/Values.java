@@ -4,6 +4,8 @@ import io.kvtier.resp.BulkSink;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.ServerContext;
 import io.kvtier.server.command.CommandException;
+import io.kvtier.store.PutOptions;
+import io.kvtier.store.PutResult;
 import io.kvtier.store.TieredStore;
 import io.kvtier.store.ValueRef;
 import io.kvtier.store.disk.CorruptRecordException;
@@ -22,7 +24,7 @@ public final class Values {
      * The value in argument {@code i} as store memory: the decoder's sink if it streamed there, else a fresh
      * reservation (which may wait for the demoter) filled from the heap argument.
      */
-    public static CompletableFuture<MemoryValue> take(RespCommand cmd, int i, TieredStore store) {
+    private static CompletableFuture<MemoryValue> take(RespCommand cmd, int i, TieredStore store) {
         if (cmd.isSink(i)) {
             BulkSink sink = cmd.takeSink(i);
             if (sink instanceof RejectedSink rejected) {
@@ -42,6 +44,26 @@ public final class Values {
         });
     }
 
+    /** Fails with the store's error if the payload of argument {@code i} was refused while it arrived. */
+    public static void checkAccepted(RespCommand cmd, int i) {
+        if (cmd.sink(i) instanceof RejectedSink rejected) {
+            throw new CommandException(rejected.error);
+        }
+    }
+
+    /**
+     * Stores argument {@code i} of {@code cmd} under {@code key}: from store memory, or, for a payload that streamed
+     * straight to disk, by committing that file.
+     */
+    public static CompletableFuture<PutResult> put(RespCommand cmd, int i, byte[] key, PutOptions options,
+                                                   TieredStore store) {
+        if (cmd.sink(i) instanceof DiskSink disk) {
+            cmd.takeSink(i);
+            return store.putDirect(key, disk.take(), options);
+        }
+        return take(cmd, i, store).thenCompose(value -> store.put(key, value, options));
+    }
+
     /**
      * Writes {@code ref} as a bulk string (taking it over): at once from memory, or after a disk read, whose failure
      * as a corrupt record is answered as a miss. Returns null when done synchronously.
@@ -54,6 +76,9 @@ public final class Values {
         if (ref.inMemory()) {
             reply.value(ref);
             return null;
+        }
+        if (DiskReads.streams(ref)) {
+            return server.diskReads().stream(ref, reply);
         }
         return server.diskReads().read(ref).handleAsync((read, e) -> {
             writeRead(read, e, reply);

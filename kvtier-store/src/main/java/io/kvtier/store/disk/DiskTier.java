@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 public final class DiskTier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiskTier.class);
     private static final int WRITE_BUFFER = 4 * 1024 * 1024;
+    private static final String DIRECT_SUFFIX = ".direct.tmp";
 
     private final Path dir;
     private final long budget;
@@ -31,12 +32,15 @@ public final class DiskTier implements AutoCloseable {
     private final ByteBuffer writeBuffer = ByteBuffer.allocateDirect(WRITE_BUFFER);
     private final ByteBuffer header = ByteBuffer.allocateDirect(RecordFormat.HEADER_SIZE);
     private final Consumer<Region> onEvict;
+    private final FileChannel lockFile;
     private Region active;
     private long nextRegionId;
+    private final java.util.concurrent.atomic.AtomicLong nextDirectWrite = new java.util.concurrent.atomic.AtomicLong();
     private volatile long usedBytes;
     private volatile long evictedRegions;
 
-    private DiskTier(Path dir, long budget, long regionSize, Consumer<Region> onEvict) {
+    private DiskTier(Path dir, long budget, long regionSize, Consumer<Region> onEvict, FileChannel lockFile) {
+        this.lockFile = lockFile;
         this.dir = dir;
         this.budget = budget;
         this.regionSize = regionSize;
@@ -55,9 +59,33 @@ public final class DiskTier implements AutoCloseable {
             throw new IllegalArgumentException("disk budget " + budget + " must hold at least two regions of " + regionSize);
         }
         Files.createDirectories(dir);
-        DiskTier tier = new DiskTier(dir, budget, regionSize, onEvict);
-        stats.accept(tier.recover(recovered));
+        DiskTier tier = new DiskTier(dir, budget, regionSize, onEvict, lock(dir));
+        try {
+            stats.accept(tier.recover(recovered));
+        } catch (IOException | RuntimeException e) {
+            tier.lockFile.close();
+            throw e;
+        }
         return tier;
+    }
+
+    /** Takes the data directory's exclusive lock, held until {@link #close()}: one process per directory. */
+    private static FileChannel lock(Path dir) throws IOException {
+        FileChannel channel = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+        try {
+            if (channel.tryLock() == null) {
+                throw new IOException("data directory " + dir.toAbsolutePath() + " is in use by another kvtier "
+                        + "process (it holds " + dir.resolve("LOCK") + ")");
+            }
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            channel.close();
+            throw new IOException("data directory " + dir.toAbsolutePath() + " is already open in this process");
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+        return channel;
     }
 
     private RecoveryStats recover(Consumer<RecoveredRecord> recovered) throws IOException {
@@ -68,6 +96,12 @@ public final class DiskTier implements AutoCloseable {
                 String n = p.getFileName().toString();
                 return n.startsWith(Region.PREFIX) && n.endsWith(Region.SUFFIX);
             }).sorted((a, b) -> Long.compareUnsigned(Region.idOf(a), Region.idOf(b))).toList();
+        }
+        try (Stream<Path> list = Files.list(dir)) {
+            for (Path leftover : list.filter(p -> p.getFileName().toString().endsWith(DIRECT_SUFFIX)).toList()) {
+                log.warn("deleting {}: a large value that was still arriving when the node stopped", leftover);
+                Files.delete(leftover);
+            }
         }
         RegionScanner.Totals totals = new RegionScanner.Totals();
         for (Path file : files) {
@@ -114,10 +148,10 @@ public final class DiskTier implements AutoCloseable {
         }
         makeRoom(length);
         CRC32C crc = new CRC32C();
-        crc.update(record.key());
         for (ByteBuffer part : record.value()) {
             crc.update(part.duplicate());
         }
+        crc.update(record.key());
         RecordFormat.writeHeader(header, crc, record.seq(), record.expireAt(), record.key().length,
                 record.valueLength(), record.type());
         long offset = active.size();
@@ -163,6 +197,40 @@ public final class DiskTier implements AutoCloseable {
         while (remaining > 0) {
             remaining -= channel.write(buffers);
         }
+    }
+
+    /**
+     * Starts streaming a value of {@code length} bytes into a file of its own (see {@link DirectWrite}); any thread.
+     *
+     * @throws DiskFullException if no record that large can ever fit
+     */
+    public DirectWrite openDirectWrite(long length, java.util.concurrent.Executor io) throws IOException {
+        if (DirectWrite.VALUE_OFFSET + length > maxRecordLength()) {
+            throw new DiskFullException(DirectWrite.VALUE_OFFSET + length, budget);
+        }
+        Path file = dir.resolve(nextDirectWrite.incrementAndGet() + DIRECT_SUFFIX);
+        return new DirectWrite(file, length, io);
+    }
+
+    /**
+     * Turns a finished direct write into the newest region, holding the record of {@code key}. The active region is
+     * sealed first, so region ids keep following the order in which regions were sealed. Writer thread only.
+     */
+    public DiskLocation adopt(DirectWrite write, byte[] key, long seq, long expireAt) throws IOException {
+        long offset = write.seal(key, seq, expireAt);
+        if (active != null) {
+            flush();
+            sealed.addLast(active);
+            active = null;
+        }
+        makeRoom(write.fileSize());
+        long id = nextRegionId++;
+        Path path = Region.pathFor(dir, id);
+        java.nio.file.Files.move(write.file(), path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Region region = new Region(id, path, write.channel(), write.fileSize());
+        sealed.addLast(region);
+        usedBytes += write.fileSize();
+        return new DiskLocation(region, offset, key.length, Math.toIntExact(write.length()));
     }
 
     private void rollOver() throws IOException {
@@ -233,6 +301,44 @@ public final class DiskTier implements AutoCloseable {
         return buf.slice(RecordFormat.HEADER_SIZE + h.keyLength(), h.valueLength());
     }
 
+    /**
+     * Verifies the record at {@code location} in pieces through {@code scratch}, for values too large to read
+     * whole. The caller holds a region reference.
+     *
+     * @throws CorruptRecordException if the header, key or checksum does not match
+     */
+    public void verify(DiskLocation location, byte[] expectedKey, ByteBuffer scratch) throws IOException {
+        ByteBuffer headerBuf = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
+        FileChannel channel = location.region().channel();
+        while (headerBuf.hasRemaining()) {
+            if (channel.read(headerBuf, location.offset() + headerBuf.position()) < 0) {
+                break;
+            }
+        }
+        RecordFormat.Header h = RecordFormat.Header.parse(headerBuf.flip(), 0);
+        byte[] key = headerBuf.limit() == RecordFormat.HEADER_SIZE && h.plausible(location.recordLength())
+                && h.valueLength() == location.valueLength()
+                ? RecordFormat.verifyStreaming(channel, location.offset(), h, scratch) : null;
+        if (key == null || !java.util.Arrays.equals(key, expectedKey)) {
+            throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
+                    + " failed its checksum or header check");
+        }
+    }
+
+    /** Reads value bytes from {@code valueOffset} into {@code dst} (positional; no verification). */
+    public void readValue(DiskLocation location, long valueOffset, ByteBuffer dst) throws IOException {
+        long pos = location.offset() + RecordFormat.HEADER_SIZE + location.keyLength() + valueOffset;
+        FileChannel channel = location.region().channel();
+        while (dst.hasRemaining()) {
+            int n = channel.read(dst, pos);
+            if (n < 0) {
+                throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
+                        + " is cut short");
+            }
+            pos += n;
+        }
+    }
+
     /** Flushes and forces everything to stable storage, then closes the files. Writer thread (or after it stopped). */
     @Override
     public void close() throws IOException {
@@ -246,6 +352,7 @@ public final class DiskTier implements AutoCloseable {
             r.release();
         }
         sealed.clear();
+        lockFile.close(); // releases the directory lock
     }
 
     /** Forces written data to stable storage. Writer thread only. */

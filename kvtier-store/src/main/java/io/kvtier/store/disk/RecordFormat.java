@@ -8,18 +8,19 @@ import java.util.zip.CRC32C;
  * Layout of one record, little-endian:
  * <pre>
  *  0  int  magic 0x4B565452 ("KVTR")
- *  4  int  CRC32C over key, value, then header bytes [8, 40)
+ *  4  int  CRC32C over value, key, then header bytes [8, 40)
  *  8  long sequence number (global, increasing; decides which version of a key wins)
  * 16  long expiry, epoch milliseconds, 0 = none
  * 24  int  key length
  * 28  int  value length
  * 32  byte type: 1 = value, 2 = tombstone (kills records of the key with a lower sequence number),
- *               3 = expiry (sets the expiry of the key's newest value record with a lower sequence number)
+ *               3 = expiry (sets the expiry of the key's newest value record with a lower sequence number),
+ *               4 = padding (no key; its "value" is filler to skip)
  * 33  7 bytes reserved, zero
  * 40  key, then value
  * </pre>
- * The checksum covers the header last so that a value can be checksummed as it streams, before its sequence number
- * is known.
+ * The checksum covers the value first and the header last, so that a value streamed to disk can be checksummed as
+ * it arrives, before its key and sequence number are known (see DirectWrite).
  */
 public final class RecordFormat {
     public static final int MAGIC = 0x4B565452;
@@ -27,14 +28,15 @@ public final class RecordFormat {
     public static final byte TYPE_VALUE = 1;
     public static final byte TYPE_TOMBSTONE = 2;
     public static final byte TYPE_EXPIRY = 3;
+    public static final byte TYPE_PADDING = 4;
     /** Keys longer than this are refused; it also bounds what recovery believes a header. */
     public static final int MAX_KEY_LENGTH = 64 * 1024;
 
     private RecordFormat() {
     }
 
-    /** Writes a header (position 0..40 of {@code header}) whose CRC continues {@code crcOfKeyAndValue}. */
-    static void writeHeader(ByteBuffer header, CRC32C crcOfKeyAndValue, long seq, long expireAt, int keyLength,
+    /** Writes a header (position 0..40 of {@code header}) whose CRC continues {@code crcOfValueAndKey}. */
+    static void writeHeader(ByteBuffer header, CRC32C crcOfValueAndKey, long seq, long expireAt, int keyLength,
                             int valueLength, byte type) {
         header.order(ByteOrder.LITTLE_ENDIAN);
         header.putInt(0, MAGIC);
@@ -46,8 +48,8 @@ public final class RecordFormat {
         for (int i = 33; i < HEADER_SIZE; i++) {
             header.put(i, (byte) 0);
         }
-        crcOfKeyAndValue.update(header.slice(8, HEADER_SIZE - 8));
-        header.putInt(4, (int) crcOfKeyAndValue.getValue());
+        crcOfValueAndKey.update(header.slice(8, HEADER_SIZE - 8));
+        header.putInt(4, (int) crcOfValueAndKey.getValue());
     }
 
     /** A parsed header; {@link #plausible} says whether its lengths can be trusted enough to read further. */
@@ -60,7 +62,7 @@ public final class RecordFormat {
 
         boolean plausible(long bytesLeft) {
             return magic == MAGIC && keyLength >= 0 && keyLength <= MAX_KEY_LENGTH && valueLength >= 0
-                    && type >= TYPE_VALUE && type <= TYPE_EXPIRY
+                    && type >= TYPE_VALUE && type <= TYPE_PADDING
                     && (long) HEADER_SIZE + keyLength + valueLength <= bytesLeft;
         }
 
@@ -69,10 +71,50 @@ public final class RecordFormat {
         }
     }
 
+    /**
+     * Whether the record at {@code pos} of {@code channel} with header {@code h} is intact, reading it in pieces
+     * through {@code scratch} so that no buffer of the value's size is needed. Returns the key it holds, or null.
+     */
+    static byte[] verifyStreaming(java.nio.channels.FileChannel channel, long pos, Header h, ByteBuffer scratch)
+            throws java.io.IOException {
+        CRC32C crc = new CRC32C();
+        long valueStart = pos + HEADER_SIZE + h.keyLength();
+        for (long done = 0; done < h.valueLength(); ) {
+            scratch.clear().limit((int) Math.min(scratch.capacity(), h.valueLength() - done));
+            if (!readFully(channel, scratch, valueStart + done)) {
+                return null;
+            }
+            crc.update(scratch.flip());
+            done += scratch.limit();
+        }
+        ByteBuffer keyAndHeader = ByteBuffer.allocate(h.keyLength() + HEADER_SIZE);
+        if (!readFully(channel, keyAndHeader.limit(h.keyLength()), pos + HEADER_SIZE)
+                || !readFully(channel, keyAndHeader.limit(keyAndHeader.capacity()).position(h.keyLength()), pos)) {
+            return null;
+        }
+        crc.update(keyAndHeader.array(), 0, h.keyLength());
+        crc.update(keyAndHeader.array(), h.keyLength() + 8, HEADER_SIZE - 8);
+        return (int) crc.getValue() == h.crc() ? java.util.Arrays.copyOf(keyAndHeader.array(), h.keyLength()) : null;
+    }
+
+    private static boolean readFully(java.nio.channels.FileChannel channel, ByteBuffer buf, long pos)
+            throws java.io.IOException {
+        long at = pos;
+        while (buf.hasRemaining()) {
+            int n = channel.read(buf, at);
+            if (n < 0) {
+                return false;
+            }
+            at += n;
+        }
+        return true;
+    }
+
     /** Whether the record starting at {@code at} in {@code buf} (header, key and value all present) is intact. */
     static boolean verify(ByteBuffer buf, int at, Header h) {
         CRC32C crc = new CRC32C();
-        crc.update(buf.slice(at + HEADER_SIZE, h.keyLength() + h.valueLength()));
+        crc.update(buf.slice(at + HEADER_SIZE + h.keyLength(), h.valueLength()));
+        crc.update(buf.slice(at + HEADER_SIZE, h.keyLength()));
         crc.update(buf.slice(at + 8, HEADER_SIZE - 8));
         return (int) crc.getValue() == h.crc();
     }

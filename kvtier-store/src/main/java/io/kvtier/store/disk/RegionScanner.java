@@ -49,14 +49,23 @@ final class RegionScanner {
                 drop(pos, fileSize, h.magic() != RecordFormat.MAGIC ? "bad magic" : "torn record");
                 return;
             }
-            int length = Math.toIntExact(h.recordLength());
-            ByteBuffer record = readAt(length <= CHUNK ? chunk : ByteBuffer.allocateDirect(length), pos, length);
-            if (!RecordFormat.verify(record, 0, h)) {
+            long length = h.recordLength();
+            byte[] key;
+            if (length <= CHUNK) {
+                ByteBuffer record = readAt(chunk, pos, (int) length);
+                key = RecordFormat.verify(record, 0, h) ? keyOf(record, h) : null;
+            } else {
+                key = RecordFormat.verifyStreaming(region.channel(), pos, h, chunk);
+            }
+            if (key == null) {
                 drop(pos, fileSize, "checksum mismatch");
                 return;
             }
-            byte[] key = new byte[h.keyLength()];
-            record.get(RecordFormat.HEADER_SIZE, key);
+            if (h.type() == RecordFormat.TYPE_PADDING) {
+                pos += length;
+                region.grow(length);
+                continue;
+            }
             DiskLocation location = new DiskLocation(region, pos, h.keyLength(), h.valueLength());
             recovered.accept(new RecoveredRecord(key, h.seq(), h.expireAt(), h.type(), location));
             totals.records++;
@@ -64,6 +73,12 @@ final class RegionScanner {
             pos += length;
             region.grow(length);
         }
+    }
+
+    private static byte[] keyOf(ByteBuffer record, RecordFormat.Header h) {
+        byte[] key = new byte[h.keyLength()];
+        record.get(RecordFormat.HEADER_SIZE, key);
+        return key;
     }
 
     private ByteBuffer readAt(ByteBuffer buf, long pos, int length) throws IOException {

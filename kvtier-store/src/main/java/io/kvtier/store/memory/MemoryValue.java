@@ -75,11 +75,11 @@ public final class MemoryValue {
         return offset / MemoryTier.PAGE_SIZE * MemoryTier.PAGE_SIZE;
     }
 
-    /** Read-only views of the bytes, in order, for gathering writes to a socket or file. Caller holds a reference. */
+    /** Views of the bytes, in order, for gathering writes to a socket or file; callers must not write through them. Caller holds a reference. */
     public ByteBuffer[] buffers() {
         ByteBuffer[] out = new ByteBuffer[parts.length];
         for (int i = 0; i < parts.length; i++) {
-            out[i] = parts[i].asByteBuffer().asReadOnlyBuffer();
+            out[i] = parts[i].asByteBuffer();
         }
         return out;
     }

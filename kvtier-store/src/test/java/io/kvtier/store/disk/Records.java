@@ -25,7 +25,8 @@ final class Records {
         int a = value.length / 3;
         int b = 2 * value.length / 3;
         ByteBuffer direct = ByteBuffer.allocateDirect(b - a).put(value, a, b - a).flip();
-        ByteBuffer[] parts = {ByteBuffer.wrap(value, 0, a).slice(), direct, ByteBuffer.wrap(value, b, value.length - b).slice()};
+        ByteBuffer[] parts = {ByteBuffer.wrap(value, 0, a).slice(), direct,
+                ByteBuffer.wrap(value, b, value.length - b).slice()};
         return PendingRecord.value(key(key), seq, expireAt, parts, value.length);
     }
 

@@ -25,14 +25,14 @@ class PolicyTraceTest {
     void s3FifoKeepsTheHotSetThroughAOnePassScanWhileLruLosesIt() {
         double s3fifo = hotSetResidentAfterScan(() -> new S3FifoPolicy(CAPACITY, CAPACITY));
         double lru = hotSetResidentAfterScan(LruPolicy::new);
-        System.out.printf("hot set resident after a %d-item scan (capacity %d, hot set %d): S3-FIFO %.1f%%, LRU %.1f%%%n",
-                SCAN, CAPACITY, HOT, 100 * s3fifo, 100 * lru);
+        System.out.printf("hot set resident after a %d-item scan (capacity %d, hot set %d): S3-FIFO %.1f%%,"
+                + " LRU %.1f%%%n", SCAN, CAPACITY, HOT, 100 * s3fifo, 100 * lru);
 
         assertThat(s3fifo).isGreaterThanOrEqualTo(0.90);
         assertThat(lru).isLessThan(0.50);
     }
 
-    /** Warms a hot set, then scans cold items once with a hot access every few cold ones; returns the hot fraction kept. */
+    /** Warms a hot set, then scans cold items once with a hot access every few; returns the hot fraction kept. */
     private static double hotSetResidentAfterScan(Supplier<TierPolicy> policy) {
         SimulatedCache cache = new SimulatedCache(policy.get(), CAPACITY);
         Random random = new Random(42);

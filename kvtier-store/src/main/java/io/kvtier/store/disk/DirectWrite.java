@@ -1,0 +1,141 @@
+package io.kvtier.store.disk;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+
+/**
+ * A value too large for the memory tier, streamed straight into a file of its own while it arrives. The value
+ * lands at a fixed offset that leaves room for the largest header and key in front of it; on {@link #seal} the
+ * real header and key are written just before the value and a padding record fills the gap, so the file becomes an
+ * ordinary one-record region. Chunks are written in order on an I/O executor, never on the caller's thread.
+ * {@link #append} and {@link #finish} are for one producer thread; the rest is called by the tier.
+ */
+public final class DirectWrite {
+    static final long VALUE_OFFSET = 2L * RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH;
+
+    private final Path file;
+    private final FileChannel channel;
+    private final long length;
+    private final Executor io;
+    private final CRC32C crc = new CRC32C();           // I/O thread only, in chunk order
+    private final AtomicLong backlog = new AtomicLong();
+    private long appended;                             // producer thread
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+    private volatile boolean aborted;
+
+    DirectWrite(Path file, long length, Executor io) throws IOException {
+        this.file = file;
+        this.length = length;
+        this.io = io;
+        this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+    }
+
+    public long length() {
+        return length;
+    }
+
+    /** Bytes handed over but not yet written; the producer should stop reading while this is high. */
+    public long backlog() {
+        return backlog.get();
+    }
+
+    /**
+     * Queues {@code chunk} (the next bytes of the value) for writing; {@code written} runs once it is written or
+     * dropped, after which the caller may reuse the chunk's memory.
+     */
+    public void append(ByteBuffer chunk, Runnable written) {
+        long position = VALUE_OFFSET + appended;
+        int n = chunk.remaining();
+        if (appended + n > length) {
+            written.run();
+            throw new IllegalStateException("direct write overflows its value of " + length + " bytes");
+        }
+        appended += n;
+        backlog.addAndGet(n);
+        tail = tail.thenRunAsync(() -> {
+            try {
+                if (!aborted) {
+                    crc.update(chunk.duplicate());
+                    writeFully(chunk.duplicate(), position);
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } finally {
+                backlog.addAndGet(-n);
+                written.run();
+            }
+        }, io);
+    }
+
+    /** Completes when every appended chunk is written; fails if the value is incomplete or a write failed. */
+    public CompletableFuture<Void> finish() {
+        if (appended != length) {
+            return CompletableFuture.failedFuture(new IllegalStateException("direct write has " + appended
+                    + " of " + length + " bytes"));
+        }
+        return tail;
+    }
+
+    /**
+     * Writes the padding record, header and key in front of the value (after {@link #finish} completed).
+     * Returns the record's offset in the file.
+     */
+    long seal(byte[] key, long seq, long expireAt) throws IOException {
+        long recordStart = VALUE_OFFSET - RecordFormat.HEADER_SIZE - key.length;
+        int padding = (int) (recordStart - RecordFormat.HEADER_SIZE);
+        CRC32C padCrc = new CRC32C();
+        padCrc.update(ByteBuffer.allocate(padding));
+        ByteBuffer padHeader = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
+        RecordFormat.writeHeader(padHeader, padCrc, 0, 0, 0, padding, RecordFormat.TYPE_PADDING);
+        writeFully(padHeader.clear(), 0);
+        writeFully(ByteBuffer.allocate(padding), RecordFormat.HEADER_SIZE);
+        crc.update(key);
+        ByteBuffer header = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
+        RecordFormat.writeHeader(header, crc, seq, expireAt, key.length, Math.toIntExact(length),
+                RecordFormat.TYPE_VALUE);
+        writeFully(header.clear(), recordStart);
+        writeFully(ByteBuffer.wrap(key), recordStart + RecordFormat.HEADER_SIZE);
+        return recordStart;
+    }
+
+    Path file() {
+        return file;
+    }
+
+    FileChannel channel() {
+        return channel;
+    }
+
+    /** Total file size once sealed. */
+    long fileSize() {
+        return VALUE_OFFSET + length;
+    }
+
+    private void writeFully(ByteBuffer buf, long position) throws IOException {
+        while (buf.hasRemaining()) {
+            position += channel.write(buf, position);
+        }
+    }
+
+    /** Drops the value: pending chunks are released unwritten and the file is deleted once they are done. */
+    public void abort() {
+        aborted = true;
+        tail.whenComplete((v, e) -> {
+            try {
+                channel.close();
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a leftover temp file is deleted at the next start-up
+            }
+        });
+    }
+}
