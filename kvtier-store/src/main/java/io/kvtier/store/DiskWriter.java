@@ -125,7 +125,7 @@ final class DiskWriter implements Runnable {
                     jobs.drainTo(batch);
                     runJobs(batch);
                 }
-                while (!stopping && freeBytes() < lowWatermark() && demoteBatch(lowWatermark() - freeBytes()) > 0) {
+                while (!stopping && freeBytes() < lowWatermark() && demoteBatch(lowWatermark() * 3 / 2 - freeBytes()) > 0) {
                     runJobs(drain()); // keep tombstones flowing while demoting a large backlog
                 }
             } catch (InterruptedException e) {

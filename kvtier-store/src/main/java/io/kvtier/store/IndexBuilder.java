@@ -8,14 +8,14 @@ import java.util.function.Consumer;
 
 /**
  * Folds the records of a start-up scan into the live index. Per key the newest value record wins unless a tombstone
- * with a higher sequence number kills it; the newest expiry record newer than that value sets its expiry. Order in
+ * with a higher sequence number kills it; the newest expiry record that names that value's version sets its expiry. Order in
  * the log does not matter, only sequence numbers, so any set of surviving regions yields the same answer.
  */
 final class IndexBuilder implements Consumer<RecoveredRecord> {
     private static final class Versions {
         RecoveredRecord value;
         long tombstoneSeq = -1;
-        RecoveredRecord expiry;
+        final java.util.List<RecoveredRecord> expiries = new java.util.ArrayList<>(1);
     }
 
     private final Map<Key, Versions> versions = new HashMap<>();
@@ -32,11 +32,8 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
                 }
             }
             case RecordFormat.TYPE_TOMBSTONE -> v.tombstoneSeq = Math.max(v.tombstoneSeq, r.seq());
-            default -> {
-                if (v.expiry == null || r.seq() > v.expiry.seq()) {
-                    v.expiry = r;
-                }
-            }
+            case RecordFormat.TYPE_EXPIRY -> v.expiries.add(r);
+            default -> throw new IllegalStateException("record type " + r.type() + " reached the index");
         }
     }
 
@@ -53,8 +50,12 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
                 continue;
             }
             long expireAt = v.value.expireAt();
-            if (v.expiry != null && v.expiry.seq() > v.value.seq()) {
-                expireAt = v.expiry.expireAt();
+            long newest = -1;
+            for (RecoveredRecord x : v.expiries) {
+                if (x.target() == v.value.seq() && x.seq() > newest) {
+                    newest = x.seq();
+                    expireAt = x.expireAt();
+                }
             }
             if (expireAt != 0 && expireAt <= now) {
                 expired++;

@@ -85,8 +85,13 @@ public final class TieredStore implements AutoCloseable {
         this.writer = new DiskWriter(this);
         IndexBuilder builder = new IndexBuilder();
         RecoveryStats[] stats = new RecoveryStats[1];
-        this.disk = DiskTier.open(options.dir(), options.diskBytes(), options.regionBytes(), writer::onRegionEvicted,
-                builder, s -> stats[0] = s);
+        try {
+            this.disk = DiskTier.open(options.dir(), options.diskBytes(), options.regionBytes(),
+                    writer::onRegionEvicted, builder, s -> stats[0] = s);
+        } catch (IOException | RuntimeException e) {
+            memory.close();
+            throw e;
+        }
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
             index.put(e.key, e);
@@ -366,7 +371,7 @@ public final class TieredStore implements AutoCloseable {
         if (expireAt != 0) {
             expiring.add(key);
         }
-        return journal ? writer.journal(PendingRecord.expiry(key.bytes, sequence.incrementAndGet(), expireAt))
+        return journal ? writer.journal(PendingRecord.expiry(key.bytes, sequence.incrementAndGet(), expireAt, e.seq))
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
     }
 

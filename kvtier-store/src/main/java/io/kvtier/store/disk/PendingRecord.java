@@ -12,8 +12,10 @@ public record PendingRecord(byte[] key, long seq, long expireAt, byte type, Byte
         return new PendingRecord(key, seq, 0, RecordFormat.TYPE_TOMBSTONE, new ByteBuffer[0], 0);
     }
 
-    public static PendingRecord expiry(byte[] key, long seq, long expireAt) {
-        return new PendingRecord(key, seq, expireAt, RecordFormat.TYPE_EXPIRY, new ByteBuffer[0], 0);
+    /** An expiry change for the version of {@code key} written with sequence number {@code valueSeq}. */
+    public static PendingRecord expiry(byte[] key, long seq, long expireAt, long valueSeq) {
+        ByteBuffer target = ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, valueSeq);
+        return new PendingRecord(key, seq, expireAt, RecordFormat.TYPE_EXPIRY, new ByteBuffer[] {target}, 8);
     }
 
     long length() {

@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
  * 24  int  key length
  * 28  int  value length
  * 32  byte type: 1 = value, 2 = tombstone (kills records of the key with a lower sequence number),
- *               3 = expiry (sets the expiry of the key's newest value record with a lower sequence number),
+ *               3 = expiry (its 8-byte value is the sequence number of the version whose expiry it sets),
  *               4 = padding (no key; its "value" is filler to skip)
  * 33  7 bytes reserved, zero
  * 40  key, then value

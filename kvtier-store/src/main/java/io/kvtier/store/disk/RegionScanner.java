@@ -58,8 +58,15 @@ final class RegionScanner {
                 key = RecordFormat.verifyStreaming(region.channel(), pos, h, chunk);
             }
             if (key == null) {
-                drop(pos, fileSize, "checksum mismatch");
-                return;
+                // The header looked sound, so its length is probably right: skip just this record and go on, so
+                // that one flipped bit does not cost the tombstones behind it. A wrong guess fails the next header.
+                log.error("region {}: checksum mismatch in the record at offset {} ({} bytes); skipping it", region,
+                        pos, length);
+                totals.droppedRecords++;
+                totals.droppedBytes += length;
+                pos += length;
+                region.grow(length);
+                continue;
             }
             if (h.type() == RecordFormat.TYPE_PADDING) {
                 pos += length;
@@ -67,7 +74,10 @@ final class RegionScanner {
                 continue;
             }
             DiskLocation location = new DiskLocation(region, pos, h.keyLength(), h.valueLength());
-            recovered.accept(new RecoveredRecord(key, h.seq(), h.expireAt(), h.type(), location));
+            long target = h.type() == RecordFormat.TYPE_EXPIRY && h.valueLength() == 8 && length <= CHUNK
+                    ? chunk.order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(RecordFormat.HEADER_SIZE + h.keyLength())
+                    : 0;
+            recovered.accept(new RecoveredRecord(key, h.seq(), h.expireAt(), h.type(), target, location));
             totals.records++;
             totals.bytes += length;
             pos += length;

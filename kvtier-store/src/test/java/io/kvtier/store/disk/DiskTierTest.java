@@ -48,7 +48,7 @@ class DiskTierTest {
                 locations.put(k, tier.append(value(k, i + 1, 0, v)));
             }
             DiskLocation tombstone = tier.append(PendingRecord.tombstone(key("gone"), 31));
-            DiskLocation expiry = tier.append(PendingRecord.expiry(key("key-3"), 32, 123456789L));
+            DiskLocation expiry = tier.append(PendingRecord.expiry(key("key-3"), 32, 123456789L, 3));
             tier.flush();
 
             for (var e : values.entrySet()) {
@@ -57,7 +57,7 @@ class DiskTierTest {
                 assertThat(read(tier, loc, e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
             }
             assertThat(read(tier, tombstone, "gone")).isEmpty();
-            assertThat(read(tier, expiry, "key-3")).isEmpty();
+            assertThat(read(tier, expiry, "key-3")).isEqualTo(targetOf(3));
             long total = values.entrySet().stream()
                     .mapToLong(e -> RecordFormat.HEADER_SIZE + key(e.getKey()).length + e.getValue().length).sum()
                     + tombstone.recordLength() + expiry.recordLength();
@@ -88,8 +88,8 @@ class DiskTierTest {
                 Appended a = switch (i % 5) {
                     case 3 -> new Appended(k, seq, 0, RecordFormat.TYPE_TOMBSTONE, new byte[0],
                             tier.append(PendingRecord.tombstone(key(k), seq)));
-                    case 4 -> new Appended(k, seq, 1000 + i, RecordFormat.TYPE_EXPIRY, new byte[0],
-                            tier.append(PendingRecord.expiry(key(k), seq, 1000 + i)));
+                    case 4 -> new Appended(k, seq, 1000 + i, RecordFormat.TYPE_EXPIRY, targetOf(1),
+                            tier.append(PendingRecord.expiry(key(k), seq, 1000 + i, 1)));
                     default -> {
                         byte[] v = bytes(seq, random.nextInt(600_000));
                         yield new Appended(k, seq, i * 7L, RecordFormat.TYPE_VALUE, v,
@@ -211,5 +211,10 @@ class DiskTierTest {
 
     private static int keyIndex(String key) {
         return Integer.parseInt(key.substring(key.indexOf('-') + 1));
+    }
+
+    /** The value of an expiry record: the sequence number of the version it applies to, little-endian. */
+    private static byte[] targetOf(long valueSeq) {
+        return java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(valueSeq).array();
     }
 }
