@@ -20,7 +20,7 @@ public final class Main implements Runnable {
                 System.err.println("kvtier: " + e.getMessage());
                 return 2;
             }
-            System.err.println("kvtier: " + e);
+            System.err.println("kvtier: " + (e instanceof java.io.IOException ? e.getMessage() : e.toString()));
             return 1;
         });
         System.exit(cli.execute(args));

@@ -37,7 +37,6 @@ class DifferentialIT {
             String summary = "compared " + compared + " commands (" + script.size() + " script lines in RESP2 and "
                     + "RESP3): " + mismatches.size() + " mismatches";
             System.out.println("DifferentialIT: " + summary);
-            mismatches.forEach(System.out::println);
             assertThat(mismatches).as(summary + "\n" + String.join("\n", mismatches)).isEmpty();
         }
     }

@@ -48,12 +48,12 @@ final class DifferentialRun implements AutoCloseable {
         Outcome fromRedis = execute(redis, line);
         Outcome fromKvtier = execute(kvtier, line);
         if (fromRedis.reply == null || fromKvtier.reply == null) {
-            report(line, fromRedis.text(), fromKvtier.text());
+            report(line, fromRedis.text(line), fromKvtier.text(line));
             reconnect();
             return;
         }
         if (!ReplyNormalizer.agree(line, fromRedis.reply, fromKvtier.reply)) {
-            report(line, fromRedis.text(), fromKvtier.text());
+            report(line, fromRedis.text(line), fromKvtier.text(line));
         }
         switch (line.name()) {
             case "hello", "reset" -> restoreProtocol();
@@ -65,8 +65,8 @@ final class DifferentialRun implements AutoCloseable {
 
     /** A reply, or what went wrong instead (no reply within the timeout, connection closed). */
     private record Outcome(RawReply reply, String failure) {
-        String text() {
-            return reply != null ? reply.escaped() : "(" + failure + ")";
+        String text(CommandScript.Line line) {
+            return reply != null ? ReplyNormalizer.display(line, reply) : "(" + failure + ")";
         }
     }
 
@@ -87,8 +87,8 @@ final class DifferentialRun implements AutoCloseable {
         TreeSet<byte[]> keys = new TreeSet<>(Arrays::compare);
         for (int round = 0; round < MAX_SCAN_ROUNDS; round++) {
             RawReply reply = c.call(next);
-            if (reply.isError() || reply.children().size() != 2) {
-                return reply;
+            if (!isScanPage(reply)) {
+                return reply; // an error, or a malformed page: compared (and reported) as it is
             }
             byte[] cursor = reply.children().get(0).bulk();
             reply.children().get(1).children().forEach(k -> keys.add(k.bulk()));
@@ -99,6 +99,13 @@ final class DifferentialRun implements AutoCloseable {
             next.set(1, cursor);
         }
         throw new IOException("SCAN did not return cursor 0 within " + MAX_SCAN_ROUNDS + " calls");
+    }
+
+    /** A SCAN reply page: an array of a bulk cursor and an array of bulk keys. */
+    private static boolean isScanPage(RawReply reply) {
+        List<RawReply> c = reply.children();
+        return reply.type() == '*' && c.size() == 2 && c.get(0).type() == '$' && c.get(1).type() == '*'
+                && c.get(1).children().stream().allMatch(k -> k.type() == '$');
     }
 
     private void report(CommandScript.Line line, String redisText, String kvtierText) {

@@ -47,6 +47,11 @@ final class ReplyNormalizer {
         };
     }
 
+    /** The reply as a mismatch report shows it: its escaped bytes, KEYS sorted so that two lists can be read side by side. */
+    static String display(CommandScript.Line line, RawReply reply) {
+        return line.name().equals("keys") && !reply.children().isEmpty() ? reply.sorted().escaped() : reply.escaped();
+    }
+
     /** Only the reply's type and, for aggregates, its elements' shapes: "*[$,$]" for TIME. */
     private static String shape(RawReply reply) {
         String type = String.valueOf((char) reply.type());

@@ -40,11 +40,17 @@ public final class RespWriter {
 
     /**
      * {@code -text\r\n}; {@code text} carries its own code, e.g. {@code "ERR unknown command"} or
-     * {@code "WRONGTYPE ..."}. CR and LF become spaces, as in Redis's {@code addReplyErrorFormat}.
+     * {@code "WRONGTYPE ..."}. CR and LF become spaces, as in Redis's {@code addReplyErrorFormat}. Unlike other text,
+     * an error is written one byte per char (ISO-8859-1; '?' past U+00FF): Redis echoes client bytes into errors
+     * unchanged, so callers quote arguments decoded one char per byte and get the very bytes back.
      */
     public static void error(ByteBuf buf, String text) {
         buf.writeByte('-');
-        writeLine(buf, text);
+        if (text.indexOf('\r') >= 0 || text.indexOf('\n') >= 0) {
+            text = text.replace('\r', ' ').replace('\n', ' ');
+        }
+        buf.writeCharSequence(text, StandardCharsets.ISO_8859_1);
+        crlf(buf);
     }
 
     /** {@code :value\r\n}; 0 and 1 come from shared constants. */

@@ -138,9 +138,13 @@ class RespDecoderTest {
     }
 
     @Test
-    void neverEndsALineWithANulBeforeItsTerminatorLikeRedisStrchr() {
+    void neverEndsAnInlineLineWithANulBeforeItsNewlineLikeRedisStrchr() {
         assertThat(Decoding.run(decoder, bytes("ECHO a\u0000b\r\nPING\r\n"))).isEqualTo(new Decoding.Outcome(List.of(), null));
-        assertThat(decodeAll("*1\r\n$1\u0000\r\n")).isEmpty();
+    }
+
+    @Test
+    void neverEndsALengthLineWithANulBeforeItsCarriageReturnLikeRedisStrchr() {
+        assertThat(Decoding.run(decoder, bytes("*1\r\n$1\u0000\r\nx\r\n"))).isEqualTo(new Decoding.Outcome(List.of(), null));
     }
 
     @Test

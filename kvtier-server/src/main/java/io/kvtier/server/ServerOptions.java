@@ -48,6 +48,17 @@ public record ServerOptions(
         if (diskReadBufferBytes < (1 << 20)) {
             throw new IllegalArgumentException("disk read buffer " + diskReadBufferBytes + " is below 1 MiB");
         }
+        if (memoryBytes < StoreOptions.MIN_MEMORY) {
+            throw new IllegalArgumentException("--memory " + memoryBytes + " is below the minimum "
+                    + StoreOptions.MIN_MEMORY + " (1 MiB)");
+        }
+        if (diskBytes < StoreOptions.MIN_DISK) {
+            throw new IllegalArgumentException("--disk " + diskBytes + " is below the minimum " + StoreOptions.MIN_DISK
+                    + " (16 MiB)");
+        }
+        if (maxValueBytes < 1 || maxValueBytes > StoreOptions.MAX_VALUE) {
+            throw new IllegalArgumentException("--max-value " + maxValueBytes + " is outside 1.." + StoreOptions.MAX_VALUE);
+        }
         if (requirePass != null && requirePass.isEmpty()) {
             requirePass = null;
         }

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis) {
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MIN_DISK = 16L << 20;
+    /** Values are at most 2 GiB less room for the largest key and headers (lengths are 32-bit on disk). */
+    public static final long MAX_VALUE = Integer.MAX_VALUE - 2L * 65536;
 
     public StoreOptions {
         if (dir == null) {
@@ -20,9 +22,9 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
         if (diskBytes < MIN_DISK) {
             throw new IllegalArgumentException("disk budget " + diskBytes + " is below the minimum " + MIN_DISK);
         }
-        if (maxValueBytes < 1 || maxValueBytes > Integer.MAX_VALUE - 65536) {
+        if (maxValueBytes < 1 || maxValueBytes > MAX_VALUE) {
             throw new IllegalArgumentException("max value size " + maxValueBytes + " must be between 1 and "
-                    + (Integer.MAX_VALUE - 65536));
+                    + MAX_VALUE);
         }
         if (memoryWaitMillis < 1) {
             throw new IllegalArgumentException("memory wait " + memoryWaitMillis + " ms must be positive");

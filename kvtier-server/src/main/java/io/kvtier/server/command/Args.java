@@ -53,6 +53,18 @@ public final class Args {
         }
     }
 
+    /**
+     * An argument as Redis's {@code %s} quotes it in an error: its bytes up to the first NUL (a C string), one char
+     * per byte, which RespWriter.error writes back byte for byte.
+     */
+    public static String quoted(byte[] b) {
+        int end = 0;
+        while (end < b.length && b[end] != 0) {
+            end++;
+        }
+        return new String(b, 0, end, StandardCharsets.ISO_8859_1);
+    }
+
     public static String str(byte[] b) {
         return new String(b, StandardCharsets.UTF_8);
     }

@@ -105,7 +105,7 @@ final class ConnectionCommands {
             } else if (Args.is(c.bytes(j), "setname") && more >= 1) {
                 name = c.bytes(++j);
             } else {
-                throw new CommandException("ERR Syntax error in HELLO option '" + Args.str(c.bytes(j)) + "'");
+                throw new CommandException("ERR Syntax error in HELLO option '" + Args.quoted(c.bytes(j)) + "'");
             }
         }
         if (user != null) {
@@ -113,7 +113,7 @@ final class ConnectionCommands {
         }
         if (!s.authenticated) {
             throw new CommandException("NOAUTH HELLO must be called with the client already authenticated, "
-                    + "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client "
+                    + "otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client "
                     + "and select the RESP protocol version at the same time");
         }
         if (name != null) {
@@ -196,7 +196,7 @@ final class ConnectionCommands {
             return switch (Args.lower(c.bytes(3))) {
                 case "normal" -> s.server.sessions().values();
                 case "master", "slave", "replica", "pubsub" -> List.of();
-                default -> throw new CommandException("ERR Unknown client type '" + Args.str(c.bytes(3)) + "'");
+                default -> throw new CommandException("ERR Unknown client type '" + Args.quoted(c.bytes(3)) + "'");
             };
         }
         if (n > 3 && Args.is(c.bytes(2), "id")) {
@@ -223,7 +223,7 @@ final class ConnectionCommands {
         } else if (attr.equals("lib-ver")) {
             s.libVersion = validName(c.bytes(3), "lib-ver");
         } else {
-            throw new CommandException("ERR Unrecognized option '" + Args.str(c.bytes(2)) + "'");
+            throw new CommandException("ERR Unrecognized option '" + Args.quoted(c.bytes(2)) + "'");
         }
         r.ok();
         return null;

@@ -37,7 +37,7 @@ public final class Dispatcher {
             }
             CommandSpec sub = spec.subcommands().get(Args.lower(cmd.bytes(1)));
             if (sub == null) {
-                reply.error("ERR unknown subcommand '" + trim(Args.str(cmd.bytes(1))) + "'. Try "
+                reply.error("ERR unknown subcommand '" + trim(Args.quoted(cmd.bytes(1))) + "'. Try "
                         + spec.name().toUpperCase() + " HELP.");
                 return null;
             }
@@ -95,11 +95,11 @@ public final class Dispatcher {
     static String unknownCommand(RespCommand cmd) {
         StringBuilder args = new StringBuilder();
         for (int i = 1; i < cmd.argCount() && args.length() < 128; i++) {
-            String a = Args.str(cmd.bytes(i));
+            String a = Args.quoted(cmd.bytes(i));
             int room = 128 - args.length();
             args.append('\'').append(a, 0, Math.min(a.length(), room)).append("' ");
         }
-        return "ERR unknown command '" + trim(Args.str(cmd.bytes(0))) + "', with args beginning with: " + args;
+        return "ERR unknown command '" + trim(Args.quoted(cmd.bytes(0))) + "', with args beginning with: " + args;
     }
 
     private static String trim(String s) {

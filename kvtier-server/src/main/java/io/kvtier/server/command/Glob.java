@@ -6,6 +6,9 @@ final class Glob {
     }
 
     static boolean matches(byte[] pattern, byte[] string) {
+        if (string.length == 0) {
+            return pattern.length == 0; // stringmatchlen never enters its loop for an empty string
+        }
         return match(pattern, 0, string, 0, 0);
     }
 
@@ -73,14 +76,14 @@ final class Glob {
                 pi++;
                 matched |= p[pi] == c;
             } else if (pi + 2 < p.length && p[pi + 1] == '-') {
-                int lo = p[pi] & 0xff;
-                int hi = p[pi + 2] & 0xff;
+                int lo = p[pi]; // signed, like Redis's char: bytes from 0x80 sort below 0x00
+                int hi = p[pi + 2];
                 if (lo > hi) {
                     int t = lo;
                     lo = hi;
                     hi = t;
                 }
-                matched |= (c & 0xff) >= lo && (c & 0xff) <= hi;
+                matched |= c >= lo && c <= hi;
                 pi += 2;
             } else {
                 matched |= p[pi] == c;

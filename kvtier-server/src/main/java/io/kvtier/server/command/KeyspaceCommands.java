@@ -7,6 +7,8 @@ import io.kvtier.server.net.Reply;
 import io.kvtier.store.ExpireCondition;
 import io.kvtier.store.Removed;
 import io.kvtier.store.TieredStore;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -89,7 +91,7 @@ final class KeyspaceCommands {
     /** EXPIRE and friends, as Redis 7.0's expireGenericCommand: options first, then the time, then the key. */
     private static CompletableFuture<Void> expire(Session s, RespCommand c, Reply r, long unitMillis,
                                                   boolean absolute, String command) {
-        ExpireCondition condition = expireCondition(c);
+        ExpireOptions options = ExpireOptions.parse(c);
         long when = Args.parseLong(c.bytes(2));
         String invalid = "ERR invalid expire time in '" + command + "' command";
         if (unitMillis == 1000) {
@@ -105,48 +107,20 @@ final class KeyspaceCommands {
             }
             when += now;
         }
+        byte[] key = c.bytes(1);
+        if (options.requiresExpiry() && s.server.store().expireAt(key) <= 0) {
+            r.integer(0);
+            return null;
+        }
         // The store reads 0 as "no expiry": any time at or before the epoch is simply in the past.
-        return Async.then(s.server.store().setExpiry(c.bytes(1), Math.max(1, when), condition), r, changed -> {
+        return Async.then(s.server.store().setExpiry(key, Math.max(1, when), options.condition()), r, changed -> {
             r.integer(changed ? 1 : 0);
             return null;
         });
     }
 
-    private static ExpireCondition expireCondition(RespCommand c) {
-        boolean nx = false;
-        boolean xx = false;
-        boolean gt = false;
-        boolean lt = false;
-        for (int i = 3; i < c.argCount(); i++) {
-            byte[] o = c.bytes(i);
-            if (Args.is(o, "nx")) {
-                nx = true;
-            } else if (Args.is(o, "xx")) {
-                xx = true;
-            } else if (Args.is(o, "gt")) {
-                gt = true;
-            } else if (Args.is(o, "lt")) {
-                lt = true;
-            } else {
-                throw new CommandException("ERR Unsupported option " + Args.str(o));
-            }
-        }
-        if (nx && (xx || gt || lt)) {
-            throw new CommandException("ERR NX and XX, GT or LT options at the same time are not compatible");
-        }
-        if (gt && lt) {
-            throw new CommandException("ERR GT and LT options at the same time are not compatible");
-        }
-        return nx ? ExpireCondition.NX : xx ? ExpireCondition.XX : gt ? ExpireCondition.GT
-                : lt ? ExpireCondition.LT : ExpireCondition.ALWAYS;
-    }
-
     private static CompletableFuture<Void> scan(Session s, RespCommand c, Reply r) {
-        byte[] cursorArg = c.bytes(1);
-        Long cursor = Args.tryParseLong(cursorArg);
-        if (cursor == null || cursor < 0) {
-            throw new CommandException("ERR invalid cursor");
-        }
+        long cursor = parseCursor(c.bytes(1));
         long count = 10;
         byte[] pattern = null;
         String type = null;
@@ -159,6 +133,9 @@ final class KeyspaceCommands {
                 }
             } else if (Args.is(c.bytes(i), "match") && hasNext) {
                 pattern = c.bytes(++i);
+                if (pattern.length == 1 && pattern[0] == '*') {
+                    pattern = null; // as Redis: "*" matches every key, the empty one too
+                }
             } else if (Args.is(c.bytes(i), "type") && hasNext) {
                 type = Args.lower(c.bytes(++i));
             } else {
@@ -183,6 +160,32 @@ final class KeyspaceCommands {
         r.array(keys.size());
         keys.forEach(r::bulk);
         return null;
+    }
+
+    /**
+     * A SCAN cursor read as Redis 7.0's parseScanCursorOrReply reads it with strtoul: decimal digits after an optional
+     * sign, and "" is 0; a leading blank, any other character or more than 64 bits is an invalid cursor. Returns the
+     * unsigned 64-bit value; kvtier's own cursors are all positive longs, so any other non-zero value is unknown.
+     */
+    static long parseCursor(byte[] b) {
+        CommandException invalid = new CommandException("ERR invalid cursor");
+        if (b.length == 0) {
+            return 0;
+        }
+        int i = b[0] == '+' || b[0] == '-' ? 1 : 0;
+        if (i == b.length) {
+            throw invalid;
+        }
+        for (int j = i; j < b.length; j++) {
+            if (b[j] < '0' || b[j] > '9') {
+                throw invalid;
+            }
+        }
+        BigInteger value = new BigInteger(new String(b, i, b.length - i, StandardCharsets.US_ASCII));
+        if (value.bitLength() > 64) {
+            throw invalid;
+        }
+        return b[0] == '-' ? -value.longValue() : value.longValue();
     }
 
     private static CompletableFuture<Void> keys(Session s, RespCommand c, Reply r) {

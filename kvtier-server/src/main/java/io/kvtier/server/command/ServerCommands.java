@@ -6,6 +6,7 @@ import static io.kvtier.server.command.CommandSpec.of;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.ServerOptions;
 import io.kvtier.server.net.Reply;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,7 +82,7 @@ final class ServerCommands {
                 }
             }
             case "docs" -> r.map(0);
-            default -> throw new CommandException("ERR unknown subcommand '" + Args.str(c.bytes(1))
+            default -> throw new CommandException("ERR unknown subcommand '" + Args.quoted(c.bytes(1))
                     + "'. Try COMMAND HELP.");
         }
         return null;
@@ -136,35 +137,60 @@ final class ServerCommands {
         return p;
     }
 
+    /**
+     * CONFIG GET name-or-pattern..., as Redis 7.0: a name without glob characters is looked up case-insensitively
+     * and answered under the spelling it was asked with; a pattern matches names case-insensitively. Each parameter
+     * is reported once.
+     */
     private static CompletableFuture<Void> configGet(Session s, RespCommand c, Reply r) {
         Map<String, String> all = parameters(s.server.options());
-        Map<String, String> matched = new LinkedHashMap<>();
+        Map<String, String[]> matched = new LinkedHashMap<>(); // lower-case name -> {reported name, value}
         for (int i = 2; i < c.argCount(); i++) {
-            byte[] pattern = Args.lower(c.bytes(i)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] arg = c.bytes(i);
+            String lower = Args.lower(arg);
+            if (!isPattern(arg)) {
+                if (all.containsKey(lower)) {
+                    matched.putIfAbsent(lower, new String[] {Args.str(arg), all.get(lower)});
+                }
+                continue;
+            }
+            byte[] pattern = lower.getBytes(StandardCharsets.UTF_8);
             all.forEach((k, v) -> {
-                if (Glob.matches(pattern, k.getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
-                    matched.put(k, v);
+                if (Glob.matches(pattern, k.getBytes(StandardCharsets.UTF_8))) {
+                    matched.putIfAbsent(k, new String[] {k, v});
                 }
             });
         }
         r.map(matched.size());
-        matched.forEach((k, v) -> {
-            r.bulk(k);
-            r.bulk(v);
+        matched.values().forEach(nameAndValue -> {
+            r.bulk(nameAndValue[0]);
+            r.bulk(nameAndValue[1]);
         });
         return null;
     }
 
-    /** Every kvtier parameter is fixed at start-up; CONFIG SET says which one it refused and why. */
+    private static boolean isPattern(byte[] arg) {
+        for (byte b : arg) {
+            if (b == '*' || b == '?' || b == '[') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Every kvtier parameter is fixed at start-up. As in Redis 7.0, the first name/value pair decides the error (here
+     * every known name is immutable), and the error quotes the name as it was sent.
+     */
     private static CompletableFuture<Void> configSet(Session s, RespCommand c, Reply r) {
         if (c.argCount() % 2 != 0) {
-            throw new CommandException("ERR wrong number of arguments for 'config|set' command");
+            throw new CommandException(CommandException.SYNTAX); // an odd number of name/value words
         }
-        String name = Args.lower(c.bytes(2));
-        if (!parameters(s.server.options()).containsKey(name)) {
-            throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+        String asSent = Args.quoted(c.bytes(2));
+        if (!parameters(s.server.options()).containsKey(Args.lower(c.bytes(2)))) {
+            throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + asSent + "'");
         }
-        throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + name
+        throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + asSent
                 + "') - can't set immutable config");
     }
 }

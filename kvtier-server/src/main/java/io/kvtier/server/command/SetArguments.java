@@ -6,11 +6,13 @@ import io.kvtier.store.PutOptions.Condition;
 
 /**
  * The options of SET (NX XX GET KEEPTTL EX PX EXAT PXAT) and GETEX (EX PX EXAT PXAT PERSIST), parsed with the same
- * acceptance rules as Redis 7.0's parseExtendedStringArgumentsOrReply.
+ * acceptance rules as Redis 7.0's parseExtendedStringArgumentsOrReply. The expiry value is kept unparsed: Redis
+ * checks it later than the options (GETEX only once it found the key), see {@link #expireAt}.
  */
-record SetArguments(Condition condition, boolean get, boolean keepTtl, boolean persist, long expireAt) {
+record SetArguments(Condition condition, boolean get, boolean keepTtl, boolean persist, Expiry.Unit unit,
+                    byte[] expiry) {
 
-    static SetArguments parse(RespCommand c, int from, boolean getex, String command) {
+    static SetArguments parse(RespCommand c, int from, boolean getex) {
         boolean nx = false;
         boolean xx = false;
         boolean get = false;
@@ -39,9 +41,8 @@ record SetArguments(Condition condition, boolean get, boolean keepTtl, boolean p
                 throw new CommandException(CommandException.SYNTAX);
             }
         }
-        long expireAt = unit == null ? 0 : Expiry.absolute(expiry, unit, command);
         Condition condition = nx ? Condition.IF_ABSENT : xx ? Condition.IF_PRESENT : Condition.ALWAYS;
-        return new SetArguments(condition, get, keepTtl, persist, expireAt);
+        return new SetArguments(condition, get, keepTtl, persist, unit, expiry);
     }
 
     private static Expiry.Unit unitOf(byte[] opt) {
@@ -57,11 +58,16 @@ record SetArguments(Condition condition, boolean get, boolean keepTtl, boolean p
         return null;
     }
 
-    PutOptions putOptions() {
-        return new PutOptions(expireAt, condition, keepTtl, get);
+    /** The expiry in epoch millis (0 = none); throws Redis's error for a bad value, naming {@code command}. */
+    long expireAt(String command) {
+        return unit == null ? 0 : Expiry.absolute(expiry, unit, command);
+    }
+
+    PutOptions putOptions(String command) {
+        return new PutOptions(expireAt(command), condition, keepTtl, get);
     }
 
     boolean changesExpiry() {
-        return persist || expireAt != 0;
+        return persist || unit != null;
     }
 }

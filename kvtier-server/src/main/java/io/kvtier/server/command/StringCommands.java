@@ -47,7 +47,7 @@ final class StringCommands {
     }
 
     private static CompletableFuture<Void> set(Session s, RespCommand c, Reply r) {
-        PutOptions options = SetArguments.parse(c, 3, false, "set").putOptions();
+        PutOptions options = SetArguments.parse(c, 3, false).putOptions("set");
         return setWith(s, c, r, 2, options, false);
     }
 
@@ -79,16 +79,23 @@ final class StringCommands {
                 removed -> Values.write(s.server, removed.old(), r));
     }
 
+    /** GETEX as Redis 7.0: options first, then a missing key is nil, and only then is the expiry value checked. */
     private static CompletableFuture<Void> getex(Session s, RespCommand c, Reply r) {
-        SetArguments a = SetArguments.parse(c, 2, true, "getex");
+        SetArguments a = SetArguments.parse(c, 2, true);
         TieredStore store = s.server.store();
         byte[] key = c.bytes(1);
         ValueRef ref = store.get(key);
         if (ref == null || !a.changesExpiry()) {
             return Values.write(s.server, ref, r);
         }
-        CompletableFuture<Boolean> change = store.setExpiry(key, a.persist() ? 0 : a.expireAt(),
-                io.kvtier.store.ExpireCondition.ALWAYS);
+        long expireAt;
+        try {
+            expireAt = a.expireAt("getex"); // 0 for PERSIST
+        } catch (CommandException e) {
+            ref.close();
+            throw e;
+        }
+        CompletableFuture<Boolean> change = store.setExpiry(key, expireAt, io.kvtier.store.ExpireCondition.ALWAYS);
         return Async.then(change, r, changed -> Values.write(s.server, ref, r));
     }
 

@@ -1,0 +1,74 @@
+package io.kvtier.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kvtier.server.ServerOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ServerCommandTest {
+    @TempDir
+    Path tmp;
+
+    private static ServerOptions parse(String... args) throws Exception {
+        ServerCommand cmd = new ServerCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd.options();
+    }
+
+    @Test
+    void defaultsMatchTheReadme() throws Exception {
+        ServerOptions o = parse();
+        assertThat(o.bind()).isEqualTo("127.0.0.1");
+        assertThat(o.port()).isEqualTo(6379);
+        assertThat(o.dir()).isEqualTo(Path.of("kvtier-data"));
+        assertThat(o.memoryBytes()).isEqualTo(1L << 30);
+        assertThat(o.diskBytes()).isEqualTo(8L << 30);
+        assertThat(o.maxValueBytes()).isEqualTo(512L << 20);
+        assertThat(o.requirePass()).isNull();
+        assertThat(o.protectedMode()).isTrue();
+        assertThat(o.metricsPort()).isZero();
+    }
+
+    @Test
+    void mapsEveryFlag() throws Exception {
+        ServerOptions o = parse("--port", "7000", "--bind", "127.0.0.1 ::1", "--dir", "/tmp/x", "--memory", "64m",
+                "--disk", "2g", "--requirepass", "pw", "--max-value", "16m", "--metrics-port", "9100",
+                "--protected-mode", "no", "--max-clients", "5", "--io-threads", "2");
+        assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
+                16L << 20, "pw", false, 9100, 5, 2, ServerOptions.DEFAULT_DISK_READ_BUFFER));
+    }
+
+    @Test
+    void flagsWinOverTheConfigFileWhichWinsOverDefaults() throws Exception {
+        Path conf = tmp.resolve("k.conf");
+        Files.writeString(conf, "# comment\n\nmemory 32m\nport 7001\nrequirepass \"a b\"\n");
+        ServerOptions o = parse("--config", conf.toString(), "--port", "7002");
+        assertThat(o.memoryBytes()).isEqualTo(32L << 20);
+        assertThat(o.port()).isEqualTo(7002);
+        assertThat(o.requirePass()).isEqualTo("a b");
+    }
+
+    @Test
+    void rejectsUnknownSettingsAndBadValuesNamingThem() throws Exception {
+        Path conf = tmp.resolve("bad.conf");
+        Files.writeString(conf, "memory 32m\nmaxmemory 1g\n");
+        assertThatThrownBy(() -> parse("--config", conf.toString()))
+                .hasMessageContaining("bad.conf:2: unknown setting 'maxmemory'");
+        assertThatThrownBy(() -> parse("--port", "seventy")).hasMessage("--port: 'seventy' is not a whole number");
+        assertThatThrownBy(() -> parse("--port", "70000")).hasMessageContaining("--port 70000 is outside 0..65535");
+        assertThatThrownBy(() -> parse("--protected-mode", "maybe")).hasMessageContaining("is not yes or no");
+        assertThatThrownBy(() -> parse("--disk", "1m")).hasMessageContaining("--disk 1048576 is below the minimum");
+    }
+
+    @Test
+    void protectedModeRefusesAnOpenBindWithoutPassword() throws Exception {
+        assertThatThrownBy(() -> parse("--bind", "0.0.0.0")).hasMessageContaining("refusing to listen on 0.0.0.0");
+        assertThat(parse("--bind", "0.0.0.0", "--requirepass", "x").bind()).isEqualTo("0.0.0.0");
+        assertThat(parse("--bind", "0.0.0.0", "--protected-mode", "no").protectedMode()).isFalse();
+    }
+}
