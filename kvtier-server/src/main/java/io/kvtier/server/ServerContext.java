@@ -23,7 +23,6 @@ public final class ServerContext {
     public final LongAdder connectionsRejected = new LongAdder();
     public final LongAdder commandsProcessed = new LongAdder();
     public final LongAdder netInputBytes = new LongAdder();
-    public final LongAdder netOutputBytes = new LongAdder();
     private volatile int boundPort;
 
     public ServerContext(ServerOptions options, TieredStore store, DiskReads diskReads, CommandTable commands,
@@ -81,6 +80,5 @@ public final class ServerContext {
         connectionsRejected.reset();
         commandsProcessed.reset();
         netInputBytes.reset();
-        netOutputBytes.reset();
     }
 }

@@ -8,7 +8,10 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import java.io.IOException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
 
 /**
@@ -78,13 +81,21 @@ public final class Metrics implements AutoCloseable {
                 .callback(cb -> cb.call(value.applyAsLong(store.stats()))).register(registry);
     }
 
+    /** The data points of one command, resolved once: label lookups allocate, and this runs per command. */
+    private record PerCommand(CounterDataPoint count, CounterDataPoint errors, DistributionDataPoint latency) {
+    }
+
+    private final ConcurrentHashMap<String, PerCommand> perCommand = new ConcurrentHashMap<>();
+
     /** Records one command: its name (lower case), whether it failed, and its duration. */
     public void command(String name, boolean failed, long nanos) {
-        commands.labelValues(name).inc();
+        PerCommand m = perCommand.computeIfAbsent(name, n -> new PerCommand(commands.labelValues(n),
+                commandErrors.labelValues(n), latency.labelValues(n)));
+        m.count().inc();
         if (failed) {
-            commandErrors.labelValues(name).inc();
+            m.errors().inc();
         }
-        latency.labelValues(name).observe(nanos / 1e9);
+        m.latency().observe(nanos / 1e9);
     }
 
     /** Starts the HTTP endpoint on {@code bind}:{@code port}; returns the bound port. */

@@ -28,7 +28,7 @@ public final class MemoryTier implements AutoCloseable {
     private final int[] freePages;
     private int freeCount;
     private int neverUsed;         // pages [neverUsed, totalPages) have not been handed out yet
-    private int pagesInUse;
+    private volatile int pagesInUse; // written under the lock, read without it
     private long valueBytes;       // sum of live values' lengths
     private final ArrayDeque<SmallPage>[] partial;
     private volatile Runnable onFree = () -> { };
@@ -75,12 +75,7 @@ public final class MemoryTier implements AutoCloseable {
 
     /** Bytes of the budget in use, at page granularity. */
     public long usedBytes() {
-        lock.lock();
-        try {
-            return (long) pagesInUse * PAGE_SIZE;
-        } finally {
-            lock.unlock();
-        }
+        return (long) pagesInUse * PAGE_SIZE;
     }
 
     /** Sum of the lengths of the live values. */
