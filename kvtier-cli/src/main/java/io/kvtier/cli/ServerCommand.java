@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 final class ServerCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "io-threads");
+            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads");
 
     @Option(names = "--port", paramLabel = "PORT", description = "RESP port (default 6379; 0 = any free port).")
     String port;
@@ -57,8 +57,8 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--max-clients", paramLabel = "N", description = "Most concurrent clients (default 10000).")
     String maxClients;
 
-    @Option(names = "--io-threads", paramLabel = "N", description = "Threads reading the disk tier (default 4).")
-    String ioThreads;
+    @Option(names = "--disk-threads", paramLabel = "N", description = "Threads reading the disk tier (default 4).")
+    String diskThreads;
 
     @Option(names = "--config", paramLabel = "FILE", description = "Config file: 'name value' lines, names as "
             + "the flags above without dashes.")
@@ -96,7 +96,7 @@ final class ServerCommand implements Callable<Integer> {
                 yesNo("protected-mode", pick(protectedMode, file, "protected-mode", "yes")),
                 integer("metrics-port", pick(metricsPort, file, "metrics-port", "0")),
                 integer("max-clients", pick(maxClients, file, "max-clients", Integer.toString(d.maxClients()))),
-                integer("io-threads", pick(ioThreads, file, "io-threads", Integer.toString(d.ioThreads()))),
+                integer("disk-threads", pick(diskThreads, file, "disk-threads", Integer.toString(d.diskThreads()))),
                 d.diskReadBufferBytes());
     }
 

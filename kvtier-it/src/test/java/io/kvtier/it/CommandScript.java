@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A command script: one command per line, arguments separated by blanks, {@code #} starting a comment line. An
@@ -16,13 +17,12 @@ final class CommandScript {
     record Line(int number, String text, List<byte[]> args) {
         /** The command name in lower case. */
         String name() {
-            return new String(args.get(0), StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT);
+            return new String(args.get(0), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
         }
 
         /** Argument {@code i} in lower case, or "" if there is none. */
         String lowerArg(int i) {
-            return i < args.size() ? new String(args.get(i), StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT)
-                    : "";
+            return i < args.size() ? new String(args.get(i), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT) : "";
         }
     }
 
@@ -80,13 +80,14 @@ final class CommandScript {
             char c = text.charAt(i);
             if (c == '"') {
                 if (i + 1 < text.length() && !Character.isWhitespace(text.charAt(i + 1))) {
-                    throw new IllegalArgumentException("line " + lineNumber + ": closing quote not followed by a blank");
+                    throw new IllegalArgumentException("line " + lineNumber + ": no blank after a closing quote");
                 }
                 return i + 1;
             }
             if (c != '\\') {
-                out.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
-                i++;
+                int codePoint = text.codePointAt(i);
+                out.writeBytes(Character.toString(codePoint).getBytes(StandardCharsets.UTF_8));
+                i += Character.charCount(codePoint);
                 continue;
             }
             if (i + 1 >= text.length()) {

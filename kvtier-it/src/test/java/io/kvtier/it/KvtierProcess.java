@@ -53,7 +53,12 @@ public final class KvtierProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
         process = pb.start();
-        awaitPing(Duration.ofSeconds(60));
+        try {
+            awaitPing(Duration.ofSeconds(60));
+        } catch (IOException notUp) {
+            process.destroyForcibly(); // a node that never answered is not left running
+            throw notUp;
+        }
     }
 
     private void awaitPing(Duration timeout) throws IOException {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -32,7 +33,7 @@ final class RawConnection implements AutoCloseable {
     }
 
     RawReply call(String... args) throws IOException {
-        return call(java.util.Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
+        return call(Arrays.stream(args).map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
     }
 
     static byte[] multibulk(List<byte[]> args) {

@@ -2,6 +2,7 @@ package io.kvtier.it;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -52,7 +53,8 @@ record RawReply(byte type, byte[] raw, List<RawReply> children) {
 
     /** This aggregate with its elements in byte order (for KEYS, whose order is unspecified). */
     RawReply sorted() {
-        List<RawReply> elements = children.stream().sorted(Comparator.comparing(RawReply::raw, java.util.Arrays::compare))
+        List<RawReply> elements = children.stream()
+                .sorted(Comparator.comparing(RawReply::raw, Arrays::compare))
                 .toList();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(header());

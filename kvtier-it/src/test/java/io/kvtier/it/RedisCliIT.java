@@ -76,7 +76,8 @@ class RedisCliIT {
                 .isEqualTo("1) \"v\"\n2) (nil)\n");
         assertThat(cli(node.port(), "-3", "--no-raw", "hello", "3")).startsWith("1# \"server\" => \"redis\"\n"
                 + "2# \"version\" => \"7.0.15\"\n3# \"proto\" => (integer) 3\n4# \"id\" => (integer) ")
-                .endsWith("5# \"mode\" => \"standalone\"\n6# \"role\" => \"master\"\n7# \"modules\" => (empty array)\n");
+                .endsWith("5# \"mode\" => \"standalone\"\n6# \"role\" => \"master\"\n"
+                        + "7# \"modules\" => (empty array)\n");
         assertThat(cli(node.port(), "-3", "--no-raw", "config", "get", "maxmemory-policy"))
                 .isEqualTo("1# \"maxmemory-policy\" => \"noeviction\"\n");
     }

@@ -8,8 +8,9 @@ import java.util.Set;
 /**
  * Decides whether Redis's and kvtier's replies to one script line agree: byte for byte, except where replies
  * legitimately differ. Those are only: connection ids and HELLO's id/version, clocks (TIME), server reports (INFO,
- * CLIENT INFO/LIST, COMMAND COUNT), the unspecified order of KEYS, and TTL/PTTL read a moment apart. Error replies
- * are always compared byte for byte. Stateless.
+ * CLIENT INFO/LIST, COMMAND COUNT), the unspecified order of KEYS, and TTL/PTTL read a moment apart. (SCAN arrives
+ * here already as the sorted union of a full iteration, see {@link DifferentialRun#fullScan}.) Error replies are
+ * always compared byte for byte. Stateless.
  */
 final class ReplyNormalizer {
     /** How far apart TTL (seconds) and PTTL (milliseconds) may be when the two servers are asked a moment apart. */
@@ -47,7 +48,7 @@ final class ReplyNormalizer {
         };
     }
 
-    /** The reply as a mismatch report shows it: its escaped bytes, KEYS sorted so that two lists can be read side by side. */
+    /** The reply as a report shows it: its escaped bytes, KEYS sorted so that two lists read side by side. */
     static String display(CommandScript.Line line, RawReply reply) {
         return line.name().equals("keys") && !reply.children().isEmpty() ? reply.sorted().escaped() : reply.escaped();
     }

@@ -48,7 +48,7 @@ public final class KvtierServer implements AutoCloseable {
     private KvtierServer(ServerOptions options) throws IOException {
         this.options = options;
         this.store = TieredStore.open(options.storeOptions());
-        this.diskReads = new DiskReads(store, options.ioThreads(), options.diskReadBufferBytes());
+        this.diskReads = new DiskReads(store, options.diskThreads(), options.diskReadBufferBytes());
         this.metrics = new Metrics();
         metrics.bind(store);
         this.context = new ServerContext(options, store, diskReads, new CommandTable(), metrics);

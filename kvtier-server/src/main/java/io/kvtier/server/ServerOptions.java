@@ -20,7 +20,7 @@ public record ServerOptions(
         boolean protectedMode,
         int metricsPort,
         int maxClients,
-        int ioThreads,
+        int diskThreads,
         long diskReadBufferBytes) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
@@ -29,7 +29,7 @@ public record ServerOptions(
     public static final long DEFAULT_DISK = 8L << 30;
     public static final long DEFAULT_MAX_VALUE = 512L << 20;
     public static final int DEFAULT_MAX_CLIENTS = 10_000;
-    public static final int DEFAULT_IO_THREADS = 4;
+    public static final int DEFAULT_DISK_THREADS = 4;
     public static final long DEFAULT_DISK_READ_BUFFER = 256L << 20;
 
     public ServerOptions {
@@ -42,8 +42,8 @@ public record ServerOptions(
         if (maxClients < 1) {
             throw new IllegalArgumentException("--max-clients " + maxClients + " must be at least 1");
         }
-        if (ioThreads < 1 || ioThreads > 256) {
-            throw new IllegalArgumentException("--io-threads " + ioThreads + " is outside 1..256");
+        if (diskThreads < 1 || diskThreads > 256) {
+            throw new IllegalArgumentException("--disk-threads " + diskThreads + " is outside 1..256");
         }
         if (diskReadBufferBytes < (1 << 20)) {
             throw new IllegalArgumentException("disk read buffer " + diskReadBufferBytes + " is below 1 MiB");
@@ -93,6 +93,6 @@ public record ServerOptions(
     /** Defaults: 127.0.0.1:6379, ./kvtier-data, 1 GiB memory, 8 GiB disk, 512 MiB values, no password. */
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
-                DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_IO_THREADS, DEFAULT_DISK_READ_BUFFER);
+                DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_DISK_READ_BUFFER);
     }
 }

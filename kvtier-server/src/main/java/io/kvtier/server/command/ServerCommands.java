@@ -133,7 +133,7 @@ final class ServerCommands {
         p.put("disk", Long.toString(o.diskBytes()));
         p.put("max-value", Long.toString(o.maxValueBytes()));
         p.put("metrics-port", Integer.toString(o.metricsPort()));
-        p.put("io-threads", Integer.toString(o.ioThreads()));
+        p.put("disk-threads", Integer.toString(o.diskThreads()));
         return p;
     }
 
