@@ -22,8 +22,8 @@ import java.util.Arrays;
  * input and any fragmentation of it decode to the same commands and the same error.
  *
  * Payloads below sinkThreshold are copied into a heap array; larger ones are streamed into a BulkSink as bytes
- * arrive, so a 512 MiB SET never needs 512 MiB of buffered input. When the factory has no sink (memory full), the decoder
- * parks in SINK and consumes nothing until a later decode() gets one: that is the backpressure signal.
+ * arrive, so a 512 MiB SET never needs 512 MiB of buffered input. When the factory has no sink (memory full), the
+ * decoder parks in SINK and consumes nothing until a later decode() gets one: that is the backpressure signal.
  *
  * Line scanning (LineScanner) remembers how far it already looked, so a line arriving one byte at a time costs
  * O(n), not O(n^2) as in Redis.
@@ -151,7 +151,10 @@ public final class RespDecoder {
         return state == State.SINK;
     }
 
-    /** Set false while the connection is not authenticated (a password is configured): then Redis's stricter limits apply. */
+    /**
+     * Set false while the connection is not authenticated (a password is configured): then Redis's stricter limits
+     * apply (at most 10 arguments and 16 KiB bulks).
+     */
     public void setAuthenticated(boolean authenticated) {
         this.authenticated = authenticated;
     }

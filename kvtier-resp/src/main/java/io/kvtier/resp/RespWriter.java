@@ -140,7 +140,10 @@ public final class RespWriter {
         }
     }
 
-    /** RESP3 {@code =len\r\ntxt:text\r\n} (len counts the 4-byte "txt:" prefix); RESP2 a bulk string of {@code text}. */
+    /**
+     * RESP3 {@code =len\r\ntxt:text\r\n} (len counts the 4-byte "txt:" prefix, text is UTF-8); RESP2 a bulk string
+     * of {@code text}.
+     */
     public static void verbatim(ByteBuf buf, String text, int proto) {
         if (!isResp3(proto)) {
             bulk(buf, text);

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 class InlineSplitterTest {
     @Test
     void readsTheLineAsACStringThatEndsAtTheFirstNul() {
-        assertThat(InlineSplitter.split(bytes("ECHO a\u0000b c"))).isDeepEqualTo(new byte[][] {bytes("ECHO"), bytes("a")});
+        assertThat(InlineSplitter.split(bytes("ECHO a\u0000b c")))
+                .isDeepEqualTo(new byte[][] {bytes("ECHO"), bytes("a")});
     }
 
     @Test

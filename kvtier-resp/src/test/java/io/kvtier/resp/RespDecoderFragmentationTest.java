@@ -22,9 +22,9 @@ class RespDecoderFragmentationTest {
             + "\r\n*0\r\nGET \"k e\\x79\" 'a\\'b'\r\n*-1\r\n*2\r\n$4\r\nECHO\r\n$0\r\n\r\nPING\n"
             + "*2\r\n$6\r\nAPPEND\r\n$17\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\r\n  \n";
 
-    private static final List<List<String>> PIPELINE_COMMANDS = List.of(List.of("SET", "key", "v".repeat(38) + "\r\n"),
-            List.of("GET", "k ey", "a'b"), List.of("ECHO", ""), List.of("PING"),
-            List.of("APPEND", "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r"));
+    private static final List<List<String>> PIPELINE_COMMANDS = List.of(
+            List.of("SET", "key", "v".repeat(38) + "\r\n"), List.of("GET", "k ey", "a'b"), List.of("ECHO", ""),
+            List.of("PING"), List.of("APPEND", "\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r\n\r"));
 
     private static Decoding.Outcome decode(List<byte[]> chunks, int refusalsPerSink, boolean authenticated) {
         RecordingSinkFactory sinks = new RecordingSinkFactory(refusalsPerSink);
@@ -40,7 +40,8 @@ class RespDecoderFragmentationTest {
         Random random = new Random(seed);
         Decoding.Outcome whole = decode(List.of(input), 0, authenticated);
         List<Function<byte[], List<byte[]>>> splitters = List.of(Decoding::byteByByte,
-                Decoding::splitAfterEveryCarriageReturn, in -> Decoding.randomSplits(in, random, 1 + random.nextInt(40)));
+                Decoding::splitAfterEveryCarriageReturn,
+                in -> Decoding.randomSplits(in, random, 1 + random.nextInt(40)));
         for (Function<byte[], List<byte[]>> splitter : splitters) {
             assertThat(decode(splitter.apply(input), random.nextInt(3), authenticated)).isEqualTo(whole);
         }

@@ -19,7 +19,8 @@ import java.util.Random;
  *     -Dsurefire.failIfNoSpecifiedTests=false -Dmaven.compiler.release=21 -Dkvtier.jazzer.hooks=true
  * }</pre>
  * Java 21 bytecode because Jazzer 0.24.0's ASM cannot read Java 25 class files (without coverage instrumentation
- * libFuzzer fuzzes blind); run {@code clean} afterwards. Findings land next to the seeds and then replay in every build.
+ * libFuzzer fuzzes blind); run {@code clean} afterwards. Findings land next to the seeds and then replay in every
+ * build.
  *
  * <p>Input layout: FuzzedDataProvider takes numbers from the end, so a seed is the request stream followed by an
  * 18-byte trailer read backwards: authenticated (1 byte), sink refusals (1), max bulk length (2), max multibulk

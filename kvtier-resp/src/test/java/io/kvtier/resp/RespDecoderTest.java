@@ -139,12 +139,14 @@ class RespDecoderTest {
 
     @Test
     void neverEndsAnInlineLineWithANulBeforeItsNewlineLikeRedisStrchr() {
-        assertThat(Decoding.run(decoder, bytes("ECHO a\u0000b\r\nPING\r\n"))).isEqualTo(new Decoding.Outcome(List.of(), null));
+        assertThat(Decoding.run(decoder, bytes("ECHO a\u0000b\r\nPING\r\n")))
+                .isEqualTo(new Decoding.Outcome(List.of(), null));
     }
 
     @Test
     void neverEndsALengthLineWithANulBeforeItsCarriageReturnLikeRedisStrchr() {
-        assertThat(Decoding.run(decoder, bytes("*1\r\n$1\u0000\r\nx\r\n"))).isEqualTo(new Decoding.Outcome(List.of(), null));
+        assertThat(Decoding.run(decoder, bytes("*1\r\n$1\u0000\r\nx\r\n")))
+                .isEqualTo(new Decoding.Outcome(List.of(), null));
     }
 
     @Test

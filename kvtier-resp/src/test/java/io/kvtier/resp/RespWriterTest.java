@@ -35,6 +35,14 @@ class RespWriterTest {
         assertThat(written(b -> RespWriter.simpleString(b, "é"))).isEqualTo("+\u00c3\u00a9\r\n");
     }
 
+    @Test
+    void writesErrorsOneBytePerCharSoThatEchoedClientBytesComeBackUnchanged() {
+        String clientByte = new String(new byte[] {(byte) 0xe9}, ISO_8859_1);
+
+        assertThat(written(b -> RespWriter.error(b, "ERR Protocol error: expected '$', got '" + clientByte + "'")))
+                .isEqualTo("-ERR Protocol error: expected '$', got '\u00e9'\r\n");
+    }
+
     @ParameterizedTest
     @CsvSource({"0, :0", "1, :1", "-1, :-1", "10, :10", "1234567890, :1234567890",
             "9223372036854775807, :9223372036854775807", "-9223372036854775808, :-9223372036854775808"})
