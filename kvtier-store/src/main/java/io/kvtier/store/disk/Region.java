@@ -5,7 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.kvtier.store.ref.RefCount;
 
 /**
  * One region file: records appended by the writer thread, read positionally by any thread. Reference-counted like
@@ -19,7 +19,7 @@ public final class Region {
     private final long id;
     private final Path path;
     private final FileChannel channel;
-    private final AtomicInteger refs = new AtomicInteger(1); // the tier's own reference
+    private final RefCount refs = new RefCount(this::closeChannel); // starts with the tier's own reference
     private volatile long size;
     private volatile boolean evicted;
 
@@ -65,21 +65,18 @@ public final class Region {
 
     /** Adds a reader reference unless the region was evicted and fully released; returns whether it did. */
     public boolean tryRetain() {
-        for (int r = refs.get(); r > 0; r = refs.get()) {
-            if (refs.compareAndSet(r, r + 1)) {
-                return true;
-            }
-        }
-        return false;
+        return refs.tryRetain();
     }
 
     public void release() {
-        if (refs.decrementAndGet() == 0) {
-            try {
-                channel.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        refs.release();
+    }
+
+    private void closeChannel() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

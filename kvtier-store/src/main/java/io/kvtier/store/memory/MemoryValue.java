@@ -2,7 +2,7 @@ package io.kvtier.store.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.kvtier.store.ref.RefCount;
 
 /**
  * The off-heap bytes of one value: a sequence of page or chunk segments. Reference-counted: the creator holds the
@@ -16,7 +16,7 @@ public final class MemoryValue {
     final int[] pages;          // whole pages owned (large values), else null
     final SmallPage smallPage;  // the size-class page holding this value's chunk (small values), else null
     final int chunk;
-    private final AtomicInteger refs = new AtomicInteger(1);
+    private final RefCount refs;
     private long written;
 
     MemoryValue(MemoryTier tier, long length, MemorySegment[] parts, int[] pages, SmallPage smallPage, int chunk) {
@@ -26,6 +26,7 @@ public final class MemoryValue {
         this.pages = pages;
         this.smallPage = smallPage;
         this.chunk = chunk;
+        this.refs = new RefCount(() -> tier.free(this));
     }
 
     public long length() {
@@ -97,25 +98,15 @@ public final class MemoryValue {
 
     /** Adds a reference unless the value was already freed; returns whether it did. */
     public boolean tryRetain() {
-        for (int r = refs.get(); r > 0; r = refs.get()) {
-            if (refs.compareAndSet(r, r + 1)) {
-                return true;
-            }
-        }
-        return false;
+        return refs.tryRetain();
     }
 
     /** Drops a reference; the last one returns the bytes to the tier. */
     public void release() {
-        int r = refs.decrementAndGet();
-        if (r == 0) {
-            tier.free(this);
-        } else if (r < 0) {
-            throw new IllegalStateException("MemoryValue released more often than retained");
-        }
+        refs.release();
     }
 
     int refCount() {
-        return refs.get();
+        return refs.count();
     }
 }
