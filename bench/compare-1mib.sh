@@ -17,6 +17,10 @@ rps() { # port test clients
   redis-benchmark -p "$1" -t "$2" -n "$n" -d 1048576 -c "$3" -r 1000 -q 2>/dev/null | tr '\r' '\n' \
     | sed -n "s/^$(echo "$2" | tr a-z A-Z): \([0-9.]*\) requests per second.*/\1/p" | tail -1
 }
+# Warm-up, identical for both: fills the 1000 keys and lets the JVM compile the hot path before anything is timed.
+for p in $kv_port $rd_port; do
+  for t in set get; do rps "$p" "$t" 4 >/dev/null; done
+done
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(redis-server --version | cut -d' ' -f3); date: $(date -u +%F)"
 printf "%-4s %-8s %14s %14s %8s\n" test clients "kvtier MB/s" "redis MB/s" ratio
 for c in 4 16; do
