@@ -203,42 +203,81 @@ public final class TieredStore implements AutoCloseable {
      * checked when the value has fully arrived. Completes when the value (and any tombstone) is written.
      */
     public CompletableFuture<PutResult> putDirect(byte[] keyBytes, DirectWrite write, PutOptions opts) {
+        if (keyBytes.length > RecordFormat.MAX_KEY_LENGTH) {
+            write.abort();
+            throw new KeyTooLongException(keyBytes.length);
+        }
         Key key = new Key(keyBytes);
-        return write.finish().thenCompose(done -> writer.call(() -> {
-            long now = System.currentTimeMillis();
-            Entry current = index.get(key);
+        return write.finish().thenCompose(done -> writer.call(() -> publishDirect(key, write, opts)))
+                .thenCompose(f -> f)
+                .whenComplete((r, e) -> {
+                    if (e != null) {
+                        write.abort(); // no-op once adopted: the file then belongs to the disk tier
+                    }
+                });
+    }
+
+    /*
+     * Runs on the writer thread. The record must carry its sequence number before it can be published, and sealing
+     * and renaming take milliseconds, too long to hold the key's bin lock. So the number is taken first and the
+     * publish re-checks under the lock: if a newer version (higher number) or a failed NX/XX condition appeared in
+     * the meantime, this version loses and its region is discarded at once, so a restart cannot bring it back.
+     */
+    private CompletableFuture<PutResult> publishDirect(Key key, DirectWrite write, PutOptions opts) {
+        long seq = sequence.incrementAndGet();
+        long now = System.currentTimeMillis();
+        Entry before = index.get(key);
+        long expireAt = opts.keepTtl() && before != null && !before.isExpired(now) ? before.expireAt
+                : opts.expireAt();
+        DiskLocation loc;
+        try {
+            loc = disk.adopt(write, key.bytes, seq, expireAt);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Entry e = new Entry(key, seq, write.length(), expireAt, EntryState.DISK);
+        e.disk = loc;
+        Entry[] replaced = new Entry[1];
+        ValueRef[] old = new ValueRef[1];
+        boolean[] newerExists = new boolean[1];
+        index.compute(key, (k, current) -> {
             Entry live = current != null && !current.isExpired(now) ? current : null;
-            ValueRef old = opts.returnOld() && live != null ? ValueRef.retain(live) : null;
+            if (opts.returnOld() && live != null && live.seq < seq) {
+                old[0] = ValueRef.retain(live);
+            }
+            if (current != null && current.seq > seq) {
+                newerExists[0] = true;
+                return current;
+            }
             if (opts.condition() == PutOptions.Condition.IF_ABSENT && live != null
                     || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
-                write.abort();
-                return CompletableFuture.completedFuture(new PutResult(false, old));
+                return current;
             }
-            long expireAt = opts.keepTtl() && live != null ? live.expireAt : opts.expireAt();
-            long seq = sequence.incrementAndGet();
-            DiskLocation loc;
-            try {
-                loc = disk.adopt(write, key.bytes, seq, expireAt);
-            } catch (IOException e) {
-                write.abort();
-                throw new java.io.UncheckedIOException(e);
-            }
-            Entry e = new Entry(key, seq, write.length(), expireAt, EntryState.DISK);
-            e.disk = loc;
-            counters.created(EntryState.DISK, e.length);
-            writer.track(e, loc);
-            Entry replaced = index.put(key, e);
-            if (expireAt != 0) {
-                expiring.add(key);
-            }
-            CompletableFuture<Void> durable = replaced == null ? CompletableFuture.completedFuture(null)
-                    : retire(replaced, seq);
-            return durable.thenApply(v -> new PutResult(true, old));
-        }).thenCompose(f -> f)).whenComplete((r, e) -> {
-            if (e != null) {
-                write.abort();
-            }
+            replaced[0] = current;
+            return e;
         });
+        if (index.get(key) != e) {
+            discardAdopted(loc);
+            // A newer version won: this one counts as written and then overwritten. A failed condition: not written.
+            return CompletableFuture.completedFuture(new PutResult(newerExists[0], old[0]));
+        }
+        counters.created(EntryState.DISK, e.length);
+        writer.track(e, loc);
+        if (expireAt != 0) {
+            expiring.add(key);
+        }
+        CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
+                : retire(replaced[0], seq);
+        ValueRef previous = old[0];
+        return closingOnFailure(durable, previous).thenApply(v -> new PutResult(true, previous));
+    }
+
+    private void discardAdopted(DiskLocation loc) {
+        try {
+            disk.discard(loc.region());
+        } catch (IOException ex) {
+            log.error("could not delete the region of a superseded large value: {}", ex.toString());
+        }
     }
 
     /**
@@ -247,6 +286,10 @@ public final class TieredStore implements AutoCloseable {
      * is on disk.
      */
     public CompletableFuture<PutResult> put(byte[] keyBytes, MemoryValue value, PutOptions opts) {
+        if (keyBytes.length > RecordFormat.MAX_KEY_LENGTH) {
+            value.release();
+            throw new KeyTooLongException(keyBytes.length);
+        }
         if (value.written() != value.length()) {
             value.release();
             throw new IllegalArgumentException("value has " + value.written() + " of " + value.length() + " bytes");
@@ -291,15 +334,18 @@ public final class TieredStore implements AutoCloseable {
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
                 : retire(replaced[0], e.seq);
         ValueRef previous = old[0];
-        return durable.thenApply(v -> new PutResult(true, previous));
+        return closingOnFailure(durable, previous).thenApply(v -> new PutResult(true, previous));
     }
 
     /** Removes {@code key}; with {@code returnOld}, hands back a reference to its value. */
     public CompletableFuture<Removed> remove(byte[] keyBytes, boolean returnOld) {
         Key key = new Key(keyBytes);
         Entry[] removed = new Entry[1];
+        long[] tombstoneSeq = new long[1];
         index.computeIfPresent(key, (k, e) -> {
             removed[0] = e;
+            // Under the key's bin lock, like put's: a concurrent put's version is numbered after this tombstone.
+            tombstoneSeq[0] = sequence.incrementAndGet();
             return null;
         });
         Entry e = removed[0];
@@ -308,7 +354,20 @@ public final class TieredStore implements AutoCloseable {
         }
         boolean expired = e.isExpired(System.currentTimeMillis());
         ValueRef old = returnOld && !expired ? ValueRef.retain(e) : null;
-        return retire(e, sequence.incrementAndGet()).thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
+        return closingOnFailure(retire(e, tombstoneSeq[0]), old)
+                .thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
+    }
+
+    /** Passes {@code f} through, closing {@code ref} (if any) should it fail, so no reader reference leaks. */
+    private static <T> CompletableFuture<T> closingOnFailure(CompletableFuture<T> f, ValueRef ref) {
+        if (ref == null) {
+            return f;
+        }
+        return f.whenComplete((v, e) -> {
+            if (e != null) {
+                ref.close();
+            }
+        });
     }
 
     /**
@@ -353,6 +412,7 @@ public final class TieredStore implements AutoCloseable {
             return CompletableFuture.completedFuture(false);
         }
         boolean journal;
+        long expirySeq = -1;
         synchronized (e) {
             if (!e.state().isLive() || !condition.allows(e.expireAt, expireAt)
                     || expireAt == 0 && e.expireAt == 0) {
@@ -363,6 +423,7 @@ public final class TieredStore implements AutoCloseable {
             } else {
                 e.expireAt = expireAt;
                 journal = e.mayBeOnDisk();
+                expirySeq = sequence.incrementAndGet(); // under the monitor: record order follows change order
             }
         }
         if (expireAt != 0 && expireAt <= now) {
@@ -371,17 +432,17 @@ public final class TieredStore implements AutoCloseable {
         if (expireAt != 0) {
             expiring.add(key);
         }
-        return journal ? writer.journal(PendingRecord.expiry(key.bytes, sequence.incrementAndGet(), expireAt, e.seq))
+        return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq))
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
     }
 
     /** Deletes every key and every region file. */
     public CompletableFuture<Void> clear() {
         return writer.submit(() -> {
-            for (Iterator<Entry> it = index.values().iterator(); it.hasNext(); ) {
-                Entry e = it.next();
-                it.remove();
-                retire(e, -1);
+            for (Entry e : index.values()) {
+                if (index.remove(e.key, e)) { // not it.remove(): that would drop a version put meanwhile unretired
+                    retire(e, -1);
+                }
             }
             expiring.clear();
             writer.dropAllRegions();
@@ -576,9 +637,17 @@ public final class TieredStore implements AutoCloseable {
     }
 
     private void expire(Entry e) {
-        if (index.remove(e.key, e)) {
+        long[] tombstoneSeq = {-1};
+        index.computeIfPresent(e.key, (k, current) -> {
+            if (current != e) {
+                return current;
+            }
+            tombstoneSeq[0] = sequence.incrementAndGet(); // under the bin lock, as in remove
+            return null;
+        });
+        if (tombstoneSeq[0] >= 0) {
             counters.expired.increment();
-            retire(e, sequence.incrementAndGet());
+            retire(e, tombstoneSeq[0]);
         }
     }
 
@@ -586,9 +655,14 @@ public final class TieredStore implements AutoCloseable {
         long now = System.currentTimeMillis();
         try {
             for (Iterator<Key> it = expiring.iterator(); it.hasNext(); ) {
-                Entry e = index.get(it.next());
+                Key key = it.next();
+                Entry e = index.get(key);
                 if (e == null || e.expireAt == 0) {
                     it.remove();
+                    Entry current = index.get(key); // a put with an expiry may have added the key back meanwhile
+                    if (current != null && current.expireAt != 0) {
+                        expiring.add(key);
+                    }
                 } else if (e.isExpired(now)) {
                     it.remove();
                     expire(e);

@@ -30,6 +30,8 @@ public final class DirectWrite {
     private long appended;                             // producer thread
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
     private volatile boolean aborted;
+    private volatile boolean adopted;
+    private volatile Throwable failure;
 
     DirectWrite(Path file, long length, Executor io) throws IOException {
         this.file = file;
@@ -61,18 +63,21 @@ public final class DirectWrite {
         }
         appended += n;
         backlog.addAndGet(n);
-        tail = tail.thenRunAsync(() -> {
+        // Each stage runs whatever happened before it, so every chunk's callback runs and its memory comes back even
+        // after a failed write; the first failure is kept and reported by finish().
+        tail = tail.handleAsync((v, previous) -> {
             try {
-                if (!aborted) {
+                if (!aborted && failure == null) {
                     crc.update(chunk.duplicate());
                     writeFully(chunk.duplicate(), position);
                 }
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException | RuntimeException e) {
+                failure = e;
             } finally {
                 backlog.addAndGet(-n);
                 written.run();
             }
+            return null;
         }, io);
     }
 
@@ -82,7 +87,8 @@ public final class DirectWrite {
             return CompletableFuture.failedFuture(new IllegalStateException("direct write has " + appended
                     + " of " + length + " bytes"));
         }
-        return tail;
+        return tail.thenCompose(v -> failure == null ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.failedFuture(failure));
     }
 
     /**
@@ -90,6 +96,10 @@ public final class DirectWrite {
      * Returns the record's offset in the file.
      */
     long seal(byte[] key, long seq, long expireAt) throws IOException {
+        if (key.length > RecordFormat.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes is longer than "
+                    + RecordFormat.MAX_KEY_LENGTH);
+        }
         long recordStart = VALUE_OFFSET - RecordFormat.HEADER_SIZE - key.length;
         int padding = (int) (recordStart - RecordFormat.HEADER_SIZE);
         CRC32C padCrc = new CRC32C();
@@ -126,8 +136,19 @@ public final class DirectWrite {
         }
     }
 
-    /** Drops the value: pending chunks are released unwritten and the file is deleted once they are done. */
+    /** Marks the file as the disk tier's own region: {@link #abort()} no longer touches it. */
+    void adopted() {
+        adopted = true;
+    }
+
+    /**
+     * Drops the value: pending chunks are released unwritten and the file is deleted once they are done. A no-op
+     * once the disk tier adopted the file as a region.
+     */
     public void abort() {
+        if (adopted) {
+            return;
+        }
         aborted = true;
         tail.whenComplete((v, e) -> {
             try {

@@ -227,10 +227,19 @@ public final class DiskTier implements AutoCloseable {
         long id = nextRegionId++;
         Path path = Region.pathFor(dir, id);
         java.nio.file.Files.move(write.file(), path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        write.adopted();
         Region region = new Region(id, path, write.channel(), write.fileSize());
         sealed.addLast(region);
         usedBytes += write.fileSize();
         return new DiskLocation(region, offset, key.length, Math.toIntExact(write.length()));
+    }
+
+    /** Deletes a region adopted from a direct write whose value lost a race to a newer version. Writer thread only. */
+    public void discard(Region region) throws IOException {
+        if (sealed.remove(region)) {
+            usedBytes -= region.size();
+            region.evict();
+        }
     }
 
     private void rollOver() throws IOException {
