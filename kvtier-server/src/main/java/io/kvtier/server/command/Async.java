@@ -18,9 +18,14 @@ final class Async {
         if (f.isDone() && !f.isCompletedExceptionally()) {
             return next.apply(f.join());
         }
-        return f.thenComposeAsync(t -> {
+        // handleAsync, not thenComposeAsync: a failure must reach the event loop too, since the error reply is
+        // written there (a failed future would otherwise complete dependents on the thread that failed it).
+        return f.handleAsync((t, e) -> {
+            if (e != null) {
+                return CompletableFuture.<Void>failedFuture(e);
+            }
             CompletableFuture<Void> n = next.apply(t);
-            return n == null ? CompletableFuture.completedFuture(null) : n;
-        }, reply.executor());
+            return n == null ? CompletableFuture.<Void>completedFuture(null) : n;
+        }, reply.executor()).thenCompose(n -> n);
     }
 }

@@ -2,6 +2,7 @@ package io.kvtier.server.command;
 
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.net.Reply;
+import io.kvtier.store.KeyTooLongException;
 import io.kvtier.store.StoreFullException;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -19,6 +20,10 @@ public final class Dispatcher {
 
     /** Runs {@code cmd}; returns null when its reply is complete, else a future completing after the reply. */
     public static CompletableFuture<Void> dispatch(Session session, RespCommand cmd, Reply reply) {
+        if (cmd.isSink(0)) { // a command name of 16 KiB or more: no such command, and its bytes may be on disk
+            reply.error("ERR unknown command of " + cmd.length(0) + " bytes");
+            return null;
+        }
         long start = System.nanoTime();
         String name = Args.lower(cmd.bytes(0));
         CommandSpec spec = session.server.commands().lookup(name);
@@ -55,13 +60,14 @@ public final class Dispatcher {
             session.server.metrics().command(metricName, false, System.nanoTime() - start);
             return null;
         }
-        return done.handle((v, e) -> {
+        // Replies are event-loop confined: whichever thread completed the command, the error is written there.
+        return done.handleAsync((v, e) -> {
             session.server.metrics().command(metricName, e != null, System.nanoTime() - start);
             if (e != null) {
                 reply.error(errorText(unwrap(e)));
             }
             return null;
-        });
+        }, reply.executor());
     }
 
     private static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply) {
@@ -85,7 +91,7 @@ public final class Dispatcher {
         if (e instanceof CommandException) {
             return e.getMessage();
         }
-        if (e instanceof StoreFullException) {
+        if (e instanceof StoreFullException || e instanceof KeyTooLongException) {
             return "ERR " + e.getMessage();
         }
         log.error("command failed", e);
@@ -95,7 +101,9 @@ public final class Dispatcher {
     static String unknownCommand(RespCommand cmd) {
         StringBuilder args = new StringBuilder();
         for (int i = 1; i < cmd.argCount() && args.length() < 128; i++) {
-            String a = Args.quoted(cmd.bytes(i));
+            // An argument of 16 KiB or more was streamed to a sink (maybe on disk); its first 128 bytes are all Redis
+            // would echo, and a placeholder of the same kind is as useful.
+            String a = cmd.isSink(i) ? "<" + cmd.length(i) + " bytes>" : Args.quoted(cmd.bytes(i));
             int room = 128 - args.length();
             args.append('\'').append(a, 0, Math.min(a.length(), room)).append("' ");
         }

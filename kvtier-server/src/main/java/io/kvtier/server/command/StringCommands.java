@@ -3,7 +3,6 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.DiskReads;
 import io.kvtier.server.net.Reply;
 import io.kvtier.server.net.Values;
 import io.kvtier.store.PutOptions;
@@ -56,6 +55,7 @@ final class StringCommands {
                                                    PutOptions options, boolean integerReply) {
         TieredStore store = s.server.store();
         byte[] key = c.bytes(1);
+        Values.checkKey(key);
         CompletableFuture<PutResult> put = Values.put(c, valueIndex, key, options, store);
         return Async.then(put, r, result -> {
             if (integerReply) {
@@ -95,37 +95,37 @@ final class StringCommands {
             ref.close();
             throw e;
         }
-        CompletableFuture<Boolean> change = store.setExpiry(key, expireAt, io.kvtier.store.ExpireCondition.ALWAYS);
+        CompletableFuture<Boolean> change = store.setExpiry(key, expireAt, io.kvtier.store.ExpireCondition.ALWAYS)
+                .whenComplete((v, e) -> {
+                    if (e != null) {
+                        ref.close();
+                    }
+                });
         return Async.then(change, r, changed -> Values.write(s.server, ref, r));
     }
 
+    /**
+     * MGET writes its elements in order, reading at most one disk value at a time (large ones streamed as for GET), so
+     * it needs no more staging than a GET, whatever it asks for. An element whose read fails is nil: the array is
+     * never left short.
+     */
     private static CompletableFuture<Void> mget(Session s, RespCommand c, Reply r) {
-        TieredStore store = s.server.store();
-        int n = c.argCount() - 1;
-        ValueRef[] refs = new ValueRef[n];
-        List<CompletableFuture<DiskReads.Result>> reads = new ArrayList<>(n);
-        boolean allMemory = true;
-        for (int i = 0; i < n; i++) {
-            refs[i] = store.get(c.bytes(i + 1));
-            reads.add(Values.prefetch(s.server, refs[i]));
-            allMemory &= refs[i] == null || refs[i].inMemory();
-        }
-        if (allMemory) {
-            writeAll(refs, reads, r);
-            return null;
-        }
-        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
-                .handleAsync((v, e) -> {
-                    writeAll(refs, reads, r);
-                    return null;
-                }, r.executor());
+        r.array(c.argCount() - 1);
+        return mgetFrom(s, c, r, 1);
     }
 
-    private static void writeAll(ValueRef[] refs, List<CompletableFuture<DiskReads.Result>> reads, Reply r) {
-        r.array(refs.length);
-        for (int i = 0; i < refs.length; i++) {
-            Values.writePrefetched(refs[i], reads.get(i), r);
+    private static CompletableFuture<Void> mgetFrom(Session s, RespCommand c, Reply r, int from) {
+        for (int i = from; i < c.argCount(); i++) {
+            CompletableFuture<Void> pending = Values.writeOrNil(s.server, s.server.store().get(c.bytes(i)), r);
+            if (pending != null) {
+                int next = i + 1;
+                return pending.thenComposeAsync(v -> {
+                    CompletableFuture<Void> rest = mgetFrom(s, c, r, next);
+                    return rest == null ? CompletableFuture.completedFuture(null) : rest;
+                }, r.executor());
+            }
         }
+        return null;
     }
 
     private static CompletableFuture<Void> mset(Session s, RespCommand c, Reply r, boolean onlyIfNoneExist) {
@@ -142,14 +142,29 @@ final class StringCommands {
                 }
             }
         }
+        for (int i = 1; i < c.argCount(); i += 2) { // refuse the whole command before storing any of it
+            Values.checkKey(c.bytes(i));
+            Values.checkAccepted(c, i + 1);
+        }
+        // Every value is made ready (memory reserved and filled, large ones fully on disk) before any is published,
+        // so running out of memory or disk fails the whole command instead of storing half of it.
+        List<CompletableFuture<Values.Prepared>> prepared = new ArrayList<>();
         for (int i = 2; i < c.argCount(); i += 2) {
-            Values.checkAccepted(c, i); // refuse the whole command before storing any of it
+            prepared.add(Values.prepare(c, i, store));
         }
-        List<CompletableFuture<PutResult>> puts = new ArrayList<>();
-        for (int i = 1; i < c.argCount(); i += 2) {
-            puts.add(Values.put(c, i + 1, c.bytes(i), PutOptions.PLAIN, store));
-        }
-        CompletableFuture<Void> stored = CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
+        CompletableFuture<Void> stored = CompletableFuture.allOf(prepared.toArray(CompletableFuture[]::new))
+                .handle((v, e) -> {
+                    if (e != null) {
+                        prepared.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())
+                                .forEach(f -> f.join().release());
+                        return CompletableFuture.<Void>failedFuture(e);
+                    }
+                    List<CompletableFuture<PutResult>> puts = new ArrayList<>();
+                    for (int k = 0; k < prepared.size(); k++) {
+                        puts.add(prepared.get(k).join().put(c.bytes(1 + 2 * k), PutOptions.PLAIN));
+                    }
+                    return CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
+                }).thenCompose(f -> f);
         return Async.then(stored, r, v -> {
             if (onlyIfNoneExist) {
                 r.integer(1);

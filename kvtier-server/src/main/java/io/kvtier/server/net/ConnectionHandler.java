@@ -76,6 +76,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Decodes and runs commands until input runs out or something makes the connection wait. */
     private void process() {
         if (closed) {
+            reply.discard(); // an asynchronous command that finished after the close may have written into it
             return;
         }
         while (!busy && ctx.channel().isWritable() && !sinks.backlogged()

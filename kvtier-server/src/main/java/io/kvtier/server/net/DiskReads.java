@@ -1,5 +1,6 @@
 package io.kvtier.server.net;
 
+import io.kvtier.store.StoreFullException;
 import io.kvtier.store.TieredStore;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
@@ -43,8 +44,20 @@ public final class DiskReads implements AutoCloseable {
         return CompletableFuture.supplyAsync(() -> {
             int length = ref.diskRecordLength();
             int permits = Math.min(length, maxPermits);
-            bytes.acquireUninterruptibly(permits);
-            ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
+            if (!acquire(permits)) {
+                ref.close();
+                throw new java.util.concurrent.CompletionException(new StoreFullException("disk reads of "
+                        + maxPermits + " bytes have been waiting on slow clients for " + PERMIT_WAIT_SECONDS
+                        + " s; try again"));
+            }
+            ByteBuf buf;
+            try {
+                buf = PooledByteBufAllocator.DEFAULT.directBuffer(length, length);
+            } catch (RuntimeException | OutOfMemoryError e) {
+                bytes.release(permits);
+                ref.close();
+                throw new java.util.concurrent.CompletionException(e);
+            }
             try {
                 store.readFromDisk(ref, buf.nioBuffer(0, length)); // verified record lands at [0, length)
                 buf.setIndex(length - (int) ref.length(), length);     // the value is the record's tail
@@ -57,6 +70,18 @@ public final class DiskReads implements AutoCloseable {
                 ref.close();
             }
         }, pool);
+    }
+
+    private static final long PERMIT_WAIT_SECONDS = 30;
+
+    /** Waits a bounded time for staging room: clients that stop reading hold it, and must not block reads forever. */
+    private boolean acquire(int permits) {
+        try {
+            return bytes.tryAcquire(permits, PERMIT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Values above this are streamed in chunks (verify pass, then send pass) instead of read whole. */

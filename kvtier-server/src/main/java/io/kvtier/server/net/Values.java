@@ -6,7 +6,10 @@ import io.kvtier.server.ServerContext;
 import io.kvtier.server.command.CommandException;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutResult;
+import io.kvtier.store.KeyTooLongException;
 import io.kvtier.store.TieredStore;
+import io.kvtier.store.disk.DirectWrite;
+import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.ValueRef;
 import io.kvtier.store.disk.CorruptRecordException;
 import io.kvtier.store.memory.MemoryValue;
@@ -14,6 +17,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.slf4j.LoggerFactory;
 
 /** Moves values between commands and the store: payload arguments in, memory or disk references out. */
 public final class Values {
@@ -42,6 +46,58 @@ public final class Values {
             v.write(bytes);
             return v;
         });
+    }
+
+    /** Refuses a key the disk format cannot hold, before anything is stored. */
+    public static void checkKey(byte[] key) {
+        if (key.length > RecordFormat.MAX_KEY_LENGTH) {
+            throw new KeyTooLongException(key.length);
+        }
+    }
+
+    /** A value argument made ready to store: memory reserved and filled, or a large payload fully on disk. */
+    public sealed interface Prepared {
+        /** Stores it under {@code key}; the store takes it over. */
+        CompletableFuture<PutResult> put(byte[] key, PutOptions options);
+
+        /** Gives it back unstored. */
+        void release();
+    }
+
+    private record PreparedMemory(TieredStore store, MemoryValue value) implements Prepared {
+        public CompletableFuture<PutResult> put(byte[] key, PutOptions options) {
+            return store.put(key, value, options);
+        }
+
+        public void release() {
+            value.release();
+        }
+    }
+
+    private record PreparedDisk(TieredStore store, DirectWrite write) implements Prepared {
+        public CompletableFuture<PutResult> put(byte[] key, PutOptions options) {
+            return store.putDirect(key, write, options);
+        }
+
+        public void release() {
+            write.abort();
+        }
+    }
+
+    /** Makes argument {@code i} ready to store (see {@link Prepared}) without publishing it. */
+    public static CompletableFuture<Prepared> prepare(RespCommand cmd, int i, TieredStore store) {
+        if (cmd.sink(i) instanceof DiskSink disk) {
+            cmd.takeSink(i);
+            DirectWrite write = disk.take();
+            return write.finish().handle((v, e) -> {
+                if (e != null) {
+                    write.abort();
+                    throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+                }
+                return new PreparedDisk(store, write);
+            });
+        }
+        return take(cmd, i, store).thenApply(value -> new PreparedMemory(store, value));
     }
 
     /** Fails with the store's error if the payload of argument {@code i} was refused while it arrived. */
@@ -100,30 +156,22 @@ public final class Values {
         }
     }
 
-    /** Starts reading {@code ref} if it is on disk; completes with null for memory (or absent) values. */
-    public static CompletableFuture<DiskReads.Result> prefetch(ServerContext server, ValueRef ref) {
-        if (ref == null || ref.inMemory()) {
-            return CompletableFuture.completedFuture(null);
+    /**
+     * Like {@link #write} but never fails: a value whose disk read fails for any reason is answered as nil (and
+     * logged), for replies that must stay well-formed around it (elements of MGET's array).
+     */
+    public static CompletableFuture<Void> writeOrNil(ServerContext server, ValueRef ref, Reply reply) {
+        CompletableFuture<Void> f = write(server, ref, reply);
+        if (f == null) {
+            return null;
         }
-        return server.diskReads().read(ref);
-    }
-
-    /** Writes a value fetched with {@link #prefetch}: memory refs directly, disk results from the read. */
-    public static void writePrefetched(ValueRef ref, CompletableFuture<DiskReads.Result> read, Reply reply) {
-        if (ref == null) {
-            reply.nil();
-        } else if (ref.inMemory()) {
-            reply.value(ref);
-        } else {
-            DiskReads.Result r = null;
-            Throwable err = null;
-            try {
-                r = read.join();
-            } catch (CompletionException e) {
-                err = e;
+        return f.handleAsync((v, e) -> {
+            if (e != null) {
+                LoggerFactory.getLogger(Values.class).error("disk read failed; answering nil: {}", e.toString());
+                reply.nil(); // after a half-streamed value the connection is already closed and this is discarded
             }
-            writeRead(r, err, reply);
-        }
+            return null;
+        }, reply.executor());
     }
 
     /** Copies bytes [start, start+length) of {@code ref}'s value (memory or disk) to the heap. */
