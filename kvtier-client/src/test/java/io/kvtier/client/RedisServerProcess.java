@@ -1,0 +1,82 @@
+package io.kvtier.client;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.TimeUnit;
+
+/** A throwaway redis-server on a free local port, without persistence; {@link #close} kills it. */
+final class RedisServerProcess implements AutoCloseable {
+    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final Process process;
+    private final int port;
+
+    private RedisServerProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /** Starts redis-server (which must be on the PATH) and waits until it accepts connections. */
+    static RedisServerProcess start() throws IOException, InterruptedException {
+        int port = freePort();
+        Process process;
+        try {
+            process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--daemonize", "no")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            throw new IOException("these tests need redis-server (7.x) on the PATH: " + e.getMessage(), e);
+        }
+        RedisServerProcess server = new RedisServerProcess(process, port);
+        try {
+            server.awaitListening();
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    int port() {
+        return port;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private void awaitListening() throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+        while (true) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 100);
+                return;
+            } catch (IOException e) {
+                if (!process.isAlive()) {
+                    throw new IOException("redis-server on port " + port + " exited with " + process.exitValue());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("redis-server on port " + port + " did not listen within 10 s", e);
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
