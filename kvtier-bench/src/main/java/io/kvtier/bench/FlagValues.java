@@ -1,0 +1,113 @@
+package io.kvtier.bench;
+
+import io.kvtier.bench.load.Limit;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * Parses the text of flag values: byte sizes ({@code 1048576}, {@code 64k}, {@code 1m}, {@code 512MiB}, all binary
+ * units, as {@code kvtier server}'s flags), durations ({@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}; a bare
+ * number is seconds) and warm-ups (a duration, or a bare number of requests). Stateless; the nested converters plug
+ * the parsers into picocli.
+ */
+final class FlagValues {
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+
+    private FlagValues() {
+    }
+
+    static long size(String text) {
+        Matcher m = SIZE.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches() || (m.group(2).isEmpty() && m.group(3) != null && m.group(3).startsWith("i"))) {
+            throw new IllegalArgumentException("'" + text + "' is not a size (examples: 1048576, 64k, 1m, 512MiB)");
+        }
+        int shift = switch (m.group(2)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            case "t" -> 40;
+            default -> 0;
+        };
+        long n = parseLong(m.group(1), text);
+        if (n > (Long.MAX_VALUE >> shift)) {
+            throw new IllegalArgumentException("'" + text + "' is too large");
+        }
+        return n << shift;
+    }
+
+    static Duration duration(String text) {
+        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration (examples: 500ms, 10s, 2m, 1h)");
+        }
+        long n = parseLong(m.group(1), text);
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        return switch (unit) {
+            case "ms" -> Duration.ofMillis(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofSeconds(n);
+        };
+    }
+
+    /** A duration with a unit ({@code 2s}), or a bare number of requests ({@code 200}); {@code 0} is none. */
+    static Limit warmUp(String text) {
+        String t = text.trim();
+        if (t.matches("\\d+")) {
+            return new Limit.Requests(parseLong(t, text));
+        }
+        if (!t.matches("\\d+\\s*[A-Za-z]+")) {
+            throw new IllegalArgumentException("'" + text + "' is neither a duration (2s) nor a request count (200)");
+        }
+        return new Limit.Timed(duration(t));
+    }
+
+    private static long parseLong(String digits, String text) {
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is too large");
+        }
+    }
+
+    /** {@code SIZE} flags. */
+    static final class SizeConverter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return size(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code DURATION} flags. */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return duration(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code --warmup}. */
+    static final class WarmUpConverter implements ITypeConverter<Limit> {
+        @Override
+        public Limit convert(String value) {
+            try {
+                return warmUp(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

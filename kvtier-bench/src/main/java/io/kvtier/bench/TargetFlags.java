@@ -1,0 +1,38 @@
+package io.kvtier.bench;
+
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** The flags naming the endpoint and the shape of the load, common to every workload. Filled by picocli. */
+final class TargetFlags {
+    @Option(names = "--host", paramLabel = "HOST", defaultValue = BenchOptions.Builder.DEFAULT_HOST,
+            description = "Host of the RESP endpoint: kvtier, Redis or anything speaking RESP "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "PORT", defaultValue = "6379",
+            description = "Port of the RESP endpoint (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--password", paramLabel = "PASS",
+            description = "Password sent with AUTH on every connection (default: none, no AUTH).")
+    String password;
+
+    @Option(names = {"-c", "--connections"}, paramLabel = "N", defaultValue = "4",
+            description = "Connections to open (default: ${DEFAULT-VALUE}; at most 1024).")
+    int connections;
+
+    @Option(names = {"-P", "--pipeline"}, paramLabel = "N", defaultValue = "1",
+            description = "Requests each connection keeps in flight (default: ${DEFAULT-VALUE}; at most 1024).")
+    int pipeline;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "60s",
+            converter = FlagValues.DurationConverter.class,
+            description = "Per-command timeout; a timeout counts as an error (default: ${DEFAULT-VALUE}).")
+    Duration timeout;
+
+    void applyTo(BenchOptions.Builder builder) {
+        builder.host(host).port(port).password(password).connections(connections).pipeline(pipeline)
+                .timeout(timeout);
+    }
+}

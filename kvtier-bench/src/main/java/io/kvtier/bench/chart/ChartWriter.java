@@ -1,0 +1,79 @@
+package io.kvtier.bench.chart;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.XYStyler;
+
+/**
+ * Creates charts in the house style and writes each as {@code <prefix>.png} and {@code <prefix>.svg}. Stateless;
+ * safe from any thread once AWT has started headless.
+ */
+final class ChartWriter {
+    static final int WIDTH = 960;
+    static final int HEIGHT = 600;
+    static final BasicStroke LIMIT_STROKE = new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
+            new float[] {8f, 6f}, 0f);
+    static final Color LIMIT_COLOR = new Color(90, 90, 90);
+    /** Dark, distinct colours (Tableau 10); the first goes to the first system, which is kvtier by convention. */
+    private static final Color[] PALETTE = {new Color(31, 119, 180), new Color(214, 39, 40), new Color(44, 160, 44),
+        new Color(148, 103, 189), new Color(140, 86, 75), new Color(23, 190, 207)};
+
+    static {
+        // Charts are drawn off-screen, on machines (CI) with no display; an explicit -Djava.awt.headless wins.
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+    }
+
+    private ChartWriter() {}
+
+    static XYChart newChart(String title, String xTitle, String yTitle) {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
+                .yAxisTitle(yTitle).build();
+        XYStyler styler = chart.getStyler();
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setPlotBackgroundColor(Color.WHITE);
+        styler.setPlotBorderVisible(true);
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+        styler.setLegendBorderColor(Color.WHITE);
+        styler.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+        styler.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        styler.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
+        styler.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        styler.setPlotGridLinesColor(new Color(220, 220, 220));
+        styler.setMarkerSize(8);
+        styler.setSeriesColors(PALETTE);
+        return chart;
+    }
+
+    static ChartFiles write(XYChart chart, Path outPrefix) throws IOException {
+        Path png = sibling(outPrefix, ".png");
+        Path svg = sibling(outPrefix, ".svg");
+        Path parent = png.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        try (OutputStream out = Files.newOutputStream(png)) {
+            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
+        }
+        try (OutputStream out = Files.newOutputStream(svg)) {
+            VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        }
+        return new ChartFiles(png, svg);
+    }
+
+    private static Path sibling(Path prefix, String extension) {
+        return prefix.resolveSibling(prefix.getFileName() + extension);
+    }
+}
