@@ -64,6 +64,49 @@ class LargeValueIT {
         }
     }
 
+    @Test
+    void mgetOfMoreDiskBytesThanTheReadStagingAnswersAndOtherReadersAreNotStarved() throws Exception {
+        int n = 7;
+        int size = 48 << 20; // 7 x 48 MiB = 336 MiB on disk, more than the 256 MiB of disk-read staging
+        try (KvtierProcess node = KvtierProcess.start(tmp.resolve("mget"), "--memory", "16m", "--disk", "1g");
+             Jedis jedis = new Jedis("127.0.0.1", node.port(), 120_000);
+             Jedis other = new Jedis("127.0.0.1", node.port(), 120_000)) {
+            byte[][] keys = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                keys[i] = key(i);
+                jedis.set(keys[i], Payloads.make(i, 3, size));
+            }
+            java.util.List<byte[]> values = jedis.mget(keys);
+            assertThat(values).hasSize(n);
+            for (int i = 0; i < n; i++) {
+                assertThat(Payloads.versionOf(i, values.get(i))).as("element %d", i).isEqualTo(3);
+            }
+            assertThat(Payloads.versionOf(1, other.get(keys[1]))).isEqualTo(3);
+            assertThat(node.anonymousRss()).isLessThan(MEMORY + OVERHEAD);
+        }
+    }
+
+    @Test
+    void refusesKeysLongerThanSixtyFourKibibytesAndKeepsTheRegionIntact() throws Exception {
+        try (KvtierProcess node = KvtierProcess.start(tmp.resolve("longkey"), "--memory", "4m", "--disk", "64m")) {
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 30_000)) {
+                jedis.set("before", "1");
+                assertThatThrownBy(() -> jedis.set(new byte[70_000], "v".getBytes()))
+                        .isInstanceOf(JedisDataException.class)
+                        .hasMessageContaining("key of 70000 bytes exceeds the maximum key length of 65536 bytes");
+                for (int i = 0; i < 5; i++) {
+                    jedis.set("after" + i, "v" + i);
+                }
+            }
+            node.stop();
+            node.restart();
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 30_000)) {
+                assertThat(jedis.get("before")).isEqualTo("1");
+                assertThat(jedis.get("after4")).isEqualTo("v4");
+            }
+        }
+    }
+
     private static void assertAllIntact(Jedis jedis, int[] sizes) {
         for (int i = 0; i < sizes.length; i++) {
             byte[] v = jedis.get(key(i));

@@ -106,11 +106,15 @@ public final class Reply {
         RespWriter.crlf(buf());
     }
 
-    /** Writes a value read from disk; takes over {@code payload} (released after the write) and then runs {@code done}. */
+    /**
+     * Writes a value read from disk; takes over {@code payload} (released after the write) and then runs {@code done}.
+     * Flushed at once: the payload holds disk-read staging until the socket takes it, and a command that reads more
+     * values (MGET) must not wait for staging its own unflushed replies hold.
+     */
     public void value(ByteBuf payload, Runnable done) {
         RespWriter.bulkHeader(buf(), payload.readableBytes());
         writeBuffered();
-        ctx.write(payload).addListener(f -> done.run());
+        ctx.writeAndFlush(payload).addListener(f -> done.run());
         RespWriter.crlf(buf());
     }
 
