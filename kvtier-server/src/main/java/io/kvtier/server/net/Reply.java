@@ -93,11 +93,22 @@ public final class Reply {
         RespWriter.verbatim(buf(), text, protocol);
     }
 
-    /** Writes a memory-resident value without copying it; takes over {@code ref} and closes it after the write. */
+    /** Values up to this size are copied into the reply buffer: cheaper than a page view and a write listener. */
+    private static final int COPY_BELOW = 16 * 1024;
+
+    /**
+     * Writes a memory-resident value, a large one without copying it (a view of its pages, written by the socket
+     * directly); takes over {@code ref} and closes it once the bytes are copied or written.
+     */
     public void value(ValueRef ref) {
         RespWriter.bulkHeader(buf(), ref.length());
-        if (ref.length() == 0) {
-            ref.close();
+        if (ref.length() <= COPY_BELOW) {
+            try (ref) {
+                ByteBuf out = buf();
+                for (java.nio.ByteBuffer part : ref.memory().buffers()) {
+                    out.writeBytes(part);
+                }
+            }
         } else {
             writeBuffered();
             ByteBuf pages = Unpooled.wrappedBuffer(ref.memory().buffers());
