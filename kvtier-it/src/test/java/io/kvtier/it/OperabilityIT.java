@@ -82,11 +82,16 @@ class OperabilityIT {
         try (KvtierProcess node = KvtierProcess.start(tmp.resolve("mc"), "--max-clients", "2")) {
             List<Jedis> held = new ArrayList<>();
             try {
-                for (int i = 0; i < 2; i++) {
-                    Jedis j = new Jedis("127.0.0.1", node.port(), 10_000);
-                    j.ping();
-                    held.add(j);
+                Jedis first = new Jedis("127.0.0.1", node.port(), 10_000);
+                held.add(first);
+                // The harness's readiness probe may not be closed on the server side yet: wait until we are alone.
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (!first.info("clients").contains("connected_clients:1\r\n") && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
                 }
+                Jedis second = new Jedis("127.0.0.1", node.port(), 10_000);
+                second.ping();
+                held.add(second);
                 try (Socket third = new Socket("127.0.0.1", node.port())) {
                     third.setSoTimeout(10_000);
                     String reply = new String(third.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
