@@ -54,6 +54,15 @@ public final class BenchRun {
         return result;
     }
 
+    /** As {@link #execute}, but prints and writes nothing: for callers that report many runs together. */
+    public static BenchResult measure(BenchOptions options, ProgressListener progress) throws IOException {
+        Workload workload = workload(options);
+        String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        List<OpResult> rows = new ArrayList<>();
+        measure(options, workload, progress, rows);
+        return new BenchResult(runInfo(options, startedAt), rows);
+    }
+
     /** Runs the warm-up and the workload, adding a row per operation; returns the connections that closed. */
     private static long measure(BenchOptions options, Workload workload, ProgressListener progress,
             List<OpResult> rows) throws IOException {

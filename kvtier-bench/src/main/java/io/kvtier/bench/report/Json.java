@@ -12,17 +12,17 @@ import java.util.Map;
  * {@link BigDecimal}, so 64-bit seeds and byte counts survive a round trip; NaN and infinities are written as
  * {@code null}. Stateless and thread-safe.
  */
-final class Json {
+public final class Json {
     private Json() {
     }
 
-    static String write(Object tree) {
+    public static String write(Object tree) {
         StringBuilder out = new StringBuilder();
         write(tree, out, 0);
         return out.append('\n').toString();
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Reader reader = new Reader(text);
         Object value = reader.value();
         reader.skipSpace();

@@ -1,0 +1,148 @@
+package io.kvtier.bench.compare;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A server process started for a comparison, listening on a loopback port, its output in a log file. Owns the
+ * process: {@link #close} ends it and its descendants (SIGTERM, then SIGKILL after 5 s). Not thread-safe, except
+ * that {@link #close} may also run from a shutdown hook.
+ */
+public final class ServerProcess implements AutoCloseable {
+    private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
+    private final String name;
+    private final int port;
+    private final Process process;
+    private final Path log;
+
+    private ServerProcess(String name, int port, Process process, Path log) {
+        this.name = name;
+        this.port = port;
+        this.process = process;
+        this.log = log;
+    }
+
+    /** Starts {@code command} and waits until it answers PING; on failure the process is ended and the log quoted. */
+    public static ServerProcess start(String name, List<String> command, int port, Path log, Duration startTimeout)
+            throws IOException, InterruptedException {
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        } catch (IOException e) {
+            throw new IOException(name + " could not be started (" + e.getMessage() + "); is "
+                    + command.getFirst() + " installed and executable?", e);
+        }
+        ServerProcess server = new ServerProcess(name, port, process, log);
+        try {
+            server.awaitPing(startTimeout);
+            return server;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void awaitPing(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IOException(name + " exited with status " + process.exitValue() + " before answering PING"
+                        + " on port " + port + "; its output:\n" + tail());
+            }
+            if (answers("PING", "+PONG")) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException(name + " did not answer PING on port " + port + " within "
+                        + timeout.toSeconds() + "s; its output:\n" + tail());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Empties the server; throws when it does not answer OK. */
+    public void flushAll() throws IOException {
+        String reply = command("FLUSHALL");
+        if (!reply.equals("+OK")) {
+            throw new IOException(name + " answered FLUSHALL with " + reply);
+        }
+    }
+
+    private boolean answers(String command, String expected) {
+        try {
+            return command(command).equals(expected);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Sends a one-word command as a RESP array and returns the first line of the reply. */
+    private String command(String command) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(120_000);
+            OutputStream out = s.getOutputStream();
+            String resp = "*1\r\n$" + command.length() + "\r\n" + command + "\r\n";
+            out.write(resp.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int b = in.read(); b != -1 && b != '\n'; b = in.read()) {
+                if (b != '\r') {
+                    line.append((char) b);
+                }
+            }
+            return line.toString();
+        }
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "(log " + log + " unreadable: " + e.getMessage() + ")";
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** A port free at the time of asking (the server binds it shortly after; a race is reported as a failed start). */
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() {
+        List<ProcessHandle> children = process.descendants().toList();
+        process.destroy();
+        children.forEach(ProcessHandle::destroy);
+        try {
+            if (!process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+    }
+}

@@ -1,0 +1,47 @@
+package io.kvtier.bench.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A tiny real comparison: kvtier (the built jar, through the repo's launcher) and redis-server from PATH with a
+ * 64 MiB cap, 64 KiB setget and a 64 MiB overflow, 300 ms passes. Skipped when the jar has not been built
+ * ({@code ./mvnw -B -q -Dmaven.test.skip=true install}); needs {@code redis-server} on PATH.
+ */
+class CompareAgainstRealServersTest {
+    @TempDir
+    Path out;
+
+    @Test
+    void writesTheReportAndChartsWithPositiveRatios() throws Exception {
+        Path repo = Path.of("").toAbsolutePath().getParent();
+        assumeTrue(Files.isRegularFile(repo.resolve("kvtier-cli/target/kvtier.jar")), "kvtier.jar not built");
+        CompareOptions options = new CompareOptions(64L << 20, 1L << 30, 1, Duration.ofMillis(300),
+                List.of("setget", "overflow"), List.of(64 << 10), List.of(2), 2, true, true, out,
+                repo.resolve("kvtier"), 1);
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+
+        CompareRun.Outcome outcome = CompareRun.execute(options, new PrintStream(table, true, StandardCharsets.UTF_8));
+
+        assertThat(outcome.failed()).as(table.toString(StandardCharsets.UTF_8)).isFalse();
+        assertThat(out.resolve("compare.json")).isNotEmptyFile();
+        assertThat(out.resolve("compare.csv")).isNotEmptyFile();
+        assertThat(outcome.charts()).isNotEmpty().allSatisfy(c -> assertThat(c.png()).isNotEmptyFile());
+        assertThat(out.resolve("throughput-get-c2.png")).isNotEmptyFile();
+        assertThat(out.resolve("hit-rate-overflow.png")).isNotEmptyFile();
+        assertThat(outcome.comparisons()).isNotEmpty()
+                .allSatisfy(c -> assertThat(c.throughputRatio()).isPositive().isFinite());
+        assertThat(Files.readString(out.resolve("compare.json"))).contains("\"kvtier-bench-compare/1\"",
+                "\"ratios\"", "\"passes\"");
+    }
+}
