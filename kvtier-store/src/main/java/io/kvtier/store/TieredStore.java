@@ -701,7 +701,4 @@ public final class TieredStore implements AutoCloseable {
         return waiters.waitingBytes();
     }
 
-    boolean isClosed() {
-        return closed;
-    }
 }
