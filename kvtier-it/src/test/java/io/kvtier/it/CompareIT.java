@@ -1,8 +1,9 @@
-package io.kvtier.bench.compare;
+package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.kvtier.bench.compare.CompareOptions;
+import io.kvtier.bench.compare.CompareRun;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -14,18 +15,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A tiny real comparison: kvtier (the built jar, through the repo's launcher) and redis-server from PATH with a
- * 64 MiB cap, 64 KiB setget and a 64 MiB overflow, 300 ms passes. Skipped when the jar has not been built
- * ({@code ./mvnw -B -q -Dmaven.test.skip=true install}); needs {@code redis-server} on PATH.
+ * A tiny real {@code kvtier bench compare}: kvtier (through the repo's launcher) and redis-server from PATH with a
+ * 64 MiB cap, 64 KiB setget and a 64 MiB overflow, 300 ms passes. An integration test so that it runs after the
+ * jar is built.
  */
-class CompareAgainstRealServersTest {
+class CompareIT {
     @TempDir
     Path out;
 
     @Test
     void writesTheReportAndChartsWithPositiveRatios() throws Exception {
-        Path repo = Path.of("").toAbsolutePath().getParent();
-        assumeTrue(Files.isRegularFile(repo.resolve("kvtier-cli/target/kvtier.jar")), "kvtier.jar not built");
+        Path repo = KvtierProcess.ROOT;
         CompareOptions options = new CompareOptions(64L << 20, 1L << 30, 1, Duration.ofMillis(300),
                 List.of("setget", "overflow"), List.of(64 << 10), List.of(2), 2, true, true, out,
                 repo.resolve("kvtier"), 1);
