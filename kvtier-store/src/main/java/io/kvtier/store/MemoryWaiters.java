@@ -18,7 +18,7 @@ final class MemoryWaiters {
     private final long waitMillis;
     private final Runnable onWait;
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
-    private long waitingBytes;
+    private volatile long waitingBytes; // written under the monitor, read without it (on every put)
 
     MemoryWaiters(MemoryTier memory, long waitMillis, Runnable onWait) {
         this.memory = memory;
@@ -55,7 +55,7 @@ final class MemoryWaiters {
     }
 
     /** Bytes the queued writers need: the demoter keeps at least this much free. */
-    synchronized long waitingBytes() {
+    long waitingBytes() {
         return waitingBytes;
     }
 

@@ -160,18 +160,26 @@ public final class TieredStore implements AutoCloseable {
     }
 
     private void checkStorable(long length) {
-        if (length > options.maxValueBytes()) {
-            throw new StoreFullException("value of " + length + " bytes exceeds the maximum value size of "
-                    + options.maxValueBytes() + " bytes (--max-value)");
-        }
+        checkMaxValue(length);
         if (bypassesMemory(length)) {
             throw new IllegalArgumentException("value of " + length + " bytes goes straight to disk: use "
                     + "openDirectWrite");
         }
         if (length + RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH > disk.maxRecordLength()) {
-            throw new StoreFullException("value of " + length + " bytes exceeds what the disk tier can hold ("
-                    + disk.maxRecordLength() + " bytes, --disk)");
+            throw tooLargeForDisk(length);
         }
+    }
+
+    private void checkMaxValue(long length) {
+        if (length > options.maxValueBytes()) {
+            throw new StoreFullException("value of " + length + " bytes exceeds the maximum value size of "
+                    + options.maxValueBytes() + " bytes (--max-value)");
+        }
+    }
+
+    private StoreFullException tooLargeForDisk(long length) {
+        return new StoreFullException("value of " + length + " bytes exceeds what the disk tier can hold ("
+                + disk.maxRecordLength() + " bytes, --disk)");
     }
 
     /** Whether a value of {@code length} bytes is too large for the memory tier (over half its budget). */
@@ -184,15 +192,11 @@ public final class TieredStore implements AutoCloseable {
      * or {@link DirectWrite#abort()}.
      */
     public DirectWrite openDirectWrite(long length) {
-        if (length > options.maxValueBytes()) {
-            throw new StoreFullException("value of " + length + " bytes exceeds the maximum value size of "
-                    + options.maxValueBytes() + " bytes (--max-value)");
-        }
+        checkMaxValue(length);
         try {
             return disk.openDirectWrite(length, directWrites);
         } catch (DiskFullException e) {
-            throw new StoreFullException("value of " + length + " bytes exceeds what the disk tier can hold ("
-                    + disk.maxRecordLength() + " bytes, --disk)");
+            throw tooLargeForDisk(length);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -290,14 +290,9 @@ public final class DiskTier implements AutoCloseable {
     public ByteBuffer read(DiskLocation location, byte[] expectedKey, ByteBuffer dst) throws IOException {
         int length = Math.toIntExact(location.recordLength());
         ByteBuffer buf = dst.slice(dst.position(), length);
-        FileChannel channel = location.region().channel();
-        long pos = location.offset();
-        while (buf.hasRemaining()) {
-            int n = channel.read(buf, pos + buf.position());
-            if (n < 0) {
-                throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
-                        + " is cut short at " + buf.position() + " of " + length + " bytes");
-            }
+        if (!RecordFormat.readFully(location.region().channel(), buf, location.offset())) {
+            throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
+                    + " is cut short at " + buf.position() + " of " + length + " bytes");
         }
         buf.flip();
         RecordFormat.Header h = RecordFormat.Header.parse(buf, 0);
@@ -319,13 +314,9 @@ public final class DiskTier implements AutoCloseable {
     public void verify(DiskLocation location, byte[] expectedKey, ByteBuffer scratch) throws IOException {
         ByteBuffer headerBuf = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
         FileChannel channel = location.region().channel();
-        while (headerBuf.hasRemaining()) {
-            if (channel.read(headerBuf, location.offset() + headerBuf.position()) < 0) {
-                break;
-            }
-        }
+        boolean whole = RecordFormat.readFully(channel, headerBuf, location.offset());
         RecordFormat.Header h = RecordFormat.Header.parse(headerBuf.flip(), 0);
-        byte[] key = headerBuf.limit() == RecordFormat.HEADER_SIZE && h.plausible(location.recordLength())
+        byte[] key = whole && h.plausible(location.recordLength())
                 && h.valueLength() == location.valueLength()
                 ? RecordFormat.verifyStreaming(channel, location.offset(), h, scratch) : null;
         if (key == null || !java.util.Arrays.equals(key, expectedKey)) {
@@ -337,14 +328,9 @@ public final class DiskTier implements AutoCloseable {
     /** Reads value bytes from {@code valueOffset} into {@code dst} (positional; no verification). */
     public void readValue(DiskLocation location, long valueOffset, ByteBuffer dst) throws IOException {
         long pos = location.offset() + RecordFormat.HEADER_SIZE + location.keyLength() + valueOffset;
-        FileChannel channel = location.region().channel();
-        while (dst.hasRemaining()) {
-            int n = channel.read(dst, pos);
-            if (n < 0) {
-                throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
-                        + " is cut short");
-            }
-            pos += n;
+        if (!RecordFormat.readFully(location.region().channel(), dst, pos)) {
+            throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
+                    + " is cut short");
         }
     }
 

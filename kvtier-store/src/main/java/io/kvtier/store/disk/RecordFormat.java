@@ -97,7 +97,8 @@ public final class RecordFormat {
         return (int) crc.getValue() == h.crc() ? java.util.Arrays.copyOf(keyAndHeader.array(), h.keyLength()) : null;
     }
 
-    private static boolean readFully(java.nio.channels.FileChannel channel, ByteBuffer buf, long pos)
+    /** Positional read until {@code buf} is full; false if the file ends first. */
+    static boolean readFully(java.nio.channels.FileChannel channel, ByteBuffer buf, long pos)
             throws java.io.IOException {
         long at = pos;
         while (buf.hasRemaining()) {
