@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
 
 /** The text of INFO: Redis's sections and field names where they apply, plus "# Tiers" for kvtier's tiers. */
 final class InfoReport {
@@ -29,7 +28,16 @@ final class InfoReport {
                 continue;
             }
             Map<String, Object> fields = new LinkedHashMap<>();
-            SECTIONS.get(section).accept(server, new Object[] {fields, st});
+            switch (section) {
+                case "server" -> server(server, fields);
+                case "clients" -> clients(server, fields);
+                case "memory" -> memory(fields, st);
+                case "persistence" -> persistence(server, fields);
+                case "stats" -> stats(server, fields, st);
+                case "tiers" -> tiers(fields, st);
+                case "keyspace" -> keyspace(fields, st);
+                default -> throw new IllegalStateException("no INFO section " + section);
+            }
             if (!out.isEmpty()) {
                 out.append("\r\n");
             }
@@ -39,16 +47,6 @@ final class InfoReport {
         }
         return out.toString();
     }
-
-    @SuppressWarnings("unchecked")
-    private static final Map<String, BiConsumer<ServerContext, Object[]>> SECTIONS = Map.of(
-            "server", (s, a) -> server(s, (Map<String, Object>) a[0]),
-            "clients", (s, a) -> clients(s, (Map<String, Object>) a[0]),
-            "memory", (s, a) -> memory((Map<String, Object>) a[0], (StoreStats) a[1]),
-            "persistence", (s, a) -> persistence(s, (Map<String, Object>) a[0]),
-            "stats", (s, a) -> stats(s, (Map<String, Object>) a[0], (StoreStats) a[1]),
-            "tiers", (s, a) -> tiers((Map<String, Object>) a[0], (StoreStats) a[1]),
-            "keyspace", (s, a) -> keyspace((Map<String, Object>) a[0], (StoreStats) a[1]));
 
     private static void server(ServerContext s, Map<String, Object> f) {
         long uptime = (System.currentTimeMillis() - s.startMillis()) / 1000;

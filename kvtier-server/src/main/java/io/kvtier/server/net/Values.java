@@ -113,11 +113,7 @@ public final class Values {
      */
     public static CompletableFuture<PutResult> put(RespCommand cmd, int i, byte[] key, PutOptions options,
                                                    TieredStore store) {
-        if (cmd.sink(i) instanceof DiskSink disk) {
-            cmd.takeSink(i);
-            return store.putDirect(key, disk.take(), options);
-        }
-        return take(cmd, i, store).thenCompose(value -> store.put(key, value, options));
+        return prepare(cmd, i, store).thenCompose(value -> value.put(key, options));
     }
 
     /**
