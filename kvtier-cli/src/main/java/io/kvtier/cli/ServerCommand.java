@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 final class ServerCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads");
+            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads");
 
     @Option(names = "--port", paramLabel = "PORT", description = "RESP port (default 6379; 0 = any free port).")
     String port;
@@ -60,6 +60,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--disk-threads", paramLabel = "N", description = "Threads reading the disk tier (default 4).")
     String diskThreads;
 
+    @Option(names = "--io-threads", paramLabel = "N", description = "Event-loop threads serving connections "
+            + "(default: half the cores, at least 1).")
+    String ioThreads;
+
     @Option(names = "--config", paramLabel = "FILE", description = "Config file: 'name value' lines, names as "
             + "the flags above without dashes.")
     Path config;
@@ -97,6 +101,7 @@ final class ServerCommand implements Callable<Integer> {
                 integer("metrics-port", pick(metricsPort, file, "metrics-port", "0")),
                 integer("max-clients", pick(maxClients, file, "max-clients", Integer.toString(d.maxClients()))),
                 integer("disk-threads", pick(diskThreads, file, "disk-threads", Integer.toString(d.diskThreads()))),
+                integer("io-threads", pick(ioThreads, file, "io-threads", Integer.toString(d.ioThreads()))),
                 d.diskReadBufferBytes());
     }
 

@@ -38,9 +38,9 @@ class ServerCommandTest {
     void mapsEveryFlag() throws Exception {
         ServerOptions o = parse("--port", "7000", "--bind", "127.0.0.1 ::1", "--dir", "/tmp/x", "--memory", "64m",
                 "--disk", "2g", "--requirepass", "pw", "--max-value", "16m", "--metrics-port", "9100",
-                "--protected-mode", "no", "--max-clients", "5", "--disk-threads", "2");
+                "--protected-mode", "no", "--max-clients", "5", "--disk-threads", "2", "--io-threads", "3");
         assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
-                16L << 20, "pw", false, 9100, 5, 2, ServerOptions.DEFAULT_DISK_READ_BUFFER));
+                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER));
     }
 
     @Test
@@ -63,6 +63,7 @@ class ServerCommandTest {
         assertThatThrownBy(() -> parse("--port", "70000")).hasMessageContaining("--port 70000 is outside 0..65535");
         assertThatThrownBy(() -> parse("--protected-mode", "maybe")).hasMessageContaining("is not yes or no");
         assertThatThrownBy(() -> parse("--disk", "1m")).hasMessageContaining("--disk 1048576 is below the minimum");
+        assertThatThrownBy(() -> parse("--io-threads", "0")).hasMessageContaining("--io-threads 0 is outside 1..1024");
     }
 
     @Test

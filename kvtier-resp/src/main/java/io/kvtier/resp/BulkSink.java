@@ -1,6 +1,7 @@
 package io.kvtier.resp;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 
 /**
  * A destination for one large bulk-string payload, filled by the decoder as bytes arrive. The decoder owns a
@@ -13,6 +14,20 @@ public interface BulkSink {
 
     /** Copies exactly {@code length} readable bytes from {@code src}, advancing its reader index. */
     void write(ByteBuf src, int length);
+
+    /**
+     * Where the next bytes of the payload go, at most {@code max} of them, for a caller that puts them there itself (a
+     * socket read straight into the destination saves copying them); {@code null} when this sink has no such memory.
+     * The caller then reports what it put there with {@link #advance}.
+     */
+    default ByteBuffer window(int max) {
+        return null;
+    }
+
+    /** Counts {@code n} bytes put into the last {@link #window} as written. */
+    default void advance(int n) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no window");
+    }
 
     /** The whole payload as a heap array, for arguments a command needs as bytes (keys, small options). */
     byte[] toBytes();

@@ -1,6 +1,7 @@
 package io.kvtier.resp;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /*
@@ -157,6 +158,35 @@ public final class RespDecoder {
      */
     public void setAuthenticated(boolean authenticated) {
         this.authenticated = authenticated;
+    }
+
+    /**
+     * The memory that the next payload bytes of the command in progress go to, never beyond the payload, when they go
+     * to a sink that lends it ({@link BulkSink#window}); else {@code null}. A caller with no buffered input may read
+     * the socket straight into it, then report the bytes with {@link #payloadReceived}: the payload then costs the
+     * kernel's copy only. Also {@code null} when the window would hold just the payload's last bytes, fewer than
+     * {@code minTail}: those are better read in one go with the CRLF and the next command.
+     */
+    public ByteBuffer payloadWindow(int minTail) {
+        if (state != State.PAYLOAD || remaining == 0 || large[argIndex] == null) {
+            return null;
+        }
+        ByteBuffer window = large[argIndex].window((int) Math.min(Integer.MAX_VALUE, remaining));
+        return window == null || window.remaining() == remaining && remaining < minTail ? null : window;
+    }
+
+    /** Counts {@code n} payload bytes that the caller put into the last {@link #payloadWindow}. */
+    public void payloadReceived(int n) {
+        if (state != State.PAYLOAD || large[argIndex] == null || n < 0 || n > remaining) {
+            throw new IllegalStateException(n + " bytes received in place, but the decoder is in state " + state
+                    + " with " + remaining + " payload bytes to go");
+        }
+        large[argIndex].advance(n);
+        remaining -= n;
+        if (remaining == 0) {
+            crlfLeft = 2;
+            state = State.CRLF;
+        }
     }
 
     /** Aborts any partially filled sink of the command in progress (connection closed). Idempotent. */

@@ -54,7 +54,7 @@ public final class KvtierServer implements AutoCloseable {
         this.context = new ServerContext(options, store, diskReads, new CommandTable(), metrics);
         IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.boss = new MultiThreadIoEventLoopGroup(1, io);
-        this.workers = new MultiThreadIoEventLoopGroup(0, io);
+        this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), io);
     }
 
     /** Opens the store (recovering it) and starts listening. */

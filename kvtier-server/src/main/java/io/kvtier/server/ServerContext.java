@@ -23,6 +23,8 @@ public final class ServerContext {
     public final LongAdder connectionsRejected = new LongAdder();
     public final LongAdder commandsProcessed = new LongAdder();
     public final LongAdder netInputBytes = new LongAdder();
+    /** Of netInputBytes, those the socket read straight into values' memory (no copy by kvtier). */
+    public final LongAdder netInputLandedBytes = new LongAdder();
     private volatile int boundPort;
 
     public ServerContext(ServerOptions options, TieredStore store, DiskReads diskReads, CommandTable commands,
@@ -80,5 +82,6 @@ public final class ServerContext {
         connectionsRejected.reset();
         commandsProcessed.reset();
         netInputBytes.reset();
+        netInputLandedBytes.reset();
     }
 }

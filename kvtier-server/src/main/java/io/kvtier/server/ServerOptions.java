@@ -21,6 +21,7 @@ public record ServerOptions(
         int metricsPort,
         int maxClients,
         int diskThreads,
+        int ioThreads,
         long diskReadBufferBytes) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
@@ -30,6 +31,13 @@ public record ServerOptions(
     public static final long DEFAULT_MAX_VALUE = 512L << 20;
     public static final int DEFAULT_MAX_CLIENTS = 10_000;
     public static final int DEFAULT_DISK_THREADS = 4;
+    /**
+     * Half the cores, at least one. On the 2-core benchmark machine one event loop served 1 MiB GETs at 4.2-4.5 GB/s
+     * against 2.5-2.8 GB/s with two and 1.8 GB/s with four (Netty's default): a kvtier node shares its cores with
+     * the clients and inference engines of the same server, and a loop per core competes with them for the CPU
+     * that the kernel's socket copies need (BENCHMARKS.md, "Event-loop threads").
+     */
+    public static final int DEFAULT_IO_THREADS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     public static final long DEFAULT_DISK_READ_BUFFER = 256L << 20;
 
     public ServerOptions {
@@ -44,6 +52,9 @@ public record ServerOptions(
         }
         if (diskThreads < 1 || diskThreads > 256) {
             throw new IllegalArgumentException("--disk-threads " + diskThreads + " is outside 1..256");
+        }
+        if (ioThreads < 1 || ioThreads > 1024) {
+            throw new IllegalArgumentException("--io-threads " + ioThreads + " is outside 1..1024");
         }
         if (diskReadBufferBytes < (1 << 20)) {
             throw new IllegalArgumentException("disk read buffer " + diskReadBufferBytes + " is below 1 MiB");
@@ -93,6 +104,7 @@ public record ServerOptions(
     /** Defaults: 127.0.0.1:6379, ./kvtier-data, 1 GiB memory, 8 GiB disk, 512 MiB values, no password. */
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
-                DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_DISK_READ_BUFFER);
+                DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
+                DEFAULT_DISK_READ_BUFFER);
     }
 }

@@ -98,6 +98,7 @@ final class InfoReport {
         f.put("total_connections_received", s.connectionsReceived.sum());
         f.put("total_commands_processed", s.commandsProcessed.sum());
         f.put("total_net_input_bytes", s.netInputBytes.sum());
+        f.put("total_net_input_landed_bytes", s.netInputLandedBytes.sum());
         f.put("rejected_connections", s.connectionsRejected.sum());
         f.put("expired_keys", st.expiredKeys());
         f.put("evicted_keys", st.evictions());

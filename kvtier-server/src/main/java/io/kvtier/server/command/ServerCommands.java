@@ -134,6 +134,7 @@ final class ServerCommands {
         p.put("max-value", Long.toString(o.maxValueBytes()));
         p.put("metrics-port", Integer.toString(o.metricsPort()));
         p.put("disk-threads", Integer.toString(o.diskThreads()));
+        p.put("io-threads", Integer.toString(o.ioThreads()));
         return p;
     }
 

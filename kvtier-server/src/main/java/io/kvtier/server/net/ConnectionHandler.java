@@ -13,6 +13,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * One client connection. Commands run strictly one after another, as in Redis: a command that completes
  * asynchronously (disk read, memory wait, durable delete) pauses processing, and reading from the socket stops while
  * the connection is paused, waits for memory for a payload, or cannot write (a slow reader): so neither buffered
- * input nor buffered output grows beyond one read and one reply. Event-loop confined.
+ * input nor buffered output grows beyond one read and one reply. Reads inside a payload bound for memory land
+ * in the value's pages ({@link PayloadLandingAllocator}). Event-loop confined.
  */
-public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+public final class ConnectionHandler extends ChannelInboundHandlerAdapter implements PayloadLandingAllocator.Landing {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
 
     private final ServerContext server;
@@ -33,6 +35,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private StoreSinkFactory sinks;
     private Reply reply;
     private ByteBuf input;
+    /** The view handed out for the read in progress, if it lands in a payload's pages. */
+    private ByteBuf landing;
     private boolean busy;
     private boolean closed;
 
@@ -58,6 +62,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         sinks = new StoreSinkFactory(server.store(), ctx.alloc(), () -> ctx.executor().execute(this::process));
         decoder = new RespDecoder(RespDecoder.Limits.defaults(server.options().maxValueBytes()), sinks);
         decoder.setAuthenticated(session.authenticated());
+        ctx.channel().config().setRecvByteBufAllocator(new PayloadLandingAllocator(this));
         ctx.channel().config().setAutoRead(true);
     }
 
@@ -69,8 +74,30 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         server.netInputBytes.add(in.readableBytes());
+        if (in == landing) {
+            landing = null;
+            int n = in.readableBytes();
+            server.netInputLandedBytes.add(n);
+            in.release(); // the view; the bytes are already in the value
+            decoder.payloadReceived(n);
+            process();
+            return;
+        }
         input = input == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), input, in);
         process();
+    }
+
+    @Override
+    public ByteBuffer landingWindow() {
+        if (closed || session == null || busy || input != null && input.isReadable()) {
+            return null;
+        }
+        return decoder.payloadWindow(PayloadLandingAllocator.MIN_TAIL);
+    }
+
+    @Override
+    public void landed(ByteBuf view) {
+        landing = view;
     }
 
     /** Decodes and runs commands until input runs out or something makes the connection wait. */

@@ -28,6 +28,16 @@ final class MemorySink implements BulkSink {
     }
 
     @Override
+    public ByteBuffer window(int max) {
+        return value.window(max);
+    }
+
+    @Override
+    public void advance(int n) {
+        value.advance(n);
+    }
+
+    @Override
     public byte[] toBytes() {
         return value.toArray();
     }

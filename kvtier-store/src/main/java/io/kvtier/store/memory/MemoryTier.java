@@ -6,8 +6,9 @@ import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Off-heap memory with a hard budget: slabs of up to 64 MiB from one shared {@link Arena}, allocated on first use and
- * cut into 64 KiB pages. A value of more than half a page takes whole pages (scattered, not contiguous); a smaller one
+ * Off-heap memory with a hard budget: slabs of up to 64 MiB owned by one shared {@link Arena}, mapped on first use
+ * (the kernel fills their pages as values touch them; see {@link SlabSource}) and cut into 64 KiB pages. A value of
+ * more than half a page takes whole pages (scattered, not contiguous); a smaller one
  * takes a chunk of a page of its size class (about 4 classes per power of two, so at most ~20% is lost to rounding).
  * The budget counts pages, so resident memory never exceeds it. Thread-safe: one lock guards the page and chunk
  * bookkeeping, held for O(pages of the value) work, never across I/O.
@@ -184,7 +185,7 @@ public final class MemoryTier implements AutoCloseable {
         int slab = id / pagesPerSlab;
         if (slabs[slab] == null) {
             long pages = Math.min(pagesPerSlab, totalPages - (long) slab * pagesPerSlab);
-            slabs[slab] = arena.allocate(pages * PAGE_SIZE, PAGE_SIZE);
+            slabs[slab] = SlabSource.allocate(arena, pages * PAGE_SIZE, PAGE_SIZE);
         }
         return slabs[slab].asSlice((long) (id % pagesPerSlab) * PAGE_SIZE, PAGE_SIZE);
     }

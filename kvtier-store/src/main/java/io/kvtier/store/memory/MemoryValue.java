@@ -63,6 +63,31 @@ public final class MemoryValue {
         }
     }
 
+    /**
+     * The unwritten rest of the page (or chunk) at the write position, at most {@code max} bytes, to be filled in
+     * place and then counted with {@link #advance}; {@code null} once the value is full.
+     */
+    public ByteBuffer window(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("window of " + max + " bytes");
+        }
+        if (written == length) {
+            return null;
+        }
+        MemorySegment part = partAt(written);
+        long inPart = written - partStart(written);
+        return part.asSlice(inPart, Math.min(max, part.byteSize() - inPart)).asByteBuffer();
+    }
+
+    /** Counts {@code n} bytes filled in place through the last {@link #window} as written. */
+    public void advance(int n) {
+        if (n < 0 || n > length - written) {
+            throw new IllegalStateException("advance of " + n + " bytes overflows value of " + length + " with "
+                    + written + " written");
+        }
+        written += n;
+    }
+
     /** Copies all of {@code bytes}; see {@link #write(ByteBuffer)}. */
     public void write(byte[] bytes) {
         write(ByteBuffer.wrap(bytes));

@@ -131,6 +131,59 @@ class MemoryTierTest {
     }
 
     @Test
+    void windowsLendTheRestOfEachPageForFillingInPlace() {
+        tier = new MemoryTier(32L * PAGE);
+        long length = 2L * PAGE + 100;
+        MemoryValue value = tier.allocate(length);
+        byte[] bytes = randomBytes(9, (int) length);
+        value.write(ByteBuffer.wrap(bytes, 0, 1000));
+
+        List<Integer> windows = new ArrayList<>();
+        while (value.written() < length) {
+            ByteBuffer window = value.window(Integer.MAX_VALUE);
+            windows.add(window.remaining());
+            window.put(bytes, (int) value.written(), window.remaining());
+            value.advance(windows.getLast());
+        }
+
+        assertThat(windows).containsExactly(PAGE - 1000, PAGE, 100);
+        assertThat(value.toArray()).isEqualTo(bytes);
+        assertThat(value.window(1)).isNull();
+        value.release();
+    }
+
+    @Test
+    void windowsAreCappedAndAdvancePastTheEndIsRefused() {
+        tier = new MemoryTier(16L * PAGE);
+        MemoryValue value = tier.allocate(3L * PAGE);
+        assertThat(value.window(10).remaining()).isEqualTo(10);
+        value.advance(10);
+        assertThatThrownBy(() -> value.advance((int) (3L * PAGE))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> value.window(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(value.written()).isEqualTo(10);
+        value.release();
+    }
+
+    @Test
+    void slabsAreMappedOnLinuxAndUnmappedWithTheTier() {
+        assertThat(SlabSource.mapsSlabs()).isEqualTo(System.getProperty("os.name").startsWith("Linux"));
+        tier = new MemoryTier(2L * 64 * 1024 * 1024 + PAGE); // three slabs, the last one a single page
+        List<MemoryValue> values = new ArrayList<>();
+        for (long length : new long[] {64L << 20, 64L << 20, PAGE}) {
+            MemoryValue v = tier.allocate(length);
+            byte[] bytes = randomBytes(length, (int) Math.min(length, 1 << 20));
+            v.write(bytes);
+            if (v.written() < length) {
+                assertThat(v.window(1).get(0)).as("fresh mapped pages read as zeros").isZero();
+            }
+            assertThat(Arrays.copyOf(v.toArray(), bytes.length)).isEqualTo(bytes);
+            values.add(v);
+        }
+        assertThat(tier.usedBytes()).isEqualTo(tier.budget());
+        values.forEach(MemoryValue::release);
+    }
+
+    @Test
     void writePastTheEndIsRefused() {
         tier = new MemoryTier(16L * PAGE);
         MemoryValue value = tier.allocate(10);
