@@ -73,6 +73,36 @@ class JedisIT {
         }
     }
 
+    /**
+     * Large payloads are read from the socket straight into their pages (PayloadLandingAllocator), interleaved here
+     * with small commands in one pipeline so that page windows, payload tails and the next commands share reads.
+     */
+    @Test
+    void pipelinedLargeAndSmallValuesLandIntactAndMostPayloadBytesAreReadInPlace() {
+        long landedBefore = SwapIT.field(jedis.info("stats"), "total_net_input_landed_bytes");
+        int[] sizes = {(1 << 20) + 13, 70_000, 5, 2 << 20, 16_383, (4 << 20) - 1};
+        List<byte[]> values = new ArrayList<>();
+        try (Jedis conn = new Jedis("127.0.0.1", open.port()); var pipeline = conn.pipelined()) {
+            for (int i = 0; i < sizes.length; i++) {
+                values.add(randomBytes(sizes[i], 77L * i));
+                pipeline.set(("land:" + i).getBytes(StandardCharsets.US_ASCII), values.get(i));
+                pipeline.set("land:small:" + i, "v" + i);
+            }
+            var replies = new ArrayList<redis.clients.jedis.Response<byte[]>>();
+            for (int i = 0; i < sizes.length; i++) {
+                replies.add(pipeline.get(("land:" + i).getBytes(StandardCharsets.US_ASCII)));
+            }
+            pipeline.sync();
+            for (int i = 0; i < sizes.length; i++) {
+                assertThat(Arrays.mismatch(replies.get(i).get(), values.get(i))).as("value %d", i).isEqualTo(-1);
+                assertThat(conn.get("land:small:" + i)).isEqualTo("v" + i);
+            }
+        }
+        long payload = Arrays.stream(sizes).asLongStream().sum();
+        long landed = SwapIT.field(jedis.info("stats"), "total_net_input_landed_bytes") - landedBefore;
+        assertThat(landed).as("payload bytes read in place").isGreaterThan(payload / 2).isLessThanOrEqualTo(payload);
+    }
+
     @Test
     void msetAndMgetKeepArgumentOrder() {
         List<String> keysAndValues = new ArrayList<>();
