@@ -41,6 +41,12 @@ final class CompareCommand implements Callable<Integer> {
             description = "Length of each measured setget/lmcache pass (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
+    @Option(names = "--server-warmup", paramLabel = "DURATION", defaultValue = "10s",
+            converter = FlagValues.DurationConverter.class,
+            description = "Untimed 1 MiB SET/GET load each server gets once it has started, before any measured pass:"
+                    + " kvtier's JIT compiles its data path in the first seconds (0 = none; default: ${DEFAULT-VALUE}).")
+    Duration serverWarmUp;
+
     @Option(names = "--workloads", paramLabel = "LIST", split = ",", defaultValue = "setget,overflow",
             description = "Workloads, from setget, overflow, lmcache (default: ${DEFAULT-VALUE}).")
     List<String> workloads;
@@ -80,7 +86,7 @@ final class CompareCommand implements Callable<Integer> {
     Path launcher;
 
     CompareOptions options() {
-        return new CompareOptions(memory, disk, rounds, duration, workloads,
+        return new CompareOptions(memory, disk, rounds, duration, serverWarmUp, workloads,
                 WorkloadCommand.sizes("--value-sizes", valueSizes), connections, overflowFactor, overflowSweep,
                 skipLimits, outputDir, launcher != null ? launcher : Launcher.discover(), seed);
     }

@@ -26,7 +26,7 @@ class CompareIT {
     @Test
     void writesTheReportAndChartsWithPositiveRatios() throws Exception {
         Path repo = KvtierProcess.ROOT;
-        CompareOptions options = new CompareOptions(64L << 20, 1L << 30, 1, Duration.ofMillis(300),
+        CompareOptions options = new CompareOptions(64L << 20, 1L << 30, 1, Duration.ofMillis(300), Duration.ofMillis(400),
                 List.of("setget", "overflow"), List.of(64 << 10), List.of(2), 2, true, true, out,
                 repo.resolve("kvtier"), 1);
         ByteArrayOutputStream table = new ByteArrayOutputStream();

@@ -22,6 +22,8 @@ import java.util.TreeSet;
  * @param disk            kvtier's disk tier budget
  * @param rounds          A B rounds per case
  * @param duration        length of each measured setget/lmcache pass
+ * @param serverWarmUp    untimed 1 MiB SET/GET load each server gets after it starts (kvtier's JIT compiles its data
+ *                        path in the first seconds; Redis gets the same for fairness); zero for none
  * @param workloads       workloads to run, in order: setget, overflow, lmcache
  * @param valueSizes      setget value sizes
  * @param connections     connection counts
@@ -32,7 +34,8 @@ import java.util.TreeSet;
  * @param launcher        kvtier's launcher script
  * @param seed            seed of every pseudo-random choice, the same for both systems
  */
-public record CompareOptions(long memory, long disk, int rounds, Duration duration, List<String> workloads,
+public record CompareOptions(long memory, long disk, int rounds, Duration duration, Duration serverWarmUp,
+        List<String> workloads,
         List<Integer> valueSizes, List<Integer> connections, double overflowFactor, boolean overflowSweep,
         boolean skipLimits, Path outputDir, Path launcher, long seed) {
 
@@ -51,6 +54,11 @@ public record CompareOptions(long memory, long disk, int rounds, Duration durati
         Objects.requireNonNull(duration, "duration");
         if (duration.toMillis() < 1 || duration.compareTo(BenchOptions.MAX_DURATION) > 0) {
             throw new IllegalArgumentException("--duration " + duration.toMillis() + "ms is outside 1ms..24h");
+        }
+        Objects.requireNonNull(serverWarmUp, "serverWarmUp");
+        if (serverWarmUp.isNegative() || serverWarmUp.compareTo(BenchOptions.MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("--server-warmup " + serverWarmUp.toMillis()
+                    + "ms is outside 0..24h");
         }
         workloads = List.copyOf(workloads);
         if (workloads.isEmpty()) {
@@ -111,6 +119,7 @@ public record CompareOptions(long memory, long disk, int rounds, Duration durati
         m.put("disk", Units.bytes(disk));
         m.put("rounds", Integer.toString(rounds));
         m.put("duration", duration.toMillis() + "ms");
+        m.put("serverWarmUp", serverWarmUp.toMillis() + "ms");
         m.put("workloads", String.join(",", workloads));
         m.put("valueSizes", String.join(",", valueSizes.stream().map(s -> Units.bytes(s)).toList()));
         m.put("connections", String.join(",", connections.stream().map(String::valueOf).toList()));

@@ -36,6 +36,7 @@ import java.util.stream.Stream;
 public final class CompareRun {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration MAX_WARM_UP = Duration.ofSeconds(1);
+    private static final int WARM_UP_VALUE_SIZE = 1 << 20;
 
     private final CompareOptions options;
     private final PrintStream out;
@@ -70,6 +71,7 @@ public final class CompareRun {
             ServerProcess redis = cleanup.add(startRedis(scratch));
             out.printf("kvtier on port %d, Redis on port %d, memory cap %s each%n", kvtier.port(), redis.port(),
                     Units.bytes(options.memory()));
+            warmUp(kvtier, redis, scratch);
             runAll(kvtier, redis, scratch);
             return report(limits);
         } finally {
@@ -104,6 +106,25 @@ public final class CompareRun {
                 "--bind", "127.0.0.1", "--dir", dir.toString(), "--maxmemory", Long.toString(options.memory()),
                 "--maxmemory-policy", "allkeys-lru", "--save", "", "--appendonly", "no", "--daemonize", "no"),
                 port, scratch.resolve("redis.log"), START_TIMEOUT);
+    }
+
+    /** Untimed load on each server, so that no measured pass runs while kvtier's JIT still compiles its data path. */
+    private void warmUp(ServerProcess kvtier, ServerProcess redis, Path scratch) throws IOException {
+        if (options.serverWarmUp().isZero()) {
+            return;
+        }
+        out.printf(Locale.ROOT, "warming up both servers (%.1f s each, not measured) ...%n",
+                options.serverWarmUp().toMillis() / 1000.0);
+        int conns = options.connections().stream().max(Comparator.naturalOrder()).orElseThrow();
+        Duration pass = options.serverWarmUp().dividedBy(2); // a SET pass, then a GET pass
+        for (ServerProcess server : List.of(kvtier, redis)) {
+            server.flushAll();
+            BenchOptions o = BenchOptions.builder(new SetGetSpec()).connections(conns).seed(options.seed())
+                    .warmUp(Limit.none()).limit(new Limit.Timed(pass)).outputDir(scratch)
+                    .valueSizes(List.of(WARM_UP_VALUE_SIZE)).keySpace(options.setGetKeys(WARM_UP_VALUE_SIZE))
+                    .port(server.port()).build();
+            BenchRun.measure(o, ProgressListener.NONE);
+        }
     }
 
     private void runAll(ServerProcess kvtier, ServerProcess redis, Path scratch) throws IOException {

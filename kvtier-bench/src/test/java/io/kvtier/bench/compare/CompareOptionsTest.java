@@ -25,8 +25,8 @@ class CompareOptionsTest {
 
     private CompareOptions options(long memory, int rounds, List<String> workloads, List<Integer> connections,
             double factor, boolean sweep, Path launcher) {
-        return new CompareOptions(memory, 8L << 30, rounds, Duration.ofSeconds(5), workloads, List.of(1 << 20),
-                connections, factor, sweep, false, dir, launcher, 1);
+        return new CompareOptions(memory, 8L << 30, rounds, Duration.ofSeconds(5), Duration.ofSeconds(10), workloads,
+                List.of(1 << 20), connections, factor, sweep, false, dir, launcher, 1);
     }
 
     private CompareOptions valid() {
@@ -50,6 +50,9 @@ class CompareOptionsTest {
 
     @Test
     void rejectsBadValuesNamingTheFlag() {
+        assertThatThrownBy(() -> new CompareOptions(1L << 30, 8L << 30, 1, Duration.ofSeconds(5),
+                Duration.ofSeconds(-1), List.of("setget"), List.of(1 << 20), List.of(4), 4, true, false, dir,
+                launcher, 1)).hasMessage("--server-warmup -1000ms is outside 0..24h");
         assertThatThrownBy(() -> options(1L << 30, 0, List.of("setget"), List.of(4), 4, true, launcher))
                 .hasMessage("--rounds 0 is below the minimum 1");
         assertThatThrownBy(() -> options(1L << 30, 1, List.of("setget", "ycsb"), List.of(4), 4, true, launcher))
