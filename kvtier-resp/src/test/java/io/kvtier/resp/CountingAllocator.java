@@ -28,12 +28,12 @@ final class CountingAllocator extends AbstractByteBufAllocator {
 
     @Override
     public CompositeByteBuf compositeHeapBuffer(int maxNumComponents) {
-        throw new UnsupportedOperationException("the reply decoder never composes");
+        return (CompositeByteBuf) record(new CompositeByteBuf(this, false, maxNumComponents));
     }
 
     @Override
     public CompositeByteBuf compositeDirectBuffer(int maxNumComponents) {
-        throw new UnsupportedOperationException("the reply decoder never composes");
+        return (CompositeByteBuf) record(new CompositeByteBuf(this, true, maxNumComponents));
     }
 
     @Override

@@ -136,6 +136,37 @@ class RespReplyDecoderTest {
     }
 
     @Test
+    void assemblesLongBulksFromPartsAndReleasesThemAllWithTheReply() {
+        CountingAllocator alloc = new CountingAllocator();
+        RespReplyDecoder<Object> decoder = new RespReplyDecoder<>(DEFAULTS, alloc, new HeldReplies());
+        int length = 2 * RespReplyDecoder.BULK_PART + 12345;
+        byte[] payload = new byte[length];
+        new java.util.Random(5).nextBytes(payload);
+        ByteBuf in = Unpooled.buffer();
+        in.writeBytes(bytes("$" + length + "\r\n"));
+
+        Object reply = null;
+        for (int at = 0; at <= length; at += 100_000) {
+            assertThat(reply).isNull();
+            in.writeBytes(payload, at, Math.min(100_000, length - at));
+            if (at + 100_000 > length) {
+                in.writeBytes(bytes("\r\n"));
+            }
+            reply = decoder.decode(in);
+            in.discardReadBytes();
+        }
+
+        ByteBuf bulk = (ByteBuf) reply;
+        assertThat(bulk.readableBytes()).isEqualTo(length);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(bulk)).isEqualTo(payload);
+        assertThat(alloc.allocated).hasSize(4); // the composite and its three parts
+        bulk.release();
+        assertThat(alloc.allReleased()).isTrue();
+        in.release();
+        decoder.close();
+    }
+
+    @Test
     void releasesTheBulksOfAHalfDecodedReplyOnClose() {
         CountingAllocator alloc = new CountingAllocator();
         RespReplyDecoder<Object> decoder = new RespReplyDecoder<>(DEFAULTS, alloc, new HeldReplies());
