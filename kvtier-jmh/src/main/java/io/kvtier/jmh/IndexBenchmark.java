@@ -11,19 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Time for one lookup in {@link TieredStore}'s index, holding 100,000 keys of 64-byte values, all in memory: a
@@ -31,26 +24,19 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code exists}. Every read command starts with such a lookup, and for a small value it is all the store does for a
  * GET: the rest of the command's cost is decoding it and writing the reply.
  *
- * <p>Run, from the repository root with JDK 25:
+ * <p>Run, from the repository root (the launcher finds a JDK 25, builds benchmarks.jar and runs it):
  * <pre>{@code
- * ./mvnw -B -q -pl kvtier-jmh -am package -DskipTests &&
- *   java --sun-misc-unsafe-memory-access=allow -jar kvtier-jmh/target/benchmarks.jar IndexBenchmark
+ * ./kvtier jmh IndexBenchmark
  * }</pre>
- * The forks' JVM flags come from {@link BenchmarkJvm}; the one above only silences JMH's own Unsafe warning in the
- * launching JVM. Defaults: 1 fork, 3 warm-up and 5 measured iterations of 1 s; JMH options ({@code -f 1 -wi 3 -i 5},
- * {@code -prof gc}) go after the class name.
+ * The forks' JVM flags come from {@link BenchmarkJvm} (through {@link KvtierBenchmark}). Defaults: 1 fork, 3 warm-up
+ * and 5 measured iterations of 1 s; JMH options ({@code -f 1 -wi 3 -i 5}, {@code -prof gc}) go after the class
+ * name.
  *
  * <p>Setting up writes the keys into a store in a temporary directory; tearing down closes it (which writes every
  * value to disk, a second or so) and deletes the directory.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchmarkJvm.DIRECT_MEMORY, BenchmarkJvm.NATIVE_ACCESS,
-        BenchmarkJvm.UNSAFE_MEMORY_ACCESS, BenchmarkJvm.NETTY_REFLECTION})
-public class IndexBenchmark {
+public class IndexBenchmark extends KvtierBenchmark {
     static final int KEYS = 100_000;
     static final int VALUE_BYTES = 64;
     /** The values take about 6.3 MiB, far from the demotion watermark (1/8 of the budget free): none leaves memory. */

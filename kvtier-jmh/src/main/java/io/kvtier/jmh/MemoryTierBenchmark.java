@@ -3,19 +3,12 @@ package io.kvtier.jmh;
 import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.memory.MemoryValue;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Time for {@link MemoryTier} to reserve one value and give it back ({@code allocate}, then {@code release} of its
@@ -26,23 +19,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>One value of the measured size stays allocated for the whole run, so its size-class page is in use as in a
  * running server: a 4 KiB pair then takes and returns a chunk, instead of creating and dropping a page each time.
  *
- * <p>Run, from the repository root with JDK 25:
+ * <p>Run, from the repository root (the launcher finds a JDK 25, builds benchmarks.jar and runs it):
  * <pre>{@code
- * ./mvnw -B -q -pl kvtier-jmh -am package -DskipTests &&
- *   java --sun-misc-unsafe-memory-access=allow -jar kvtier-jmh/target/benchmarks.jar MemoryTierBenchmark
+ * ./kvtier jmh MemoryTierBenchmark
  * }</pre>
- * The forks' JVM flags come from {@link BenchmarkJvm}; the one above only silences JMH's own Unsafe warning in the
- * launching JVM. Defaults: 1 fork, 3 warm-up and 5 measured iterations of 1 s; JMH options ({@code -f 1 -wi 3 -i 5},
+ * The launcher builds benchmarks.jar and runs it with a JDK 25; the forks' JVM flags come from
+ * {@link BenchmarkJvm} (through {@link KvtierBenchmark}). Defaults: 1 fork, 3 warm-up and 5 measured iterations of 1 s; JMH options ({@code -f 1 -wi 3 -i 5},
  * {@code -p valueBytes=4096}, {@code -prof gc}) go after the class name.
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchmarkJvm.DIRECT_MEMORY, BenchmarkJvm.NATIVE_ACCESS,
-        BenchmarkJvm.UNSAFE_MEMORY_ACCESS, BenchmarkJvm.NETTY_REFLECTION})
-public class MemoryTierBenchmark {
+public class MemoryTierBenchmark extends KvtierBenchmark {
     /** One 64 MiB slab: room for the resident value and the measured one at either size. */
     static final long BUDGET = 64L << 20;
 

@@ -7,19 +7,12 @@ import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
@@ -29,23 +22,16 @@ import org.openjdk.jmh.infra.Blackhole;
  * runs, so its cost per command bounds the small-request rate of a connection, and the large SET shows what framing
  * adds to the one copy of the payload.
  *
- * <p>Run, from the repository root with JDK 25:
+ * <p>Run, from the repository root (the launcher finds a JDK 25, builds benchmarks.jar and runs it):
  * <pre>{@code
- * ./mvnw -B -q -pl kvtier-jmh -am package -DskipTests &&
- *   java --sun-misc-unsafe-memory-access=allow -jar kvtier-jmh/target/benchmarks.jar RespDecoderBenchmark
+ * ./kvtier jmh RespDecoderBenchmark
  * }</pre>
- * The forks' JVM flags come from {@link BenchmarkJvm}; the one above only silences JMH's own Unsafe warning in the
- * launching JVM. Defaults: 1 fork, 3 warm-up and 5 measured iterations of 1 s; JMH options ({@code -f 1 -wi 3 -i 5},
- * {@code -prof gc}) go after the class name.
+ * The forks' JVM flags come from {@link BenchmarkJvm} (through {@link KvtierBenchmark}). Defaults: 1 fork, 3 warm-up
+ * and 5 measured iterations of 1 s; JMH options ({@code -f 1 -wi 3 -i 5}, {@code -prof gc}) go after the class
+ * name.
  */
 @State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchmarkJvm.DIRECT_MEMORY, BenchmarkJvm.NATIVE_ACCESS,
-        BenchmarkJvm.UNSAFE_MEMORY_ACCESS, BenchmarkJvm.NETTY_REFLECTION})
-public class RespDecoderBenchmark {
+public class RespDecoderBenchmark extends KvtierBenchmark {
     static final int BATCH = 64;
     static final int SMALL_VALUE = 64;
     static final int LARGE_VALUE = 1 << 20;
