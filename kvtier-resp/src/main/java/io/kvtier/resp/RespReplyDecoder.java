@@ -236,14 +236,14 @@ public final class RespReplyDecoder<T> {
         if (length <= BULK_PART) {
             return alloc.buffer(length, length);
         }
-        CompositeByteBuf parts = alloc.compositeBuffer((length + BULK_PART - 1) / BULK_PART);
+        CompositeByteBuf parts = alloc.compositeBuffer((length - 1) / BULK_PART + 1);
         try {
             for (int left = length; left > 0; left -= BULK_PART) {
                 int n = Math.min(left, BULK_PART);
                 // A component's readable bytes are its share of the composite's capacity; the composite stays empty.
                 parts.addComponent(false, alloc.buffer(n, n).writerIndex(n));
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // OutOfDirectMemoryError included: the parts taken so far go back
             parts.release();
             throw e;
         }

@@ -2,6 +2,7 @@ package io.kvtier.store;
 
 import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.memory.MemoryValue;
+import io.kvtier.store.memory.SlabMapException;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 
@@ -69,7 +70,14 @@ final class MemoryWaiters {
                 if (w == null) {
                     return;
                 }
-                v = memory.allocate(w.length());
+                try {
+                    v = memory.allocate(w.length());
+                } catch (SlabMapException e) { // fails this writer, not the thread that freed memory
+                    queue.pollFirst();
+                    waitingBytes -= MemoryTier.footprintOf(w.length());
+                    w.future().completeExceptionally(new StoreFullException(e.getMessage()));
+                    continue;
+                }
                 if (v == null) {
                     return;
                 }

@@ -56,9 +56,10 @@ public record CompareOptions(long memory, long disk, int rounds, Duration durati
             throw new IllegalArgumentException("--duration " + duration.toMillis() + "ms is outside 1ms..24h");
         }
         Objects.requireNonNull(serverWarmUp, "serverWarmUp");
-        if (serverWarmUp.isNegative() || serverWarmUp.compareTo(BenchOptions.MAX_DURATION) > 0) {
+        if (serverWarmUp.isNegative() || serverWarmUp.compareTo(BenchOptions.MAX_DURATION) > 0
+                || !serverWarmUp.isZero() && serverWarmUp.toMillis() < 2) {
             throw new IllegalArgumentException("--server-warmup " + serverWarmUp.toMillis()
-                    + "ms is outside 0..24h");
+                    + "ms is outside 0 or 2ms..24h (a SET pass and a GET pass of at least 1ms each)");
         }
         workloads = List.copyOf(workloads);
         if (workloads.isEmpty()) {

@@ -74,6 +74,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             return;
         }
         server.netInputBytes.add(in.readableBytes());
+        // Recognised by identity: this handler must be the pipeline's first, so that the view reaches it as read
+        // (a cumulating handler in front, TLS say, would keep the view while the next read lands over it).
         if (in == landing) {
             landing = null;
             int n = in.readableBytes();

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelConfig;
+import io.netty.channel.MaxMessagesRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 import java.nio.ByteBuffer;
@@ -26,7 +27,7 @@ import java.nio.ByteBuffer;
  * {@link Landing} offers one, and otherwise allocates as Netty's adaptive allocator does. One per channel; used on its
  * event loop only.
  */
-final class PayloadLandingAllocator implements RecvByteBufAllocator {
+final class PayloadLandingAllocator implements MaxMessagesRecvByteBufAllocator {
     /** A payload's last bytes are read with what follows them when fewer than this. */
     static final int MIN_TAIL = 16 * 1024;
 
@@ -35,15 +36,26 @@ final class PayloadLandingAllocator implements RecvByteBufAllocator {
         /** Where the next read should land, or {@code null} for an ordinary read. */
         ByteBuffer landingWindow();
 
-        /** The buffer over that window, to recognise it when the read arrives. */
+        /** The buffer over that window, to recognise it when the read arrives; {@code null} for an ordinary read. */
         void landed(ByteBuf view);
     }
 
-    private final RecvByteBufAllocator adaptive = new AdaptiveRecvByteBufAllocator();
+    private final AdaptiveRecvByteBufAllocator adaptive = new AdaptiveRecvByteBufAllocator();
     private final Landing landing;
 
     PayloadLandingAllocator(Landing landing) {
         this.landing = landing;
+    }
+
+    @Override
+    public int maxMessagesPerRead() {
+        return adaptive.maxMessagesPerRead();
+    }
+
+    @Override
+    public MaxMessagesRecvByteBufAllocator maxMessagesPerRead(int maxMessagesPerRead) {
+        adaptive.maxMessagesPerRead(maxMessagesPerRead);
+        return this;
     }
 
     @Override
@@ -57,6 +69,7 @@ final class PayloadLandingAllocator implements RecvByteBufAllocator {
         public ByteBuf allocate(ByteBufAllocator alloc) {
             ByteBuffer window = landing.landingWindow();
             if (window == null) {
+                landing.landed(null);
                 return delegate.allocate(alloc);
             }
             ByteBuf view = Unpooled.wrappedBuffer(window).clear(); // a view: releasing it frees nothing

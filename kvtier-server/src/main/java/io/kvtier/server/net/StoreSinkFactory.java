@@ -5,6 +5,7 @@ import io.kvtier.resp.BulkSinkFactory;
 import io.kvtier.store.StoreFullException;
 import io.kvtier.store.TieredStore;
 import io.kvtier.store.memory.MemoryValue;
+import io.kvtier.store.memory.SlabMapException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -55,7 +56,7 @@ final class StoreSinkFactory implements BulkSinkFactory {
                 return new MemorySink(now);
             }
             pending = store.allocate(length);
-        } catch (StoreFullException e) {
+        } catch (StoreFullException | SlabMapException e) {
             return new RejectedSink(length, "ERR " + e.getMessage());
         }
         pending.whenComplete((v, e) -> resume.run());

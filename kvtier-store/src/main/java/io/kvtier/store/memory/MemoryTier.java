@@ -150,10 +150,18 @@ public final class MemoryTier implements AutoCloseable {
         }
         int[] ids = new int[n];
         MemorySegment[] parts = new MemorySegment[n];
-        for (int i = 0; i < n; i++) {
-            ids[i] = takePage();
-            long size = i < n - 1 ? PAGE_SIZE : length - (long) (n - 1) * PAGE_SIZE;
-            parts[i] = pageSegment(ids[i]).asSlice(0, size);
+        int taken = 0;
+        try {
+            for (; taken < n; taken++) {
+                ids[taken] = takePage();
+                long size = taken < n - 1 ? PAGE_SIZE : length - (long) (n - 1) * PAGE_SIZE;
+                parts[taken] = pageSegment(ids[taken]).asSlice(0, size);
+            }
+        } catch (RuntimeException e) { // a slab could not be mapped: the pages taken so far go back
+            for (int i = 0; i < taken; i++) {
+                givePage(ids[i]);
+            }
+            throw e;
         }
         return new MemoryValue(this, length, parts, ids, null, 0);
     }
@@ -176,18 +184,24 @@ public final class MemoryTier implements AutoCloseable {
         return freeCount + (totalPages - neverUsed);
     }
 
+    /** Takes a free page, mapping its slab first if it is the slab's first page; changes nothing if that fails. */
     private int takePage() {
+        if (freeCount == 0) {
+            ensureSlab(neverUsed / pagesPerSlab);
+        }
         pagesInUse++;
         return freeCount > 0 ? freePages[--freeCount] : neverUsed++;
     }
 
-    private MemorySegment pageSegment(int id) {
-        int slab = id / pagesPerSlab;
+    private void ensureSlab(int slab) {
         if (slabs[slab] == null) {
             long pages = Math.min(pagesPerSlab, totalPages - (long) slab * pagesPerSlab);
-            slabs[slab] = SlabSource.allocate(arena, pages * PAGE_SIZE, PAGE_SIZE);
+            slabs[slab] = SlabSource.allocate(arena, pages * PAGE_SIZE);
         }
-        return slabs[slab].asSlice((long) (id % pagesPerSlab) * PAGE_SIZE, PAGE_SIZE);
+    }
+
+    private MemorySegment pageSegment(int id) {
+        return slabs[id / pagesPerSlab].asSlice((long) (id % pagesPerSlab) * PAGE_SIZE, PAGE_SIZE);
     }
 
     void free(MemoryValue value) {
