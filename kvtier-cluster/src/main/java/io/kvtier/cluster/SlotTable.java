@@ -1,0 +1,181 @@
+package io.kvtier.cluster;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An epoch-numbered assignment of each of the {@value SlotHash#SLOTS} slots to an ordered list of
+ * {@link #copies()} distinct owners, primary first. Immutable and thread-safe; built by {@link Placement#compute}.
+ * A table over no members owns nothing: every slot's owner list is empty.
+ */
+public final class SlotTable {
+    private static final int SLOTS = SlotHash.SLOTS;
+
+    private final long epoch;
+    private final List<Member> members;
+    private final int replicas;
+    private final int copies;
+    /** Slot {@code s}'s owners are {@code members[owners[s * copies + k]]} for {@code k < copies}, primary at k = 0. */
+    private final int[] owners;
+    private final Map<Member, Integer> indexOf;
+    private final int[] primaryCounts;
+    private final int[] ownedCounts;
+
+    /** Takes ownership of {@code owners}, which the caller must not change afterwards. */
+    SlotTable(long epoch, List<Member> members, int replicas, int[] owners) {
+        this.epoch = epoch;
+        this.members = List.copyOf(members);
+        this.replicas = replicas;
+        this.copies = Math.min(replicas + 1, members.size());
+        if (owners.length != SLOTS * copies) {
+            throw new IllegalArgumentException("owner array of " + owners.length + " entries, expected "
+                    + SLOTS * copies);
+        }
+        this.owners = owners;
+        this.indexOf = new HashMap<>();
+        for (int i = 0; i < this.members.size(); i++) {
+            indexOf.put(this.members.get(i), i);
+        }
+        this.primaryCounts = new int[members.size()];
+        this.ownedCounts = new int[members.size()];
+        for (int i = 0; i < owners.length; i++) {
+            ownedCounts[owners[i]]++;
+            if (i % copies == 0) {
+                primaryCounts[owners[i]]++;
+            }
+        }
+    }
+
+    /** The epoch this table was published under; a newer table has a larger one. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** The members the table was computed from, sorted by id. */
+    public List<Member> members() {
+        return members;
+    }
+
+    /** The number of backups asked for; a slot has fewer when there are not enough members, see {@link #copies()}. */
+    public int replicas() {
+        return replicas;
+    }
+
+    /** Owners per slot: {@code min(replicas + 1, members().size())}, 0 for an empty membership. */
+    public int copies() {
+        return copies;
+    }
+
+    /** Whether every slot has owners, i.e. the membership is not empty; otherwise the cluster can serve nothing. */
+    public boolean isOwned() {
+        return copies > 0;
+    }
+
+    /** The owners of {@code slot}, primary first then backups in failover order; empty if the table owns nothing. */
+    public List<Member> owners(int slot) {
+        checkSlot(slot);
+        List<Member> result = new ArrayList<>(copies);
+        for (int k = 0; k < copies; k++) {
+            result.add(members.get(owners[slot * copies + k]));
+        }
+        return Collections.unmodifiableList(result);
+    }
+
+    /**
+     * The primary owner of {@code slot}.
+     *
+     * @throws IllegalStateException if the table owns nothing (empty membership): check {@link #isOwned()} first
+     */
+    public Member primary(int slot) {
+        checkSlot(slot);
+        if (!isOwned()) {
+            throw new IllegalStateException("slot " + slot + " has no owner: the slot table of epoch " + epoch
+                    + " has no members");
+        }
+        return members.get(owners[slot * copies]);
+    }
+
+    /** The slots {@code member} owns in any role; empty if it is not a member. */
+    public BitSet slotsOf(Member member) {
+        return slotsOf(member, copies);
+    }
+
+    /** The slots whose primary is {@code member}; empty if it is not a member. */
+    public BitSet primarySlotsOf(Member member) {
+        return slotsOf(member, 1);
+    }
+
+    /** How many slots {@code member} is primary of; 0 if it is not a member. */
+    public int primaryCount(Member member) {
+        Integer index = indexOf.get(member);
+        return index == null ? 0 : primaryCounts[index];
+    }
+
+    /** How many slots {@code member} owns in any role (primary or backup); 0 if it is not a member. */
+    public int ownedCount(Member member) {
+        Integer index = indexOf.get(member);
+        return index == null ? 0 : ownedCounts[index];
+    }
+
+    /**
+     * The number of slots whose primary differs between this table and {@code other}, comparing members by id (a
+     * weight change alone moves no data). A slot owned in one table and unowned in the other counts as moved.
+     */
+    public int movedPrimaries(SlotTable other) {
+        int moved = 0;
+        for (int slot = 0; slot < SLOTS; slot++) {
+            if (!Objects.equals(primaryId(slot), other.primaryId(slot))) {
+                moved++;
+            }
+        }
+        return moved;
+    }
+
+    private String primaryId(int slot) {
+        return isOwned() ? members.get(owners[slot * copies]).id() : null;
+    }
+
+    private BitSet slotsOf(Member member, int roles) {
+        BitSet slots = new BitSet(SLOTS);
+        Integer index = indexOf.get(member);
+        if (index != null) {
+            for (int slot = 0; slot < SLOTS; slot++) {
+                for (int k = 0; k < roles; k++) {
+                    if (owners[slot * copies + k] == index) {
+                        slots.set(slot);
+                    }
+                }
+            }
+        }
+        return slots;
+    }
+
+    private static void checkSlot(int slot) {
+        if (slot < 0 || slot >= SLOTS) {
+            throw new IllegalArgumentException("slot " + slot + " is outside 0.." + (SLOTS - 1));
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SlotTable t && epoch == t.epoch && replicas == t.replicas && members.equals(t.members)
+                && Arrays.equals(owners, t.owners);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(epoch, replicas, members) * 31 + Arrays.hashCode(owners);
+    }
+
+    @Override
+    public String toString() {
+        return "SlotTable[epoch=" + epoch + ", members=" + members.size() + ", replicas=" + replicas + ", copies="
+                + copies + "]";
+    }
+}
