@@ -53,11 +53,9 @@ public final class MemoryValue {
             throw new IllegalStateException("write of " + src.remaining() + " bytes overflows value of " + length);
         }
         while (src.hasRemaining()) {
-            MemorySegment part = partAt(written);
-            long inPart = written - partStart(written);
-            int n = (int) Math.min(src.remaining(), part.byteSize() - inPart);
-            ByteBuffer slice = src.slice(src.position(), n);
-            MemorySegment.copy(MemorySegment.ofBuffer(slice), 0, part, inPart, n);
+            ByteBuffer dst = window(src.remaining());
+            int n = dst.remaining();
+            dst.put(src.slice(src.position(), n));
             src.position(src.position() + n);
             written += n;
         }
