@@ -119,10 +119,8 @@ public final class CompareRun {
         Duration pass = options.serverWarmUp().dividedBy(2); // a SET pass, then a GET pass
         for (ServerProcess server : List.of(kvtier, redis)) {
             server.flushAll();
-            BenchOptions o = BenchOptions.builder(new SetGetSpec()).connections(conns).seed(options.seed())
-                    .warmUp(Limit.none()).limit(new Limit.Timed(pass)).outputDir(scratch)
-                    .valueSizes(List.of(WARM_UP_VALUE_SIZE)).keySpace(options.setGetKeys(WARM_UP_VALUE_SIZE))
-                    .port(server.port()).build();
+            BenchOptions o = setGet(WARM_UP_VALUE_SIZE, conns, scratch).warmUp(Limit.none())
+                    .limit(new Limit.Timed(pass)).port(server.port()).build();
             BenchRun.measure(o, ProgressListener.NONE);
         }
     }
