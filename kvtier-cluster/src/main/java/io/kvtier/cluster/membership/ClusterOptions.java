@@ -1,0 +1,105 @@
+package io.kvtier.cluster.membership;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How a node joins the cluster's control plane: who it is, where it listens and whom it asks first. Immutable and
+ * validated on construction; error messages name the command-line flag and the limit.
+ *
+ * @param nodeId         this node's stable identity, non-blank (decides its slots, see {@code Placement})
+ * @param weight         this node's capacity, positive; only ratios between members matter
+ * @param bindHost       the address the JGroups TCP transport binds to; {@code null} means {@value #DEFAULT_BIND_HOST}
+ * @param clusterPort    the JGroups TCP port, 0..65535; 0 takes any free port (tests only: seeds then cannot name it)
+ * @param seeds          "host:port" of nodes to contact when joining; {@code null} means none (start a new cluster
+ *                       unless someone finds us)
+ * @param failureTimeout how long a silent node may stay in the view, at least 100 ms; {@code null} means 5 s
+ * @param clusterName    the JGroups cluster to join, non-blank; {@code null} means {@value #DEFAULT_CLUSTER_NAME}
+ */
+public record ClusterOptions(String nodeId, long weight, String bindHost, int clusterPort, List<String> seeds,
+                             Duration failureTimeout, String clusterName) {
+    public static final String DEFAULT_BIND_HOST = "127.0.0.1";
+    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(5);
+    public static final String DEFAULT_CLUSTER_NAME = "kvtier";
+    static final Duration MIN_FAILURE_TIMEOUT = Duration.ofMillis(100);
+
+    public ClusterOptions {
+        if (nodeId == null || nodeId.isBlank()) {
+            throw new IllegalArgumentException("--node-id \"" + nodeId + "\" must not be blank");
+        }
+        if (weight < 1) {
+            throw new IllegalArgumentException("--weight " + weight + " must be at least 1");
+        }
+        bindHost = Objects.requireNonNullElse(bindHost, DEFAULT_BIND_HOST);
+        if (bindHost.isBlank()) {
+            throw new IllegalArgumentException("--bind \"" + bindHost + "\" must not be blank");
+        }
+        if (clusterPort < 0 || clusterPort > 65535) {
+            throw new IllegalArgumentException("--cluster-port " + clusterPort + " must be in 0..65535");
+        }
+        seeds = seeds == null ? List.of() : List.copyOf(seeds);
+        seeds.forEach(ClusterOptions::parseSeed);
+        failureTimeout = Objects.requireNonNullElse(failureTimeout, DEFAULT_FAILURE_TIMEOUT);
+        if (failureTimeout.compareTo(MIN_FAILURE_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("--failure-timeout " + failureTimeout.toMillis() + "ms must be at least "
+                    + MIN_FAILURE_TIMEOUT.toMillis() + "ms");
+        }
+        clusterName = Objects.requireNonNullElse(clusterName, DEFAULT_CLUSTER_NAME);
+        if (clusterName.isBlank()) {
+            throw new IllegalArgumentException("--cluster-name \"" + clusterName + "\" must not be blank");
+        }
+    }
+
+    /** Options with the default bind host, failure timeout and cluster name. */
+    public static ClusterOptions of(String nodeId, long weight, int clusterPort, List<String> seeds) {
+        return new ClusterOptions(nodeId, weight, null, clusterPort, seeds, null, null);
+    }
+
+    public ClusterOptions withFailureTimeout(Duration timeout) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, timeout, clusterName);
+    }
+
+    public ClusterOptions withClusterName(String name) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, name);
+    }
+
+    /**
+     * The seeds, resolved now (at join time, not at construction, so options stay pure data).
+     *
+     * @throws IllegalArgumentException naming the seed whose host does not resolve
+     */
+    List<InetSocketAddress> resolvedSeeds() {
+        return seeds.stream().map(seed -> {
+            InetSocketAddress unresolved = parseSeed(seed);
+            InetSocketAddress resolved = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
+            if (resolved.isUnresolved()) {
+                throw new IllegalArgumentException("--seeds entry \"" + seed + "\": host does not resolve");
+            }
+            return resolved;
+        }).toList();
+    }
+
+    /** "host:port" or "[v6]:port"; the port in 1..65535. */
+    private static InetSocketAddress parseSeed(String seed) {
+        int colon = seed == null ? -1 : seed.lastIndexOf(':');
+        String host = colon > 0 ? seed.substring(0, colon) : "";
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isBlank()) {
+            throw new IllegalArgumentException("--seeds entry \"" + seed + "\" must be host:port");
+        }
+        int port;
+        try {
+            port = Integer.parseInt(seed.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--seeds entry \"" + seed + "\" must be host:port, port a number", e);
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("--seeds entry \"" + seed + "\" port " + port + " must be in 1..65535");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
+    }
+}

@@ -1,0 +1,98 @@
+package io.kvtier.cluster.membership;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.FRAG4;
+import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.TCP;
+import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.stack.Protocol;
+
+/**
+ * The JGroups protocol stack of kvtier's control plane, built in code from {@link ClusterOptions} so that every
+ * setting sits next to the reason for it. Only small control messages (discovery, heartbeats, views) travel here;
+ * values go over kvtier's own Netty connections. Stateless.
+ */
+final class ControlPlaneStack {
+    /** How long a joiner waits for seeds to answer; a new cluster's first node waits this long, then leads. */
+    static final long JOIN_TIMEOUT_MS = 2_000;
+    /** Lower bound of the heartbeat interval and of the verification timeout, whatever the failure timeout. */
+    private static final long MIN_PROBE_MS = 25;
+
+    private ControlPlaneStack() {
+    }
+
+    /** The protocols, transport first (the order {@code JChannel(List)} expects). */
+    static List<Protocol> build(ClusterOptions options) throws UnknownHostException {
+        InetAddress bind = InetAddress.getByName(options.bindHost());
+        long timeout = options.failureTimeout().toMillis();
+        return List.of(
+                transport(options, bind),
+                discovery(options, bind),
+                // Heals splits: after a partition (or two nodes that bootstrapped at once) each side has its own
+                // coordinator; MERGE3 has coordinators find each other and merge into one view. Short intervals
+                // so a healed network converges in seconds rather than the default tens of seconds.
+                new MERGE3().setMinInterval(1_000).setMaxInterval(5_000),
+                // Fast path of failure detection: a TCP connection to the next member in the ring. When a process
+                // dies (crash, kill -9) its kernel closes that socket, so the neighbour suspects it at once instead
+                // of waiting for the heartbeat timeout. Binds next to the transport (default port offset 100,
+                // trying 5 ports).
+                new FD_SOCK2().setBindAddress(bind),
+                // Slow path: every member multicasts a heartbeat each interval; one silent for the failure timeout
+                // is suspected. Catches what FD_SOCK2 cannot: a hung process, a dead host or a cut cable, where no
+                // FIN/RST ever arrives. Four heartbeats per timeout so one lost or late heartbeat is not fatal.
+                new FD_ALL3().setTimeout(timeout).setInterval(Math.max(MIN_PROBE_MS, timeout / 4)),
+                // Before excluding a suspect, ask it directly once more; a node back from a GC pause answers and
+                // stays. Short (a quarter of the timeout) because FD_ALL3 has already waited the full timeout.
+                new VERIFY_SUSPECT2().setTimeout(Math.max(MIN_PROBE_MS, timeout / 4)),
+                // Reliable, ordered multicast (retransmission by sequence number): views and merge messages must
+                // reach every member exactly once and in order. Defaults are sized for far more traffic than ours.
+                new NAKACK2(),
+                // Reliable, ordered unicast: join requests/responses and VERIFY_SUSPECT2 probes go point to point.
+                new UNICAST3(),
+                // Garbage-collects messages that every member has received, so NAKACK2's retransmit buffers stay
+                // small.
+                new STABLE(),
+                // Group membership: joins, leaves, exclusions and view installation, led by the coordinator (the
+                // oldest member). We log views ourselves, in kvtier's terms, hence no printing of local addresses.
+                new GMS().setJoinTimeout(JOIN_TIMEOUT_MS).printLocalAddress(false),
+                // Splits the rare large message (a view of many members with their ExtendedUUID keys) into
+                // transport-sized fragments. UFC/MFC flow control is left out: control traffic is a trickle.
+                new FRAG4());
+    }
+
+    private static TCP transport(ClusterOptions options, InetAddress bind) {
+        TCP tcp = new TCP();
+        // The address peers connect to: must be reachable from every other node (not 0.0.0.0).
+        tcp.setBindAddress(bind);
+        tcp.setBindPort(options.clusterPort());
+        // Exactly this port or fail: seeds name exact ports, so silently taking the next free one would make this
+        // node unreachable under the address the others were configured with.
+        tcp.setPortRange(0);
+        return tcp;
+    }
+
+    private static TCPPING discovery(ClusterOptions options, InetAddress bind) {
+        List<InetSocketAddress> hosts = new ArrayList<>(options.resolvedSeeds());
+        if (options.clusterPort() != 0) {
+            // Ourselves too, so that one seed list can be shared by every node (a seed listing itself is harmless).
+            hosts.add(new InetSocketAddress(bind, options.clusterPort()));
+        }
+        // Static discovery: no multicast (often unavailable in clouds and containers); ask the seeds who leads.
+        TCPPING ping = new TCPPING();
+        ping.setInitialHosts(hosts);
+        // Each seed is an exact host:port; do not also probe the ports above it.
+        ping.setPortRange(0);
+        return ping;
+    }
+}

@@ -1,0 +1,181 @@
+package io.kvtier.cluster.membership;
+
+import io.kvtier.cluster.Member;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jgroups.Address;
+import org.jgroups.JChannel;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's membership in the cluster's control plane: a connected JGroups channel and the latest view, as members
+ * sorted by id. Thread-safe; views are handled one at a time, in the order JGroups installs them.
+ *
+ * <p>Each node advertises its {@link Member} (id and weight) in its JGroups address (see {@link MemberAddress}), and
+ * its logical JGroups name is its id, so JGroups' own logs speak the same ids.
+ */
+public final class Membership implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Membership.class);
+
+    /** Told of every view; see {@link #viewChanged}. */
+    @FunctionalInterface
+    public interface Listener {
+        /**
+         * The view changed (a join, a leave, an exclusion after a failure, or a merge). Called on a JGroups thread,
+         * never concurrently with itself and in view order, also once for the first view during
+         * {@link Membership#join}. Keep it short (it holds up view installation), do not close the membership
+         * from it, and do not throw: an exception is logged and otherwise ignored.
+         *
+         * @param viewId  the JGroups view id, increasing with every view this node sees
+         * @param members the view's members, sorted by id, immutable
+         */
+        void viewChanged(long viewId, List<Member> members);
+    }
+
+    /** One view as kvtier sees it. */
+    private record Snapshot(long viewId, List<Member> members, Address coordinator) {
+    }
+
+    private final Member self;
+    private final Listener listener;
+    private final JChannel channel;
+    private final Object viewLock = new Object();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Snapshot current = new Snapshot(-1, List.of(), null);
+
+    private Membership(ClusterOptions options, Listener listener) throws Exception {
+        this.self = new Member(options.nodeId(), options.weight());
+        this.listener = listener;
+        this.channel = new JChannel(ControlPlaneStack.build(options));
+        channel.name(self.id());
+        channel.addAddressGenerator(() -> MemberAddress.of(self));
+        channel.setReceiver(new Receiver() {
+            @Override
+            public void viewAccepted(View view) {
+                onView(view);
+            }
+        });
+    }
+
+    /**
+     * Joins (or, if no seed answers within the join timeout, founds) the cluster; returns once the first view is
+     * installed and reported to {@code listener}.
+     *
+     * @throws IOException if the channel cannot start (port taken, unknown seed host, ...); its message names the
+     *                     node, the address and the cluster
+     */
+    public static Membership join(ClusterOptions options, Listener listener) throws IOException {
+        String where = options.nodeId() + " at " + options.bindHost() + ":" + options.clusterPort();
+        Membership membership;
+        try {
+            membership = new Membership(options, listener);
+        } catch (Exception e) {
+            throw new IOException("node " + where + " cannot build its cluster stack: " + e.getMessage(), e);
+        }
+        try {
+            membership.channel.connect(options.clusterName());
+        } catch (Exception e) {
+            membership.channel.close();
+            throw new IOException("node " + where + " cannot join cluster " + options.clusterName() + " (seeds "
+                    + options.seeds() + "): " + e.getMessage(), e);
+        }
+        return membership;
+    }
+
+    /** The members of the latest view, sorted by id; immutable. */
+    public List<Member> members() {
+        return current.members();
+    }
+
+    /** The id of the latest view; -1 before the first. */
+    public long viewId() {
+        return current.viewId();
+    }
+
+    /** This node, as it advertises itself. */
+    public Member self() {
+        return self;
+    }
+
+    /** Whether this node leads the latest view (the oldest member; it will publish slot tables). */
+    public boolean isCoordinator() {
+        Address coordinator = current.coordinator();
+        return coordinator != null && coordinator.equals(channel.getAddress());
+    }
+
+    /** Leaves the cluster gracefully (the others install a view without this node at once); idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            channel.close();
+            log.info("{} left the cluster", self.id());
+        }
+    }
+
+    /** The channel, for tests that inject faults. */
+    JChannel channel() {
+        return channel;
+    }
+
+    private void onView(View view) {
+        synchronized (viewLock) {
+            Snapshot previous = current;
+            Snapshot next = new Snapshot(view.getViewId().getId(), membersOf(view), view.getCoord());
+            current = next;
+            logChange(previous, next);
+            try {
+                listener.viewChanged(next.viewId(), next.members());
+            } catch (RuntimeException e) {
+                log.error("{}: view listener failed on view {}", self.id(), next.viewId(), e);
+            }
+        }
+    }
+
+    /**
+     * The view's members sorted by id. Addresses that advertise no member are skipped; of two addresses with one id
+     * (a restarted node whose old incarnation is not yet excluded) the older, earlier in the view, is kept, which
+     * every node decides alike because they all see the same view.
+     */
+    private List<Member> membersOf(View view) {
+        List<Member> members = new ArrayList<>(view.size());
+        Set<String> ids = new HashSet<>();
+        for (Address address : view.getMembers()) {
+            MemberAddress.decode(address).ifPresentOrElse(m -> {
+                if (ids.add(m.id())) {
+                    members.add(m);
+                } else {
+                    log.warn("{}: view {} has id {} twice; ignoring the newer {}", self.id(), view.getViewId(),
+                            m.id(), address);
+                }
+            }, () -> log.warn("{}: view {} member {} advertises no kvtier id/weight; ignored", self.id(),
+                    view.getViewId(), address));
+        }
+        members.sort(Comparator.comparing(Member::id));
+        return List.copyOf(members);
+    }
+
+    private void logChange(Snapshot previous, Snapshot next) {
+        Set<String> before = ids(previous.members());
+        Set<String> after = ids(next.members());
+        List<String> joined = after.stream().filter(id -> !before.contains(id)).sorted().toList();
+        List<String> left = before.stream().filter(id -> !after.contains(id)).sorted().toList();
+        String leader = MemberAddress.decode(next.coordinator()).map(Member::id)
+                .orElse(String.valueOf(next.coordinator()));
+        log.info("{}: view {} led by {}: {} (joined {}, left {})", self.id(), next.viewId(), leader,
+                next.members().stream().map(Member::id).toList(), joined, left);
+    }
+
+    private static Set<String> ids(List<Member> members) {
+        Set<String> ids = new HashSet<>();
+        members.forEach(m -> ids.add(m.id()));
+        return ids;
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Who is in the cluster: {@link io.kvtier.cluster.membership.Membership} joins a JGroups channel (control plane
+ * only: membership, failure detection, coordinator) and reports every view as a sorted list of
+ * {@link io.kvtier.cluster.Member}s, each carrying the node id and weight it advertised.
+ */
+package io.kvtier.cluster.membership;

@@ -1,0 +1,74 @@
+package io.kvtier.cluster.membership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ClusterOptionsTest {
+    @Test
+    void nullsTakeTheDefaults() {
+        ClusterOptions options = ClusterOptions.of("a", 1, 7800, null);
+
+        assertThat(options.bindHost()).isEqualTo("127.0.0.1");
+        assertThat(options.seeds()).isEmpty();
+        assertThat(options.failureTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(options.clusterName()).isEqualTo("kvtier");
+    }
+
+    @Test
+    void rejectsABlankNodeId() {
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of(" ", 1, 0, List.of()))
+                .withMessage("--node-id \" \" must not be blank");
+    }
+
+    @Test
+    void rejectsANonPositiveWeight() {
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of("a", 0, 0, List.of()))
+                .withMessage("--weight 0 must be at least 1");
+    }
+
+    @Test
+    void rejectsAPortOutOfRange() {
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of("a", 1, 65536, List.of()))
+                .withMessage("--cluster-port 65536 must be in 0..65535");
+    }
+
+    @Test
+    void rejectsSeedsThatAreNotHostColonPort() {
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of("hostonly")))
+                .withMessage("--seeds entry \"hostonly\" must be host:port");
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of("h:x")))
+                .withMessage("--seeds entry \"h:x\" must be host:port, port a number");
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of("h:0")))
+                .withMessage("--seeds entry \"h:0\" port 0 must be in 1..65535");
+        assertThatIllegalArgumentException().isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of("h:65536")))
+                .withMessage("--seeds entry \"h:65536\" port 65536 must be in 1..65535");
+    }
+
+    @Test
+    void acceptsBracketedIpv6Seeds() {
+        assertThat(ClusterOptions.of("a", 1, 0, List.of("[::1]:7800", "10.0.0.1:7800")).seeds()).hasSize(2);
+    }
+
+    @Test
+    void rejectsAFailureTimeoutBelow100ms() {
+        ClusterOptions options = ClusterOptions.of("a", 1, 0, List.of());
+
+        assertThatIllegalArgumentException().isThrownBy(() -> options.withFailureTimeout(Duration.ZERO))
+                .withMessage("--failure-timeout 0ms must be at least 100ms");
+        assertThat(options.withFailureTimeout(Duration.ofMillis(100)).failureTimeout()).hasMillis(100);
+    }
+
+    @Test
+    void rejectsABlankBindHostOrClusterName() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new ClusterOptions("a", 1, "", 0, List.of(), null, null))
+                .withMessage("--bind \"\" must not be blank");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of()).withClusterName(" "))
+                .withMessage("--cluster-name \" \" must not be blank");
+    }
+}
