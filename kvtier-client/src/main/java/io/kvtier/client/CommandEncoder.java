@@ -63,7 +63,7 @@ final class CommandEncoder {
     }
 
     /** Releases every ByteBuf in {@code args}: a command that cannot be sent still owns its arguments. */
-    private static void releaseArgs(Object[] args) {
+    static void releaseArgs(Object[] args) {
         if (args != null) {
             for (Object arg : args) {
                 if (arg instanceof ByteBuf buf && buf.refCnt() > 0) {

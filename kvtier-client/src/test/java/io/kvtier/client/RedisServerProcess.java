@@ -20,7 +20,11 @@ final class RedisServerProcess implements AutoCloseable {
 
     /** Starts redis-server (which must be on the PATH) and waits until it accepts connections. */
     static RedisServerProcess start() throws IOException, InterruptedException {
-        int port = freePort();
+        return start(freePort());
+    }
+
+    /** Starts redis-server on {@code port} (e.g. again after {@link #close}) and waits until it accepts connections. */
+    static RedisServerProcess start(int port) throws IOException, InterruptedException {
         Process process;
         try {
             process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
@@ -41,6 +45,23 @@ final class RedisServerProcess implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** Stops the server with SIGSTOP: it keeps its sockets but answers nothing until {@link #resume}. */
+    void pause() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** Continues a {@link #pause}d server with SIGCONT. */
+    void resume() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        int exit = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (exit != 0) {
+            throw new IOException("kill " + signal + " " + process.pid() + " exited with " + exit);
+        }
     }
 
     static int freePort() throws IOException {
