@@ -16,9 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,7 +115,7 @@ class PeerPoolTest {
 
             CompletableFuture<Reply> call = pool.send(absent, "SET", "k", payload);
 
-            assertThat(failure(call)).isInstanceOf(ConnectException.class);
+            assertThat(Futures.failure(call)).isInstanceOf(ConnectException.class);
             assertThat(millisSince(start)).isLessThan(connectTimeout.toMillis());
             assertThat(payload.refCnt()).as("released although never sent").isZero();
         }
@@ -134,7 +132,7 @@ class PeerPoolTest {
 
                 CompletableFuture<Reply> call = pool.send(peer, "PING");
 
-                assertThat(failure(call)).isInstanceOf(RespTimeoutException.class);
+                assertThat(Futures.failure(call)).isInstanceOf(RespTimeoutException.class);
                 assertThat(millisSince(start)).isBetween(290L, 2_000L);
             } finally {
                 redis.resume();
@@ -168,7 +166,7 @@ class PeerPoolTest {
             pool.evict(peer);
 
             assertThat(blocked).as("failed by the time evict returns").isCompletedExceptionally();
-            assertThat(failure(blocked)).isInstanceOf(ConnectionClosedException.class);
+            assertThat(Futures.failure(blocked)).isInstanceOf(ConnectionClosedException.class);
             awaitClientsConnectedTo(redis, 0);
             assertThat(pool.send(peer, "PING").get(5, TimeUnit.SECONDS)).as("a later send connects afresh")
                     .isEqualTo(new Reply.Simple("PONG"));
@@ -185,9 +183,9 @@ class PeerPoolTest {
 
         assertThat(List.of(blocked, connecting)).as("failed by the time close returns")
                 .allMatch(CompletableFuture::isCompletedExceptionally);
-        assertThat(failure(blocked)).isInstanceOf(ConnectionClosedException.class);
+        assertThat(Futures.failure(blocked)).isInstanceOf(ConnectionClosedException.class);
         ByteBuf payload = ByteBufAllocator.DEFAULT.buffer().writeBytes("v".getBytes(StandardCharsets.UTF_8));
-        assertThat(failure(pool.send(peer, "SET", "k", payload))).isInstanceOf(IllegalStateException.class)
+        assertThat(Futures.failure(pool.send(peer, "SET", "k", payload))).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("PeerPool is closed");
         assertThat(payload.refCnt()).isZero();
         pool.close();
@@ -218,18 +216,6 @@ class PeerPoolTest {
             Thread.sleep(20);
         }
         assertThat(clientsConnectedTo(server)).isEqualTo(expected);
-    }
-
-    /** Waits for {@code future} to fail and returns why. */
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.get(5, TimeUnit.SECONDS);
-            throw new AssertionError("did not fail");
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (InterruptedException | TimeoutException e) {
-            throw new AssertionError(e);
-        }
     }
 
     private static long millisSince(long startNanos) {

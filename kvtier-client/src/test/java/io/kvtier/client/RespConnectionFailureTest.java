@@ -16,9 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,18 +44,6 @@ class RespConnectionFailureTest {
         return RespConnection.connect(resources, "127.0.0.1", port, options).get(5, TimeUnit.SECONDS);
     }
 
-    /** Waits for {@code future} to fail and returns why. */
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.get(5, TimeUnit.SECONDS);
-            throw new AssertionError("did not fail");
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (InterruptedException | TimeoutException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     @Test
     void timesOutACommandThatGetsNoReplyAndClosesTheConnection() throws Exception {
         Duration timeout = Duration.ofMillis(300);
@@ -72,7 +58,7 @@ class RespConnectionFailureTest {
             long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
             assertThat(elapsedMillis).isBetween(290L, 2_000L);
-            assertThat(failure(second)).isInstanceOf(ConnectionClosedException.class)
+            assertThat(Futures.failure(second)).isInstanceOf(ConnectionClosedException.class)
                     .hasCauseInstanceOf(RespTimeoutException.class);
             assertThat(connection.isOpen()).isFalse();
             assertThat(connection.inFlight()).isZero();
@@ -91,7 +77,7 @@ class RespConnectionFailureTest {
             CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).exceptionally(e -> null)
                     .get(5, TimeUnit.SECONDS);
 
-            assertThat(pending).allSatisfy(future -> assertThat(failure(future))
+            assertThat(pending).allSatisfy(future -> assertThat(Futures.failure(future))
                     .isInstanceOf(ConnectionClosedException.class).hasMessageContaining("closed by the server"));
             assertThat(connection.isOpen()).isFalse();
         }
@@ -107,7 +93,7 @@ class RespConnectionFailureTest {
 
             assertThat(pending).as("failed by the time close() returns")
                     .allMatch(CompletableFuture::isCompletedExceptionally);
-            assertThat(pending).allSatisfy(future -> assertThat(failure(future))
+            assertThat(pending).allSatisfy(future -> assertThat(Futures.failure(future))
                     .isInstanceOf(ConnectionClosedException.class).hasMessageContaining("closed by the client"));
             assertThat(connection.isOpen()).isFalse();
             assertThat(connection.inFlight()).isZero();
