@@ -1,21 +1,21 @@
 package io.kvtier.cluster.topology;
 
+import static io.kvtier.cluster.ClusterTesting.awaitUntil;
+import static io.kvtier.cluster.ClusterTesting.elapsedMillis;
+import static io.kvtier.cluster.ClusterTesting.freePorts;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.Placement;
 import io.kvtier.cluster.SlotTable;
 import io.kvtier.cluster.membership.ClusterOptions;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -156,42 +156,5 @@ class SlotTableServiceTest {
                         && nodes.stream().map(SlotTableService::epoch).distinct().count() == 1);
         System.out.printf("%d nodes converged on one table in %d ms%n", nodes.size(), elapsedMillis(start));
         return nodes.stream().map(SlotTableService::current).toList();
-    }
-
-    private static int[] freePorts(int n) throws IOException {
-        int[] ports = new int[n];
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) { // held open together so the n ports are distinct
-                ServerSocket socket = new ServerSocket(0);
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
-        return ports;
-    }
-
-    /** Polls {@code condition} every 50 ms until it holds, failing after {@code max}. */
-    private static void awaitUntil(Duration max, String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + max.toMillis() + " ms waiting for: " + what);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted waiting for: " + what);
-            }
-        }
-    }
-
-    private static long elapsedMillis(long startNanos) {
-        return (System.nanoTime() - startNanos) / 1_000_000;
     }
 }
