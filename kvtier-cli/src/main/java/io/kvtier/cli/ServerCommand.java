@@ -1,5 +1,7 @@
 package io.kvtier.cli;
 
+import io.kvtier.cluster.membership.ClusterOptions;
+import io.kvtier.server.ClusterSettings;
 import io.kvtier.server.KvtierServer;
 import io.kvtier.server.ServerOptions;
 import java.nio.file.Path;
@@ -21,7 +23,9 @@ import picocli.CommandLine.Option;
 final class ServerCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads");
+            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads",
+            "seeds", "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
+            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate");
 
     @Option(names = "--port", paramLabel = "PORT", description = "RESP port (default 6379; 0 = any free port).")
     String port;
@@ -64,6 +68,59 @@ final class ServerCommand implements Callable<Integer> {
             + "(default: half the cores, at least 1).")
     String ioThreads;
 
+    @Option(names = "--seeds", paramLabel = "HOSTS", description = "Cluster: host:port (cluster ports) of nodes to "
+            + "join, comma-separated; this node's own address may be among them. Without --seeds or --dns-query the "
+            + "node is a single-node store.")
+    String seeds;
+
+    @Option(names = "--dns-query", paramLabel = "NAME", description = "Cluster: find members by resolving NAME "
+            + "(a Kubernetes headless Service); all use the same --cluster-port.")
+    String dnsQuery;
+
+    @Option(names = "--cluster-port", paramLabel = "PORT", description = "Cluster: control-plane (JGroups) TCP port"
+            + " (default RESP port + 10000).")
+    String clusterPort;
+
+    @Option(names = "--cluster-name", paramLabel = "NAME", description = "Cluster: name; nodes of other names "
+            + "ignore each other (default kvtier).")
+    String clusterName;
+
+    @Option(names = "--node-id", paramLabel = "ID", description = "Cluster: this node's stable identity, which "
+            + "decides its slots (default: the announced host:port).")
+    String nodeId;
+
+    @Option(names = "--weight", paramLabel = "N", description = "Cluster: capacity weight; slots are shared in "
+            + "proportion (default: --memory + --disk in MiB).")
+    String weight;
+
+    @Option(names = "--announce", paramLabel = "HOST:PORT", description = "Cluster: the RESP address other nodes and"
+            + " clients use for this node (default: first --bind address and --port).")
+    String announce;
+
+    @Option(names = "--replicas", paramLabel = "R", description = "Cluster: backups per slot on distinct nodes "
+            + "(default 1).")
+    String replicas;
+
+    @Option(names = "--replication", paramLabel = "sync|async", description = "Cluster: answer writes after the "
+            + "backups have them (sync, default) or before (async).")
+    String replication;
+
+    @Option(names = "--peer-timeout", paramLabel = "DURATION", description = "Cluster: limit on every call to "
+            + "another node (default 1s).")
+    String peerTimeout;
+
+    @Option(names = "--proxy", paramLabel = "yes|no", description = "Cluster: forward commands for other nodes' "
+            + "slots for cluster-unaware clients (default yes); no = answer -MOVED.")
+    String proxy;
+
+    @Option(names = "--failure-timeout", paramLabel = "DURATION", description = "Cluster: how long a silent node "
+            + "stays a member (default 5s); a dead process is noticed at once.")
+    String failureTimeout;
+
+    @Option(names = "--rebalance-rate", paramLabel = "SIZE", description = "Cluster: most bytes per second this "
+            + "node pulls while taking over slots (default 256m).")
+    String rebalanceRate;
+
     @Option(names = "--config", paramLabel = "FILE", description = "Config file: 'name value' lines, names as "
             + "the flags above without dashes.")
     Path config;
@@ -89,7 +146,7 @@ final class ServerCommand implements Callable<Integer> {
     ServerOptions options() throws java.io.IOException {
         Map<String, String> file = config == null ? Map.of() : ConfigFile.read(config, SETTINGS);
         ServerOptions d = ServerOptions.defaults();
-        return new ServerOptions(
+        ServerOptions options = new ServerOptions(
                 pick(bind, file, "bind", d.bind()),
                 integer("port", pick(port, file, "port", Integer.toString(d.port()))),
                 Path.of(pick(dir, file, "dir", d.dir().toString())),
@@ -102,7 +159,74 @@ final class ServerCommand implements Callable<Integer> {
                 integer("max-clients", pick(maxClients, file, "max-clients", Integer.toString(d.maxClients()))),
                 integer("disk-threads", pick(diskThreads, file, "disk-threads", Integer.toString(d.diskThreads()))),
                 integer("io-threads", pick(ioThreads, file, "io-threads", Integer.toString(d.ioThreads()))),
-                d.diskReadBufferBytes());
+                d.diskReadBufferBytes(), null);
+        String seedList = pick(seeds, file, "seeds", null);
+        String dns = pick(dnsQuery, file, "dns-query", null);
+        if (seedList == null && dns == null) {
+            for (String name : List.of("cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
+                    "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate")) {
+                if (clusterFlag(name) != null || file.containsKey(name)) {
+                    throw new IllegalArgumentException("--" + name + " needs --seeds or --dns-query (cluster mode)");
+                }
+            }
+            return options;
+        }
+        String announced = pick(announce, file, "announce", null);
+        String host = options.bind().trim().split("\\s+")[0];
+        String id = pick(nodeId, file, "node-id", announced != null ? announced : host + ":" + options.port());
+        int cport = integer("cluster-port", pick(clusterPort, file, "cluster-port",
+                Integer.toString(options.port() + 10000)));
+        long w = Long.parseLong(pick(weight, file, "weight",
+                Long.toString(Math.max(1, (options.memoryBytes() + options.diskBytes()) >> 20))).trim());
+        // The control plane binds where the node is reached: the announced host, else the first RESP address.
+        String controlHost = announced != null ? io.kvtier.cluster.HostPort.parse(announced, "--announce").host()
+                : host;
+        ClusterOptions membership = new ClusterOptions(id, w, controlHost, cport,
+                seedList == null ? List.of() : List.of(seedList.trim().split("\\s*,\\s*")), duration("failure-timeout",
+                pick(failureTimeout, file, "failure-timeout", "5s")), pick(clusterName, file, "cluster-name", null),
+                announced, dns);
+        String mode = pick(replication, file, "replication", "sync").trim().toLowerCase(java.util.Locale.ROOT);
+        if (!mode.equals("sync") && !mode.equals("async")) {
+            throw new IllegalArgumentException("--replication: '" + mode + "' is not sync or async");
+        }
+        return options.withCluster(new ClusterSettings(membership,
+                integer("replicas", pick(replicas, file, "replicas", Integer.toString(ClusterSettings.DEFAULT_REPLICAS))),
+                mode.equals("sync"), duration("peer-timeout", pick(peerTimeout, file, "peer-timeout", "1s")),
+                yesNo("proxy", pick(proxy, file, "proxy", "yes")),
+                size("rebalance-rate", pick(rebalanceRate, file, "rebalance-rate", null),
+                        ClusterSettings.DEFAULT_REBALANCE_RATE)));
+    }
+
+    private String clusterFlag(String name) {
+        return switch (name) {
+            case "cluster-port" -> clusterPort;
+            case "cluster-name" -> clusterName;
+            case "node-id" -> nodeId;
+            case "weight" -> weight;
+            case "announce" -> announce;
+            case "replicas" -> replicas;
+            case "replication" -> replication;
+            case "peer-timeout" -> peerTimeout;
+            case "proxy" -> proxy;
+            case "failure-timeout" -> failureTimeout;
+            default -> rebalanceRate;
+        };
+    }
+
+    /** "500ms", "2s", "1m"; a bare number is milliseconds. */
+    static java.time.Duration duration(String name, String text) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m)?").matcher(text.trim()
+                .toLowerCase(java.util.Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("--" + name + ": '" + text + "' is not a duration like 500ms, 2s or 1m");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "ms" : m.group(2);
+        return switch (unit) {
+            case "s" -> java.time.Duration.ofSeconds(n);
+            case "m" -> java.time.Duration.ofMinutes(n);
+            default -> java.time.Duration.ofMillis(n);
+        };
     }
 
     private static String pick(String flag, Map<String, String> file, String name, String fallback) {

@@ -53,6 +53,22 @@ public final class RespCommand {
         return sink;
     }
 
+    /**
+     * A new command made of arguments {@code indexes} of this one, in that order; sinks among them move to the new
+     * command (this one no longer owns them). Used to split a multi-key command by owner, or to unwrap a forwarded one.
+     */
+    public RespCommand take(int... indexes) {
+        byte[][] s = new byte[indexes.length][];
+        BulkSink[] l = new BulkSink[indexes.length];
+        for (int k = 0; k < indexes.length; k++) {
+            int i = indexes[k];
+            s[k] = small[i];
+            l[k] = large[i];
+            large[i] = null;
+        }
+        return new RespCommand(s, l);
+    }
+
     /** Aborts every sink not taken. Idempotent. */
     public void release() {
         for (int i = 0; i < large.length; i++) {

@@ -43,6 +43,7 @@ public final class KvtierServer implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final List<Channel> listeners = new ArrayList<>();
+    private io.kvtier.server.cluster.ClusterNode cluster;
     private boolean closed;
 
     private KvtierServer(ServerOptions options) throws IOException {
@@ -93,6 +94,9 @@ public final class KvtierServer implements AutoCloseable {
                 throw new IOException("cannot listen on " + host + ":" + options.port() + ": " + e.getMessage(), e);
             }
         }
+        if (options.cluster() != null) {
+            joinCluster();
+        }
         if (options.metricsPort() > 0) {
             metrics.serve(options.bind().trim().split("\\s+")[0], options.metricsPort());
         }
@@ -100,6 +104,29 @@ public final class KvtierServer implements AutoCloseable {
                 context.port(), Epoll.isAvailable() ? "epoll" : "nio", options.memoryBytes() >> 20,
                 options.diskBytes() >> 20, options.dir().toAbsolutePath(),
                 options.metricsPort() > 0 ? ", metrics on :" + options.metricsPort() + "/metrics" : "");
+    }
+
+    /**
+     * Joins the cluster once the RESP port is known (it is advertised to the other members), then waits for the
+     * first slot table; keyed commands answer -CLUSTERDOWN until it arrives.
+     */
+    private void joinCluster() throws IOException, InterruptedException {
+        ClusterSettings c = options.cluster();
+        String endpoint = c.membership().endpoint();
+        if (endpoint.isEmpty()) {
+            String host = options.bind().trim().split("\\s+")[0];
+            if (host.equals("0.0.0.0") || host.equals("::")) {
+                throw new IOException("--bind " + host + " does not say how other nodes reach this one: set --announce"
+                        + " host:port");
+            }
+            endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + context.port();
+        }
+        cluster = io.kvtier.server.cluster.ClusterNode.start(new ClusterSettings(c.membership().withEndpoint(endpoint),
+                c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store);
+        context.cluster(cluster);
+        if (!cluster.awaitServing(10_000)) {
+            log.warn("no slot table 10 s after joining; serving keys once one arrives");
+        }
     }
 
     /** The port actually bound (useful with port 0). */
@@ -120,6 +147,9 @@ public final class KvtierServer implements AutoCloseable {
         log.info("shutting down: closing {} clients", context.sessions().size());
         for (Channel ch : listeners) {
             ch.close().awaitUninterruptibly();
+        }
+        if (cluster != null) {
+            cluster.close(); // leave first: the others take over this node's slots while it shuts down
         }
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

@@ -26,6 +26,8 @@ public final class ServerContext {
     /** Of netInputBytes, those the socket read straight into values' memory (no copy by kvtier). */
     public final LongAdder netInputLandedBytes = new LongAdder();
     private volatile int boundPort;
+    private volatile io.kvtier.server.cluster.ClusterNode cluster;
+    private volatile io.kvtier.server.cluster.Replicator replicator;
 
     public ServerContext(ServerOptions options, TieredStore store, DiskReads diskReads, CommandTable commands,
                          Metrics metrics) {
@@ -66,6 +68,20 @@ public final class ServerContext {
 
     void port(int port) {
         this.boundPort = port;
+    }
+
+    /** This node's cluster part; null for a single-node store. */
+    public io.kvtier.server.cluster.ClusterNode cluster() {
+        return cluster;
+    }
+
+    public io.kvtier.server.cluster.Replicator replicator() {
+        return replicator;
+    }
+
+    void cluster(io.kvtier.server.cluster.ClusterNode node) {
+        this.cluster = node;
+        this.replicator = new io.kvtier.server.cluster.Replicator(node, diskReads);
     }
 
     public long newClientId() {

@@ -22,7 +22,8 @@ public record ServerOptions(
         int maxClients,
         int diskThreads,
         int ioThreads,
-        long diskReadBufferBytes) {
+        long diskReadBufferBytes,
+        ClusterSettings cluster) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -105,6 +106,12 @@ public record ServerOptions(
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
                 DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
-                DEFAULT_DISK_READ_BUFFER);
+                DEFAULT_DISK_READ_BUFFER, null);
+    }
+
+    /** These options as a member of a cluster ({@code null}: a single-node store). */
+    public ServerOptions withCluster(ClusterSettings settings) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, settings);
     }
 }

@@ -1,13 +1,14 @@
 package io.kvtier.cluster.membership;
 
+import io.kvtier.cluster.HostPort;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * How a node joins the cluster's control plane: who it is, where it listens and whom it asks first. Immutable and
- * validated on construction; error messages name the command-line flag and the limit.
+ * How a node joins the cluster's control plane: who it is, where it listens, how it finds the others and where
+ * clients reach it. Immutable and validated on construction; error messages name the command-line flag and the limit.
  *
  * @param nodeId         this node's stable identity, non-blank (decides its slots, see {@code Placement})
  * @param weight         this node's capacity, positive; only ratios between members matter
@@ -17,9 +18,14 @@ import java.util.Objects;
  *                       unless someone finds us)
  * @param failureTimeout how long a silent node may stay in the view, at least 100 ms; {@code null} means 5 s
  * @param clusterName    the JGroups cluster to join, non-blank; {@code null} means {@value #DEFAULT_CLUSTER_NAME}
+ * @param endpoint       the RESP endpoint this node advertises to the others and to clients, "host:port" with the
+ *                       port in 1..65535; {@code null} or "" means unknown (tests and placement only)
+ * @param dnsQuery       a DNS name whose A records are the cluster's nodes (a Kubernetes headless Service), each
+ *                       reached at this node's cluster port (so that must not be 0); non-blank, {@code null} means no
+ *                       DNS discovery
  */
 public record ClusterOptions(String nodeId, long weight, String bindHost, int clusterPort, List<String> seeds,
-                             Duration failureTimeout, String clusterName) {
+                             Duration failureTimeout, String clusterName, String endpoint, String dnsQuery) {
     public static final String DEFAULT_BIND_HOST = "127.0.0.1";
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(5);
     public static final String DEFAULT_CLUSTER_NAME = "kvtier";
@@ -50,19 +56,42 @@ public record ClusterOptions(String nodeId, long weight, String bindHost, int cl
         if (clusterName.isBlank()) {
             throw new IllegalArgumentException("--cluster-name \"" + clusterName + "\" must not be blank");
         }
+        endpoint = Objects.requireNonNullElse(endpoint, "");
+        if (!endpoint.isEmpty()) {
+            HostPort.parse(endpoint, "--announce");
+        }
+        if (dnsQuery != null && dnsQuery.isBlank()) {
+            throw new IllegalArgumentException("--dns-query \"" + dnsQuery + "\" must not be blank");
+        }
+        if (dnsQuery != null && clusterPort == 0) {
+            throw new IllegalArgumentException("--dns-query \"" + dnsQuery + "\" needs a fixed --cluster-port, not 0"
+                    + " (peers are asked at the same port as this node's)");
+        }
     }
 
-    /** Options with the default bind host, failure timeout and cluster name. */
+    /** Options with the default bind host, failure timeout and cluster name, no endpoint and no DNS discovery. */
     public static ClusterOptions of(String nodeId, long weight, int clusterPort, List<String> seeds) {
-        return new ClusterOptions(nodeId, weight, null, clusterPort, seeds, null, null);
+        return new ClusterOptions(nodeId, weight, null, clusterPort, seeds, null, null, null, null);
     }
 
     public ClusterOptions withFailureTimeout(Duration timeout) {
-        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, timeout, clusterName);
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, timeout, clusterName, endpoint,
+                dnsQuery);
     }
 
     public ClusterOptions withClusterName(String name) {
-        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, name);
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, name, endpoint,
+                dnsQuery);
+    }
+
+    public ClusterOptions withEndpoint(String resp) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, resp,
+                dnsQuery);
+    }
+
+    public ClusterOptions withDnsQuery(String query) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
+                query);
     }
 
     /**
@@ -83,23 +112,7 @@ public record ClusterOptions(String nodeId, long weight, String bindHost, int cl
 
     /** "host:port" or "[v6]:port"; the port in 1..65535. */
     private static InetSocketAddress parseSeed(String seed) {
-        int colon = seed == null ? -1 : seed.lastIndexOf(':');
-        String host = colon > 0 ? seed.substring(0, colon) : "";
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        if (host.isBlank()) {
-            throw new IllegalArgumentException("--seeds entry \"" + seed + "\" must be host:port");
-        }
-        int port;
-        try {
-            port = Integer.parseInt(seed.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--seeds entry \"" + seed + "\" must be host:port, port a number", e);
-        }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("--seeds entry \"" + seed + "\" port " + port + " must be in 1..65535");
-        }
-        return InetSocketAddress.createUnresolved(host, port);
+        HostPort parsed = HostPort.parse(seed, "--seeds entry");
+        return InetSocketAddress.createUnresolved(parsed.host(), parsed.port());
     }
 }

@@ -13,6 +13,7 @@ import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.UNICAST3;
 import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.dns.DNS_PING;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
@@ -36,9 +37,13 @@ final class ControlPlaneStack {
     static List<Protocol> build(ClusterOptions options) throws UnknownHostException {
         InetAddress bind = InetAddress.getByName(options.bindHost());
         long timeout = options.failureTimeout().toMillis();
-        return List.of(
-                transport(options, bind),
-                discovery(options, bind),
+        List<Protocol> stack = new ArrayList<>();
+        stack.add(transport(options, bind));
+        stack.add(discovery(options, bind));
+        if (options.dnsQuery() != null) {
+            stack.add(dnsDiscovery(options.dnsQuery()));
+        }
+        stack.addAll(List.of(
                 // Heals splits: after a partition (or two nodes that bootstrapped at once) each side has its own
                 // coordinator; MERGE3 has coordinators find each other and merge into one view. Short intervals
                 // so a healed network converges in seconds rather than the default tens of seconds.
@@ -68,7 +73,8 @@ final class ControlPlaneStack {
                 new GMS().setJoinTimeout(JOIN_TIMEOUT_MS).printLocalAddress(false),
                 // Splits the rare large message (a view of many members with their ExtendedUUID keys) into
                 // transport-sized fragments. UFC/MFC flow control is left out: control traffic is a trickle.
-                new FRAG4());
+                new FRAG4()));
+        return List.copyOf(stack);
     }
 
     private static TCP transport(ClusterOptions options, InetAddress bind) {
@@ -93,6 +99,25 @@ final class ControlPlaneStack {
         ping.setInitialHosts(hosts);
         // Each seed is an exact host:port; do not also probe the ports above it.
         ping.setPortRange(0);
+        return ping;
+    }
+
+    /**
+     * Discovery through a Kubernetes headless Service: its name resolves to the addresses of the ready pods. Sits
+     * above TCPPING; JGroups asks every discovery protocol in the stack and merges the answers, so seeds still work.
+     */
+    private static DNS_PING dnsDiscovery(String query) {
+        DNS_PING ping = new DNS_PING();
+        ping.dnsQuery(query);
+        // A headless Service has one A record per ready pod. A records carry no port, so DNS_PING sends each address
+        // a request at the transport's own bind port and port range (read from TCP at init): every pod listens on
+        // the same --cluster-port, and the transport's port range of 0 makes that exactly one port per address.
+        ping.dnsRecordType("A");
+        // dns_address stays empty: A lookups then go through the JVM's resolver (the pod's resolv.conf, the hosts
+        // file), like any other host name, rather than a DNS server named here.
+        // The name is resolved again on every run: pods that start together appear in DNS over a few seconds, and a
+        // later run within the join timeout still finds the ones whose records were not there yet.
+        ping.numDiscoveryRuns(3);
         return ping;
     }
 }

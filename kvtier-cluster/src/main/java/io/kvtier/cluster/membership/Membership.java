@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * This node's membership in the cluster's control plane: a connected JGroups channel and the latest view, as members
  * sorted by id. Thread-safe; views are handled one at a time, in the order JGroups installs them.
  *
- * <p>Each node advertises its {@link Member} (id and weight) in its JGroups address (see {@link MemberAddress}), and
- * its logical JGroups name is its id, so JGroups' own logs speak the same ids.
+ * <p>Each node advertises its {@link Member} (id, weight and RESP endpoint) in its JGroups address (see
+ * {@link MemberAddress}), and its logical JGroups name is its id, so JGroups' own logs speak the same ids.
  */
 public final class Membership implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Membership.class);
@@ -67,7 +67,7 @@ public final class Membership implements AutoCloseable {
     private volatile Snapshot current = new Snapshot(-1, List.of(), null);
 
     private Membership(ClusterOptions options, Listener listener) throws Exception {
-        this.self = new Member(options.nodeId(), options.weight());
+        this.self = new Member(options.nodeId(), options.weight(), options.endpoint());
         this.listener = listener;
         this.channel = new JChannel(ControlPlaneStack.build(options));
         channel.name(self.id());
@@ -104,8 +104,9 @@ public final class Membership implements AutoCloseable {
             membership.channel.connect(options.clusterName());
         } catch (Exception e) {
             membership.channel.close();
+            String dns = options.dnsQuery() == null ? "" : ", DNS query " + options.dnsQuery();
             throw new IOException("node " + where + " cannot join cluster " + options.clusterName() + " (seeds "
-                    + options.seeds() + "): " + e.getMessage(), e);
+                    + options.seeds() + dns + "): " + e.getMessage(), e);
         }
         return membership;
     }

@@ -17,8 +17,9 @@ import java.util.List;
  * function of (members, replicas), so every node recomputes the identical table and the message stays a few bytes per
  * member. Immutable.
  *
- * <p>Wire format, big-endian: kind byte {@value #KIND}, epoch (long), replicas (int), member count (int), then per member its
- * id (modified UTF-8, as {@link DataOutputStream#writeUTF}) and weight (long).
+ * <p>Wire format, big-endian: kind byte {@value #KIND}, epoch (long), replicas (int), member count (int), then per
+ * member its id (modified UTF-8, as {@link DataOutputStream#writeUTF}), weight (long) and RESP endpoint (modified
+ * UTF-8, "" when unknown). The endpoint travels so that every node's table says where each owner serves clients.
  *
  * @param epoch    the table's epoch, positive
  * @param members  the members the table is computed over
@@ -46,7 +47,7 @@ record TableAnnouncement(long epoch, List<Member> members, int replicas) {
     }
 
     byte[] encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(21 + members.size() * 24);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(21 + members.size() * 48);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(KIND);
             out.writeLong(epoch);
@@ -55,6 +56,7 @@ record TableAnnouncement(long epoch, List<Member> members, int replicas) {
             for (Member m : members) {
                 out.writeUTF(m.id());
                 out.writeLong(m.weight());
+                out.writeUTF(m.endpoint());
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e); // unreachable: in-memory stream
@@ -84,7 +86,7 @@ record TableAnnouncement(long epoch, List<Member> members, int replicas) {
             }
             List<Member> members = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                members.add(new Member(in.readUTF(), in.readLong()));
+                members.add(new Member(in.readUTF(), in.readLong(), in.readUTF()));
             }
             if (in.available() > 0) {
                 throw new IllegalArgumentException("slot table announcement has " + in.available()

@@ -16,6 +16,50 @@ class ClusterOptionsTest {
         assertThat(options.seeds()).isEmpty();
         assertThat(options.failureTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.clusterName()).isEqualTo("kvtier");
+        assertThat(options.endpoint()).isEmpty();
+        assertThat(options.dnsQuery()).isNull();
+    }
+
+    @Test
+    void withHelpersKeepTheOtherComponents() {
+        ClusterOptions options = ClusterOptions.of("a", 1, 7800, List.of("h:7800")).withEndpoint("10.0.0.1:6379")
+                .withDnsQuery("kvtier.default.svc").withClusterName("c").withFailureTimeout(Duration.ofSeconds(1));
+
+        assertThat(options).isEqualTo(new ClusterOptions("a", 1, null, 7800, List.of("h:7800"), Duration.ofSeconds(1),
+                "c", "10.0.0.1:6379", "kvtier.default.svc"));
+    }
+
+    @Test
+    void acceptsHostPortAndBracketedIpv6Endpoints() {
+        ClusterOptions options = ClusterOptions.of("a", 1, 0, List.of());
+
+        assertThat(options.withEndpoint("kvtier-0.kvtier:6379").endpoint()).isEqualTo("kvtier-0.kvtier:6379");
+        assertThat(options.withEndpoint("[::1]:6379").endpoint()).isEqualTo("[::1]:6379");
+        assertThat(options.withEndpoint(null).endpoint()).isEmpty();
+    }
+
+    @Test
+    void rejectsAnEndpointThatIsNotHostColonPort() {
+        ClusterOptions options = ClusterOptions.of("a", 1, 0, List.of());
+
+        assertThatIllegalArgumentException().isThrownBy(() -> options.withEndpoint("hostonly"))
+                .withMessage("--announce \"hostonly\" must be host:port");
+        assertThatIllegalArgumentException().isThrownBy(() -> options.withEndpoint(":6379"))
+                .withMessage("--announce \":6379\" must be host:port");
+        assertThatIllegalArgumentException().isThrownBy(() -> options.withEndpoint("h:redis"))
+                .withMessage("--announce \"h:redis\" must be host:port, port a number");
+        assertThatIllegalArgumentException().isThrownBy(() -> options.withEndpoint("h:70000"))
+                .withMessage("--announce \"h:70000\" port 70000 must be in 1..65535");
+    }
+
+    @Test
+    void rejectsABlankDnsQueryOrOneWithoutAFixedClusterPort() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ClusterOptions.of("a", 1, 7800, List.of()).withDnsQuery(" "))
+                .withMessage("--dns-query \" \" must not be blank");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of()).withDnsQuery("kvtier.default.svc"))
+                .withMessageStartingWith("--dns-query \"kvtier.default.svc\" needs a fixed --cluster-port, not 0");
     }
 
     @Test
@@ -65,7 +109,7 @@ class ClusterOptionsTest {
     @Test
     void rejectsABlankBindHostOrClusterName() {
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new ClusterOptions("a", 1, "", 0, List.of(), null, null))
+                .isThrownBy(() -> new ClusterOptions("a", 1, "", 0, List.of(), null, null, null, null))
                 .withMessage("--bind \"\" must not be blank");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of()).withClusterName(" "))

@@ -5,6 +5,7 @@ import static io.kvtier.cluster.ClusterTesting.elapsedMillis;
 import static io.kvtier.cluster.ClusterTesting.freePorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.Placement;
@@ -29,8 +30,8 @@ import org.junit.jupiter.api.Test;
 class MembershipTest {
     private static final Duration FORM_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration FAILURE_TIMEOUT = Duration.ofSeconds(2);
-    private static final List<Member> NODES =
-            List.of(new Member("node-a", 1_000), new Member("node-b", 2_000), new Member("node-c", 3_000));
+    private static final List<Member> NODES = List.of(new Member("node-a", 1_000, "127.0.0.1:16001"),
+            new Member("node-b", 2_000, "127.0.0.1:16002"), new Member("node-c", 3_000, "[::1]:16003"));
 
     private final String clusterName = "kvtier-test-" + UUID.randomUUID();
     private final List<Membership> started = new ArrayList<>();
@@ -42,7 +43,7 @@ class MembershipTest {
     }
 
     @Test
-    void threeSeededNodesFormOneViewWithTheirWeights() throws IOException {
+    void threeSeededNodesFormOneViewWithTheirWeightsAndEndpoints() throws IOException {
         List<Membership> nodes = startCluster();
 
         for (int i = 0; i < nodes.size(); i++) {
@@ -52,6 +53,17 @@ class MembershipTest {
             assertThat(nodes.get(i).self()).isEqualTo(NODES.get(i));
         }
         assertThat(nodes).filteredOn(Membership::isCoordinator).containsExactly(nodes.getFirst());
+    }
+
+    @Test
+    void everyNodeSeesTheEndpointEachMemberAdvertised() throws IOException {
+        List<Membership> nodes = startCluster();
+
+        for (Membership node : nodes) {
+            assertThat(node.members()).extracting(Member::id, Member::endpoint).containsExactly(
+                    tuple("node-a", "127.0.0.1:16001"), tuple("node-b", "127.0.0.1:16002"),
+                    tuple("node-c", "[::1]:16003"));
+        }
     }
 
     @Test
@@ -112,7 +124,7 @@ class MembershipTest {
         for (int i = 0; i < NODES.size(); i++) {
             Member node = NODES.get(i);
             ClusterOptions options = ClusterOptions.of(node.id(), node.weight(), ports[i], seeds)
-                    .withFailureTimeout(FAILURE_TIMEOUT).withClusterName(clusterName);
+                    .withFailureTimeout(FAILURE_TIMEOUT).withClusterName(clusterName).withEndpoint(node.endpoint());
             Recorder recorder = new Recorder();
             recorders.add(recorder);
             started.add(Membership.join(options, recorder));

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class TableAnnouncementTest {
     private static final List<Member> MEMBERS =
-            List.of(new Member("node-a", 1_000), new Member("node-é", 2_000), new Member("node-c", 3_000));
+            List.of(new Member("node-a", 1_000, "10.0.0.1:6379"), new Member("node-é", 2_000, "[fd00::2]:6379"),
+                    new Member("node-c", 3_000));
 
     @Test
     void roundTripsAndRecomputesTheSameTable() {
@@ -22,7 +23,27 @@ class TableAnnouncementTest {
 
         assertThat(decoded).isEqualTo(announcement);
         assertThat(decoded.table()).isEqualTo(Placement.compute(7, MEMBERS, 2));
-        assertThat(bytes.length).isLessThan(100);
+        assertThat(bytes.length).isLessThan(150);
+    }
+
+    @Test
+    void carriesEachMembersEndpoint() {
+        TableAnnouncement decoded = TableAnnouncement.decode(new TableAnnouncement(7, MEMBERS, 2).encode());
+
+        assertThat(decoded.members()).extracting(Member::endpoint)
+                .containsExactly("10.0.0.1:6379", "[fd00::2]:6379", "");
+        assertThat(decoded.table().members()).extracting(Member::endpoint)
+                .containsExactly("10.0.0.1:6379", "", "[fd00::2]:6379"); // sorted by id: node-a, node-c, node-é
+    }
+
+    @Test
+    void rejectsAMemberWithAnInvalidEndpoint() {
+        byte[] bytes = new TableAnnouncement(7, List.of(new Member("node-a", 1, "h:6379")), 0).encode();
+        bytes[bytes.length - 1] = 'x'; // "h:637x"
+
+        assertThatThrownBy(() -> TableAnnouncement.decode(bytes))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("member node-a endpoint \"h:637x\" must be host:port, port a number");
     }
 
     @Test

@@ -22,6 +22,12 @@ public final class CommandTable {
         for (CommandSpec spec : ServerCommands.specs()) {
             add(spec);
         }
+        for (CommandSpec spec : ClusterCommands.specs()) {
+            add(spec);
+        }
+        for (CommandSpec spec : PeerCommands.specs()) {
+            add(spec);
+        }
     }
 
     private void add(CommandSpec spec) {

@@ -72,6 +72,10 @@ public final class Dispatcher {
 
     private static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply) {
         try {
+            io.kvtier.server.cluster.ClusterNode cluster = session.server.cluster();
+            if (cluster != null && ClusterRouter.routed(spec)) {
+                return ClusterRouter.dispatch(cluster, spec, session, cmd, reply);
+            }
             return spec.action().execute(session, cmd, reply);
         } catch (RuntimeException e) {
             reply.error(errorText(e));

@@ -13,7 +13,7 @@ import java.util.Map;
 /** The text of INFO: Redis's sections and field names where they apply, plus "# Tiers" for kvtier's tiers. */
 final class InfoReport {
     private static final List<String> DEFAULT = List.of("server", "clients", "memory", "persistence", "stats",
-            "tiers", "keyspace");
+            "tiers", "cluster", "keyspace");
 
     private InfoReport() {
     }
@@ -35,6 +35,7 @@ final class InfoReport {
                 case "persistence" -> persistence(server, fields);
                 case "stats" -> stats(server, fields, st);
                 case "tiers" -> tiers(fields, st);
+                case "cluster" -> fields.put("cluster_enabled", server.cluster() == null ? 0 : 1);
                 case "keyspace" -> keyspace(fields, st);
                 default -> throw new IllegalStateException("no INFO section " + section);
             }
@@ -53,7 +54,7 @@ final class InfoReport {
         f.put("redis_version", ConnectionCommands.REDIS_VERSION);
         f.put("kvtier_version", InfoReport.class.getPackage().getImplementationVersion() == null ? "dev"
                 : InfoReport.class.getPackage().getImplementationVersion());
-        f.put("redis_mode", "standalone");
+        f.put("redis_mode", s.cluster() == null ? "standalone" : "cluster");
         f.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
                 + System.getProperty("os.arch"));
         f.put("arch_bits", 64);

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import io.kvtier.server.cluster.ClusterNode;
 import java.util.concurrent.CompletableFuture;
 
 /** Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. */
@@ -206,7 +207,31 @@ final class KeyspaceCommands {
         if (c.argCount() > 2 || c.argCount() == 2 && !Args.is(c.bytes(1), "async") && !Args.is(c.bytes(1), "sync")) {
             throw new CommandException(CommandException.SYNTAX);
         }
-        return Async.then(s.server.store().clear(), r, v -> {
+        io.kvtier.server.cluster.ClusterNode node = s.server.cluster();
+        if (node == null || s.clusterAware) { // cluster clients flush node by node, as in Redis Cluster
+            return Async.then(s.server.store().clear(), r, v -> {
+                r.ok();
+                return null;
+            });
+        }
+        // A cluster-unaware client means the whole store: every member flushes.
+        java.util.List<CompletableFuture<Void>> all = new java.util.ArrayList<>();
+        all.add(s.server.store().clear());
+        ClusterNode.Topology t = node.topology();
+        for (io.kvtier.cluster.Member m : t.table().members()) {
+            if (!t.isSelf(m)) {
+                all.add(node.send(m, "KVT.FLUSH", Long.toString(t.table().epoch())).thenAccept(reply -> {
+                    try {
+                        if (reply instanceof io.kvtier.client.Reply.Error e) {
+                            throw new CommandException("ERR " + m.id() + " did not flush: " + e.message());
+                        }
+                    } finally {
+                        io.kvtier.client.Reply.release(reply);
+                    }
+                }));
+            }
+        }
+        return Async.then(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), r, v -> {
             r.ok();
             return null;
         });

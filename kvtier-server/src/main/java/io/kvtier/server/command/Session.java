@@ -21,6 +21,10 @@ public final class Session {
     volatile long lastCommandMillis = createdMillis;
     volatile int protocol = 2;
     boolean closeAfterReply;
+    /** READONLY: reads of slots this node backs up are served here (Redis Cluster replica reads). */
+    volatile boolean readOnly;
+    /** Asked for the cluster's layout (CLUSTER SLOTS/SHARDS/NODES, READONLY): gets -MOVED instead of proxying. */
+    volatile boolean clusterAware;
 
     public Session(long id, ServerContext server, Channel channel) {
         this.id = id;

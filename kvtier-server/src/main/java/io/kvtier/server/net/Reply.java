@@ -18,6 +18,11 @@ public final class Reply {
     private ByteBuf buf;
     private int protocol = 2;
     private boolean dirty;
+    /** Non-null while replies are held back (see {@link #hold()}): what would have been written, in order. */
+    private java.util.List<Held> held;
+
+    private record Held(ByteBuf bytes, Runnable done) {
+    }
 
     Reply(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -112,7 +117,7 @@ public final class Reply {
         } else {
             writeBuffered();
             ByteBuf pages = Unpooled.wrappedBuffer(ref.memory().buffers());
-            ctx.write(pages).addListener(f -> ref.close());
+            emit(pages, ref::close);
         }
         RespWriter.crlf(buf());
     }
@@ -125,8 +130,75 @@ public final class Reply {
     public void value(ByteBuf payload, Runnable done) {
         RespWriter.bulkHeader(buf(), payload.readableBytes());
         writeBuffered();
-        ctx.writeAndFlush(payload).addListener(f -> done.run());
+        emit(payload, done);
+        if (held == null) {
+            ctx.flush();
+        }
         RespWriter.crlf(buf());
+    }
+
+    /**
+     * Holds back every reply written from now on until {@link #releaseHeld()} or {@link #dropHeld()}: a cluster
+     * primary answers a write only once its backups have it. Replies written before are unaffected.
+     */
+    public void hold() {
+        writeBuffered();
+        held = new java.util.ArrayList<>();
+    }
+
+    /** Whether replies are being held (streaming a value then cannot wait for the socket). */
+    public boolean holding() {
+        return held != null;
+    }
+
+    /** Writes what was held, in order; the next flush sends it. */
+    public void releaseHeld() {
+        writeBuffered();
+        java.util.List<Held> h = held;
+        held = null;
+        if (h != null) {
+            for (Held w : h) {
+                emit(w.bytes, w.done);
+            }
+            dirty = true;
+        }
+    }
+
+    /** Forgets what was held (the write failed; an error reply follows instead). */
+    public void dropHeld() {
+        if (buf != null) {
+            buf.release();
+            buf = null;
+        }
+        java.util.List<Held> h = held;
+        held = null;
+        if (h != null) {
+            for (Held w : h) {
+                w.bytes.release();
+                w.done.run();
+            }
+        }
+    }
+
+    /** Writes a bulk string from a buffer it takes over (a reply relayed from a peer). */
+    public void bulk(ByteBuf payload) {
+        RespWriter.bulkHeader(buf(), payload.readableBytes());
+        if (payload.readableBytes() <= COPY_BELOW) {
+            buf().writeBytes(payload);
+            payload.release();
+        } else {
+            writeBuffered();
+            emit(payload, () -> { });
+        }
+        RespWriter.crlf(buf());
+    }
+
+    private void emit(ByteBuf bytes, Runnable done) {
+        if (held != null) {
+            held.add(new Held(bytes, done));
+        } else {
+            ctx.write(bytes).addListener(f -> done.run());
+        }
     }
 
     /** Writes a bulk-string header and flushes it, for a value that follows in {@link #writeNow} chunks. */
@@ -155,8 +227,9 @@ public final class Reply {
 
     private void writeBuffered() {
         if (buf != null && buf.isReadable()) {
-            ctx.write(buf);
+            ByteBuf b = buf;
             buf = null;
+            emit(b, () -> { });
         }
     }
 
@@ -171,6 +244,7 @@ public final class Reply {
 
     /** Drops unsent small replies (connection closing). */
     void discard() {
+        dropHeld();
         if (buf != null) {
             buf.release();
             buf = null;

@@ -48,6 +48,36 @@ public final class Values {
         });
     }
 
+    /**
+     * Argument {@code i} as a buffer to send to a peer (a forwarded command): heap arguments wrapped, payloads in
+     * store memory copied out and their memory given back. A payload that went straight to disk (over half of
+     * --memory) is refused: a proxy does not stage it twice.
+     */
+    public static ByteBuf toByteBuf(RespCommand cmd, int i) {
+        BulkSink sink = cmd.sink(i);
+        if (sink == null) {
+            return Unpooled.wrappedBuffer(cmd.bytes(i));
+        }
+        if (sink instanceof RejectedSink rejected) {
+            throw new CommandException(rejected.error);
+        }
+        if (!(sink instanceof MemorySink)) {
+            throw new CommandException("ERR a value of " + sink.length() + " bytes (over half of --memory) cannot be "
+                    + "forwarded; send it to the slot's primary (CLUSTER SLOTS) or use a cluster client");
+        }
+        cmd.takeSink(i);
+        MemoryValue value = ((MemorySink) sink).take();
+        try {
+            ByteBuf out = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer((int) value.length());
+            for (java.nio.ByteBuffer part : value.buffers()) {
+                out.writeBytes(part);
+            }
+            return out;
+        } finally {
+            value.release();
+        }
+    }
+
     /** Refuses a key the disk format cannot hold, before anything is stored. */
     public static void checkKey(byte[] key) {
         if (key.length > RecordFormat.MAX_KEY_LENGTH) {
@@ -130,6 +160,11 @@ public final class Values {
             return null;
         }
         if (DiskReads.streams(ref)) {
+            if (reply.holding()) { // a replicated write's reply waits for its backups: it cannot stream meanwhile
+                ref.close();
+                throw new CommandException("ERR a value over " + (DiskReads.STREAM_THRESHOLD >> 20) + " MiB on disk "
+                        + "cannot be returned by a replicated write (GETDEL, SET ... GET); GET it first");
+            }
             return server.diskReads().stream(ref, reply);
         }
         return server.diskReads().read(ref).handleAsync((read, e) -> {

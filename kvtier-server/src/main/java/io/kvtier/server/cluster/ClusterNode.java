@@ -1,0 +1,463 @@
+package io.kvtier.server.cluster;
+
+import io.kvtier.client.ClientOptions;
+import io.kvtier.client.ClientResources;
+import io.kvtier.client.PeerPool;
+import io.kvtier.client.Reply;
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.SlotHash;
+import io.kvtier.cluster.SlotTable;
+import io.kvtier.cluster.topology.SlotTableService;
+import io.kvtier.server.ClusterSettings;
+import io.kvtier.store.PutOptions;
+import io.kvtier.store.PutOptions.Condition;
+import io.kvtier.store.TieredStore;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * How a node serves its share of the cluster (issue 4). The cluster module decides *where* (epoch-numbered slot tables
+ * from the coordinator); this class keeps the node's per-slot state and the rules that keep data correct while slots
+ * move:
+ *
+ * - Slot states. NONE (not an owner), IMPORTING (an owner that does not hold all of the slot's data yet), COMPLETE.
+ *   lastComplete[slot] is the newest epoch at which this node was a complete owner of the slot. Between nodes, the
+ *   holder with the highest lastComplete has the freshest copy: every write after that epoch went to the newer owners.
+ *   That is how an importer picks its source, with no history of earlier tables (a joiner has none).
+ * - Import. An owner that is IMPORTING first fetches, on demand, every key a command touches (ensureLocal), then runs
+ *   the command locally; a background Importer copies the rest of the slot from the freshest holder, throttled
+ *   (--rebalance-rate), one value in flight per source, then makes a second pass after the peer timeout to catch
+ *   writes that were in flight on the old owner. Fetches are put-if-absent under the key's lock and skip keys deleted
+ *   here meanwhile (tombstones), so a newer local write or delete always wins over the transferred copy.
+ * - Old owners. A peer request carrying a higher epoch than the one installed (observedEpoch) makes this node refuse
+ *   writes as primary (TRYAGAIN) until it installs that epoch: an old primary cannot acknowledge a write the new owner
+ *   has already scanned past. Writes hold their keys' locks while applying and replicating; a transfer read takes the
+ *   key's lock too.
+ * - Trust. A node joining a running cluster drops its local data (it may have missed overwrites and deletes while it
+ *   was away) and imports what it owns. The first node of a new cluster keeps its data. A node in a minority (fewer
+ *   than half of the last view it served in) stops serving keys (CLUSTERDOWN) and, when it rejoins, drops its data.
+ *   A node whose own process was paused (SIGSTOP, a long GC) for half the failure timeout or more also stops serving
+ *   until a new table arrives or twice the failure timeout passes: the others may have moved on without it.
+ */
+
+/**
+ * This node's part in a cluster: membership and slot tables, per-slot ownership state, peer connections, state
+ * transfer and replication. Thread-safe; topology changes arrive on the slot-table thread, commands on event loops.
+ */
+public final class ClusterNode implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ClusterNode.class);
+    static final int NONE = 0;
+    static final int IMPORTING = 1;
+    static final int COMPLETE = 2;
+
+    /** What routing needs, replaced as a whole on every table install. */
+    public record Topology(SlotTable table, Member self, boolean serving, String downReason) {
+        public boolean isSelf(Member m) {
+            return m != null && m.id().equals(self.id());
+        }
+    }
+
+    private final ClusterSettings settings;
+    private final TieredStore store;
+    private final ClientResources clientResources;
+    private final PeerPool peers;
+    private final KeyLocks locks = new KeyLocks();
+    private final AtomicIntegerArray state = new AtomicIntegerArray(SlotHash.SLOTS);
+    private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
+    /** Keys deleted here while their slot was importing; a transferred copy must not bring them back. */
+    final ConcurrentHashMap<ByteKey, Boolean> tombstones = new ConcurrentHashMap<>();
+    private final AtomicLong observedEpoch = new AtomicLong();
+    private final Importer importer;
+    private final Thread pauseWatch;
+    private volatile Topology topology;
+    private volatile long fencedUntilNanos;
+    private volatile boolean closed;
+    private SlotTableService tables;
+    // Slot-table thread only:
+    private List<Member> lastServing = List.of();
+    private boolean trusted;
+    private boolean first = true;
+
+    public final LongAdder forwarded = new LongAdder();
+    public final LongAdder forwardFailures = new LongAdder();
+    public final LongAdder movedReplies = new LongAdder();
+    public final LongAdder replicated = new LongAdder();
+    public final LongAdder replicationFailures = new LongAdder();
+    public final LongAdder replicationPending = new LongAdder();
+    public final LongAdder fetchedKeys = new LongAdder();
+    public final LongAdder fetchedBytes = new LongAdder();
+    public final LongAdder refusedWrites = new LongAdder();
+
+    private ClusterNode(ClusterSettings settings, TieredStore store) {
+        this.settings = settings;
+        this.store = store;
+        this.clientResources = ClientResources.create(1);
+        this.peers = PeerPool.create(clientResources, new ClientOptions(settings.peerTimeout(),
+                settings.peerTimeout()), 4);
+        Member self = new Member(settings.membership().nodeId(), settings.membership().weight(),
+                settings.membership().endpoint());
+        this.topology = new Topology(io.kvtier.cluster.Placement.compute(0, List.of(), 0), self, false, "this node has not joined its cluster yet");
+        this.importer = new Importer(this);
+        this.pauseWatch = Thread.ofPlatform().name("kvtier-pause-watch").daemon().unstarted(this::watchPauses);
+    }
+
+    /** Joins the cluster described by {@code settings}; returns once the first slot table may still be on its way. */
+    public static ClusterNode start(ClusterSettings settings, TieredStore store) throws IOException {
+        ClusterNode node = new ClusterNode(settings, store);
+        try {
+            node.tables = SlotTableService.start(settings.membership(), settings.replicas(), node::install);
+        } catch (IOException | RuntimeException e) {
+            node.peers.close();
+            node.clientResources.close();
+            throw e;
+        }
+        node.importer.start();
+        node.pauseWatch.start();
+        return node;
+    }
+
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    public TieredStore store() {
+        return store;
+    }
+
+    public PeerPool peers() {
+        return peers;
+    }
+
+    public KeyLocksView locks() {
+        return locks::lock;
+    }
+
+    /** Asynchronous lock over keys; see {@link KeyLocks}. */
+    @FunctionalInterface
+    public interface KeyLocksView {
+        CompletableFuture<Runnable> lock(byte[]... keys);
+    }
+
+    /** The current topology, with {@code serving} false while fenced after a pause. */
+    public Topology topology() {
+        Topology t = topology;
+        if (t.serving() && fencedUntilNanos != 0 && System.nanoTime() < fencedUntilNanos) {
+            return new Topology(t.table(), t.self(), false, "this node was paused and may have been replaced; "
+                    + "waiting for the cluster");
+        }
+        return t;
+    }
+
+    public int slotState(int slot) {
+        return state.get(slot);
+    }
+
+    public boolean importing(int slot) {
+        return state.get(slot) == IMPORTING;
+    }
+
+    public long lastComplete(int slot) {
+        return lastComplete.get(slot);
+    }
+
+    public int countState(int wanted) {
+        int n = 0;
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            if (state.get(s) == wanted) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    public int importingSlots() {
+        return countState(IMPORTING);
+    }
+
+    /** Remembers an epoch a peer spoke of; a higher one than installed makes this node refuse writes until it has it. */
+    public void observe(long epoch) {
+        observedEpoch.accumulateAndGet(epoch, Math::max);
+    }
+
+    /** Whether writes as primary must wait: a peer has already acted on a newer table than this node's. */
+    public boolean behind() {
+        return observedEpoch.get() > topology.table().epoch();
+    }
+
+    public InetSocketAddress address(Member m) {
+        return new InetSocketAddress(m.host(), m.port());
+    }
+
+    /** Records that {@code key} is absent after a local write, if its slot is importing (see tombstones). */
+    public void deletedLocally(byte[] key) {
+        if (importing(SlotHash.slot(key))) {
+            tombstones.put(new ByteKey(key), Boolean.TRUE);
+        }
+    }
+
+    /**
+     * Makes sure each of {@code keys} whose slot is importing is here if the freshest holder has it: fetched and put
+     * if absent (unless deleted here meanwhile). Completes when all are settled; fails if no holder could be asked.
+     */
+    public CompletableFuture<Void> ensureLocal(byte[]... keys) {
+        List<CompletableFuture<Void>> pending = null;
+        for (byte[] key : keys) {
+            if (importing(SlotHash.slot(key)) && !store.exists(key) && !tombstones.containsKey(new ByteKey(key))) {
+                if (pending == null) {
+                    pending = new ArrayList<>();
+                }
+                pending.add(importer.fetch(key, null));
+            }
+        }
+        return pending == null ? null : CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
+    }
+
+    void fetched(long bytes) {
+        fetchedKeys.increment();
+        fetchedBytes.add(bytes);
+    }
+
+    /** Marks {@code slots} complete if the topology is still at {@code epoch}; called by the importer. */
+    void completed(java.util.BitSet slots, long epoch) {
+        synchronized (this) {
+            if (topology.table().epoch() != epoch) {
+                return;
+            }
+            for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+                if (state.compareAndSet(s, IMPORTING, COMPLETE)) {
+                    lastComplete.set(s, epoch);
+                }
+            }
+            tombstones.keySet().removeIf(k -> !importing(SlotHash.slot(k.bytes())));
+        }
+        log.info("{}: {} slots imported at epoch {}; {} still importing", topology.self().id(), slots.cardinality(),
+                epoch, importingSlots());
+    }
+
+    /** Slots this node is importing, for the importer. */
+    java.util.BitSet importingSet() {
+        java.util.BitSet set = new java.util.BitSet(SlotHash.SLOTS);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            if (state.get(s) == IMPORTING) {
+                set.set(s);
+            }
+        }
+        return set;
+    }
+
+    /** lastComplete of every slot, 8 bytes each, big-endian: what KVT.SLOTINFO answers. */
+    public byte[] slotInfo() {
+        ByteBuffer out = ByteBuffer.allocate(SlotHash.SLOTS * Long.BYTES);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            out.putLong(lastComplete.get(s));
+        }
+        return out.array();
+    }
+
+    // ---- table installation (slot-table thread) ----
+
+    private void install(SlotTable table) {
+        Member self = topology.self();
+        boolean present = table.members().stream().anyMatch(m -> m.id().equals(self.id()));
+        Set<String> now = new HashSet<>();
+        table.members().forEach(m -> now.add(m.id()));
+        long kept = lastServing.stream().filter(m -> now.contains(m.id())).count();
+        boolean majority = present && (lastServing.isEmpty() || kept * 2 > lastServing.size());
+        if (!majority) {
+            synchronized (this) {
+                for (int s = 0; s < SlotHash.SLOTS; s++) {
+                    state.set(s, NONE);
+                }
+                trusted = false;
+                topology = new Topology(table, self, false, "this node sees " + table.members().size() + " of the "
+                        + lastServing.size() + " members it last served with (a minority): it refuses keys until it"
+                        + " rejoins the majority");
+            }
+            log.warn("{}: in a minority at epoch {} ({} of {} members); not serving keys", self.id(), table.epoch(),
+                    kept, lastServing.size());
+            return;
+        }
+        if (first) {
+            trusted = table.members().size() == 1; // the founder of a new cluster keeps its data
+            first = false;
+        }
+        if (!trusted) {
+            log.info("{}: joining a running cluster at epoch {}: dropping {} local keys (they may be stale) and "
+                    + "importing this node's slots", self.id(), table.epoch(), store.size());
+            store.clear().join();
+            tombstones.clear();
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                state.set(s, NONE);
+                lastComplete.set(s, 0);
+            }
+            trusted = true;
+        }
+        boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
+        java.util.BitSet purge = new java.util.BitSet(SlotHash.SLOTS);
+        int importing = 0;
+        synchronized (this) {
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                boolean owner = table.owners(s).stream().anyMatch(m -> m.id().equals(self.id()));
+                int old = state.get(s);
+                int next;
+                if (!owner) {
+                    next = NONE;
+                } else if (old == COMPLETE || founding || table.members().size() == 1) {
+                    next = COMPLETE; // alone, nobody else can hold newer data
+                } else {
+                    next = IMPORTING;
+                    if (old == NONE) {
+                        purge.set(s); // leftovers from an earlier ownership: stale
+                    }
+                }
+                if (next == COMPLETE) {
+                    lastComplete.set(s, table.epoch());
+                }
+                if (next == IMPORTING) {
+                    importing++;
+                }
+                state.set(s, next);
+            }
+            purgeSlots(purge);
+            lastServing = table.members();
+            topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
+                    .findFirst().orElse(self), true, null);
+            fencedUntilNanos = 0;
+        }
+        log.info("{}: serving epoch {} over {} members: {} slots primary, {} owned, {} importing", self.id(),
+                table.epoch(), table.members().size(), table.primaryCount(self), table.ownedCount(self), importing);
+        importer.wake();
+    }
+
+    /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
+    private void purgeSlots(java.util.BitSet slots) {
+        if (slots.isEmpty()) {
+            return;
+        }
+        List<CompletableFuture<?>> removals = new ArrayList<>();
+        store.forEachKey(key -> {
+            if (slots.get(SlotHash.slot(key))) {
+                removals.add(store.remove(key, false));
+            }
+        });
+        CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)).join();
+        if (!removals.isEmpty()) {
+            log.info("{}: dropped {} stale keys of {} slots it owns again", topology.self().id(), removals.size(),
+                    slots.cardinality());
+        }
+    }
+
+    /** Members to ask for a slot's data: everyone else in the table. */
+    List<Member> others() {
+        Topology t = topology;
+        return t.table().members().stream().filter(m -> !t.isSelf(m) && !m.endpoint().isEmpty()).toList();
+    }
+
+    long epoch() {
+        return topology.table().epoch();
+    }
+
+    /** Puts a transferred value if the key is still absent and was not deleted here; under the key's lock. */
+    CompletableFuture<Void> putTransferred(byte[] key, long expireAt, ByteBuf value) {
+        return locks.lock(key).thenCompose(unlock -> {
+            if (store.exists(key) || tombstones.containsKey(new ByteKey(key))
+                    || expireAt > 0 && expireAt <= System.currentTimeMillis()) {
+                value.release();
+                unlock.run();
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            long length = value.readableBytes();
+            return LocalPuts.put(store, key, value, new PutOptions(expireAt, Condition.IF_ABSENT, false, false))
+                    .handle((r, e) -> {
+                        unlock.run();
+                        if (e != null) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                        fetched(length);
+                        return null;
+                    });
+        });
+    }
+
+    private void watchPauses() {
+        long limit = Math.max(200, settings.membership().failureTimeout().toMillis() / 2) * 1_000_000L;
+        long last = System.nanoTime();
+        while (!closed) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - last > limit) {
+                fencedUntilNanos = now + 2 * settings.membership().failureTimeout().toNanos();
+                log.warn("{}: this process stood still for {} ms; not serving keys until the cluster confirms it",
+                        topology.self().id(), (now - last) / 1_000_000);
+            }
+            last = now;
+        }
+    }
+
+    /** Sends a command to {@code member}; see {@link PeerPool#send}. */
+    public CompletableFuture<Reply> send(Member member, Object... args) {
+        return peers.send(address(member), args);
+    }
+
+    public long epochForRequests() {
+        return Math.max(epoch(), observedEpoch.get());
+    }
+
+    public SlotTableService tables() {
+        return tables;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        pauseWatch.interrupt();
+        importer.close();
+        if (tables != null) {
+            tables.close();
+        }
+        peers.close();
+        clientResources.close();
+    }
+
+    /** Waits up to {@code timeoutMillis} for the first table; for the server's start-up. */
+    public boolean awaitServing(long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (!topology.serving() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return topology.serving();
+    }
+
+    /** A key as a map key. */
+    public record ByteKey(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ByteKey k && Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+package io.kvtier.server.cluster;
+
+import io.kvtier.client.Reply;
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.SlotHash;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * State transfer into this node: the background copy of every importing slot from its freshest holder, and the
+ * on-demand fetch of single keys that commands touch meanwhile. One thread; at most one value in flight per call,
+ * paced to {@code --rebalance-rate}. See {@link ClusterNode} for the rules that keep newer local writes winning.
+ */
+final class Importer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Importer.class);
+    static final int SCAN_BATCH = 256;
+
+    private final ClusterNode node;
+    private final Thread thread;
+    private final Object signal = new Object();
+    private final ConcurrentHashMap<ClusterNode.ByteKey, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+    /** Per slot, the holder the last SLOTINFO round found freshest (null: unknown), for on-demand fetches. */
+    private volatile Member[] freshest = new Member[SlotHash.SLOTS];
+    private volatile boolean closed;
+    private boolean woken;
+    private long pacedBytes;
+    private long pacedSince = System.nanoTime();
+
+    Importer(ClusterNode node) {
+        this.node = node;
+        this.thread = Thread.ofPlatform().name("kvtier-import").daemon().unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void wake() {
+        synchronized (signal) {
+            woken = true;
+            signal.notifyAll();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+    }
+
+    private long timeoutMillis() {
+        return node.settings().peerTimeout().toMillis();
+    }
+
+    /**
+     * Brings {@code key} here if its freshest holder has it. {@code from} is that holder when the caller knows it (the
+     * background copy); otherwise every other member is asked for its lastComplete epoch of the slot and whether it has
+     * the key, and the value is taken from the freshest. Concurrent fetches of one key share one attempt.
+     */
+    CompletableFuture<Void> fetch(byte[] key, Member from) {
+        ClusterNode.ByteKey k = new ClusterNode.ByteKey(key);
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> running = inFlight.putIfAbsent(k, mine);
+        if (running != null) {
+            return running;
+        }
+        Member source = from != null ? from : freshest[SlotHash.slot(key)];
+        CompletableFuture<Member> holder = source != null ? CompletableFuture.completedFuture(source) : findHolder(key);
+        holder.thenCompose(h -> h == null ? CompletableFuture.<Void>completedFuture(null) : copyFrom(h, key))
+                .whenComplete((v, e) -> {
+                    inFlight.remove(k, mine);
+                    if (e != null) {
+                        mine.completeExceptionally(e);
+                    } else {
+                        mine.complete(null);
+                    }
+                });
+        return mine;
+    }
+
+    /** Asks every other member about {@code key}; the freshest holder if it has the key, else null. */
+    private CompletableFuture<Member> findHolder(byte[] key) {
+        List<Member> others = node.others();
+        if (others.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long epoch = node.epochForRequests();
+        List<CompletableFuture<long[]>> answers = new ArrayList<>();
+        for (Member m : others) {
+            answers.add(node.send(m, "KVT.PEEK", Long.toString(epoch), key, "META").handle((r, e) -> {
+                try {
+                    if (e != null || !(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
+                        return null;
+                    }
+                    return new long[] {integer(a.elements().get(0)), integer(a.elements().get(1))};
+                } finally {
+                    Reply.release(r);
+                }
+            }));
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            Member best = null;
+            long bestEpoch = -1;
+            boolean bestHas = false;
+            int answered = 0;
+            for (int i = 0; i < others.size(); i++) {
+                long[] a = answers.get(i).join();
+                if (a == null) {
+                    continue;
+                }
+                answered++;
+                if (a[0] > bestEpoch) {
+                    bestEpoch = a[0];
+                    best = others.get(i);
+                    bestHas = a[1] != -2;
+                }
+            }
+            if (answered == 0) {
+                throw new io.kvtier.server.command.CommandException("TRYAGAIN no other node answered for a key of importing slot "
+                        + SlotHash.slot(key));
+            }
+            return bestEpoch > 0 && bestHas ? best : null;
+        });
+    }
+
+    /** Reads {@code key} from {@code holder} and puts it here if still absent. */
+    private CompletableFuture<Void> copyFrom(Member holder, byte[] key) {
+        long epoch = node.epochForRequests();
+        return node.send(holder, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
+            try {
+                if (r instanceof Reply.Error err) {
+                    throw new io.kvtier.server.command.CommandException("TRYAGAIN " + holder.id() + ": " + err.message());
+                }
+                if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
+                    throw new IllegalStateException("unexpected KVT.PEEK reply from " + holder.id() + ": " + r);
+                }
+                long expireAt = integer(a.elements().get(1));
+                if (expireAt == -2 || !(a.elements().get(2) instanceof Reply.Bulk bulk)) {
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                ByteBuf value = bulk.content().retain();
+                return node.putTransferred(key, expireAt, value);
+            } finally {
+                Reply.release(r);
+            }
+        });
+    }
+
+    private static long integer(Reply r) {
+        if (r instanceof Reply.Int i) {
+            return i.value();
+        }
+        throw new IllegalStateException("expected an integer, got " + r);
+    }
+
+    private void run() {
+        while (!closed) {
+            try {
+                synchronized (signal) {
+                    if (!woken) {
+                        signal.wait(1_000);
+                    }
+                    woken = false;
+                }
+                BitSet want = node.importingSet();
+                if (!want.isEmpty() && node.topology().serving()) {
+                    importRound(want);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                if (!closed) {
+                    log.warn("import round failed (retrying): {}", e.toString());
+                    sleepQuietly(200);
+                }
+            }
+        }
+    }
+
+    private void importRound(BitSet want) throws InterruptedException {
+        long epoch = node.epoch();
+        List<Member> others = node.others();
+        Member[] best = new Member[SlotHash.SLOTS];
+        long[] bestEpoch = new long[SlotHash.SLOTS];
+        int asked = 0;
+        for (Member m : others) {
+            long[] info = slotInfo(m, epoch);
+            if (info == null) {
+                continue;
+            }
+            asked++;
+            for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
+                if (info[s] > bestEpoch[s]) {
+                    bestEpoch[s] = info[s];
+                    best[s] = m;
+                }
+            }
+        }
+        if (asked < others.size()) {
+            log.info("import at epoch {}: {} of {} members answered SLOTINFO; retrying later", epoch, asked,
+                    others.size());
+            sleepQuietly(200);
+            woken = true;
+            return;
+        }
+        freshest = best;
+        BitSet nobody = new BitSet();
+        Map<Member, BitSet> bySource = new HashMap<>();
+        for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
+            if (best[s] == null) {
+                nobody.set(s);
+            } else {
+                bySource.computeIfAbsent(best[s], x -> new BitSet()).set(s);
+            }
+        }
+        if (!nobody.isEmpty()) {
+            node.completed(nobody, epoch); // no other node ever held these slots completely: nothing to copy
+        }
+        long started = System.nanoTime();
+        long keys = 0;
+        for (int pass = 1; pass <= 2; pass++) {
+            for (Map.Entry<Member, BitSet> e : bySource.entrySet()) {
+                keys += copySlots(e.getKey(), e.getValue(), epoch);
+                if (node.epoch() != epoch || closed) {
+                    return; // the table changed: start over with the new one
+                }
+            }
+            if (pass == 1) {
+                // A write the old owner had in flight when it first heard of this epoch finished within the peer
+                // timeout; a second scan after it catches keys such a write created behind the first scan.
+                Thread.sleep(timeoutMillis());
+            }
+        }
+        BitSet done = new BitSet();
+        bySource.values().forEach(done::or);
+        node.completed(done, epoch);
+        log.info("import at epoch {}: {} slots from {} sources, {} keys scanned in {} ms", epoch, done.cardinality(),
+                bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** lastComplete per slot at {@code m}, or null if it did not answer. */
+    private long[] slotInfo(Member m, long epoch) {
+        Reply r = null;
+        try {
+            r = node.send(m, "KVT.SLOTINFO", Long.toString(epoch)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
+            if (!(r instanceof Reply.Bulk b) || b.content().readableBytes() != SlotHash.SLOTS * Long.BYTES) {
+                log.debug("SLOTINFO from {}: {}", m.id(), r);
+                return null;
+            }
+            long[] out = new long[SlotHash.SLOTS];
+            ByteBuffer buf = b.content().nioBuffer();
+            for (int s = 0; s < out.length; s++) {
+                out[s] = buf.getLong();
+            }
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (Exception e) {
+            log.debug("SLOTINFO from {} failed: {}", m.id(), e.toString());
+            return null;
+        } finally {
+            Reply.release(r);
+        }
+    }
+
+    /** Copies every key of {@code slots} that {@code source} holds; returns how many keys it listed. */
+    private long copySlots(Member source, BitSet slots, long epoch) throws InterruptedException {
+        byte[] bitmap = toBitmap(slots);
+        String cursor = "0";
+        long listed = 0;
+        do {
+            Reply r = null;
+            List<byte[]> keys = new ArrayList<>();
+            try {
+                r = node.send(source, "KVT.SLOTKEYS", Long.toString(epoch), cursor, Integer.toString(SCAN_BATCH),
+                        Unpooled.wrappedBuffer(bitmap)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
+                if (!(r instanceof Reply.Aggregate a) || a.elements().isEmpty()) {
+                    throw new IllegalStateException("KVT.SLOTKEYS from " + source.id() + ": " + r);
+                }
+                cursor = ((Reply.Bulk) a.elements().get(0)).utf8();
+                for (int i = 1; i < a.elements().size(); i++) {
+                    keys.add(((Reply.Bulk) a.elements().get(i)).bytes());
+                }
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("KVT.SLOTKEYS from " + source.id() + " failed: " + e, e);
+            } finally {
+                Reply.release(r);
+            }
+            for (byte[] key : keys) {
+                if (node.store().exists(key) || node.tombstones.containsKey(new ClusterNode.ByteKey(key))) {
+                    continue;
+                }
+                long before = node.fetchedBytes.sum();
+                try {
+                    fetch(key, source).get(timeoutMillis() * 4, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    throw new IllegalStateException("copying a key from " + source.id() + " failed: " + e, e);
+                }
+                pace(node.fetchedBytes.sum() - before);
+                if (node.epoch() != epoch || closed) {
+                    return listed;
+                }
+            }
+            listed += keys.size();
+        } while (!cursor.equals("0"));
+        return listed;
+    }
+
+    /** Sleeps as long as needed to keep the copy at or below --rebalance-rate. */
+    private void pace(long bytes) throws InterruptedException {
+        pacedBytes += bytes;
+        long elapsedNanos = System.nanoTime() - pacedSince;
+        long dueNanos = (long) (pacedBytes * 1e9 / node.settings().rebalanceBytesPerSecond());
+        if (dueNanos > elapsedNanos) {
+            TimeUnit.NANOSECONDS.sleep(dueNanos - elapsedNanos);
+        }
+        if (elapsedNanos > 1_000_000_000L) { // a fresh window each second: idle time is not saved up
+            pacedBytes = 0;
+            pacedSince = System.nanoTime();
+        }
+    }
+
+    static byte[] toBitmap(BitSet slots) {
+        byte[] out = new byte[SlotHash.SLOTS / 8];
+        for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+            out[s >> 3] |= (byte) (1 << (s & 7));
+        }
+        return out;
+    }
+
+    static boolean inBitmap(byte[] bitmap, int slot) {
+        return (bitmap[slot >> 3] & (1 << (slot & 7))) != 0;
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.kvtier.server.cluster;
+
+import io.kvtier.client.Reply;
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.SlotHash;
+import io.kvtier.server.net.DiskReads;
+import io.kvtier.store.ValueRef;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Primary-to-backup replication by state: after a write, each touched key's resulting value (or its absence) is sent
+ * to the slot's backups as {@code KVT.REPL epoch key expireAt value} or {@code KVT.RDEL epoch key}. Shipping state
+ * rather than commands keeps conditional commands (SETNX, SET XX, GETEX) from diverging on a backup that is still
+ * importing. The caller holds the keys' locks until the returned future completes, so one key's states reach a
+ * backup in the order they were applied.
+ */
+public final class Replicator {
+    private final ClusterNode node;
+    private final DiskReads diskReads;
+
+    public Replicator(ClusterNode node, DiskReads diskReads) {
+        this.node = node;
+        this.diskReads = diskReads;
+    }
+
+    /**
+     * Sends the state of {@code keys} to their backups under topology {@code t}; completes when every backup
+     * acknowledged, or fails with the first refusal or transport error (TRYAGAIN ...).
+     */
+    public CompletableFuture<Void> replicate(byte[][] keys, ClusterNode.Topology t) {
+        List<CompletableFuture<Void>> sends = new ArrayList<>();
+        for (byte[] key : keys) {
+            List<Member> backups = new ArrayList<>(t.table().owners(SlotHash.slot(key)));
+            backups.removeIf(t::isSelf);
+            ValueRef ref = node.store().get(key);
+            if (ref == null) {
+                node.deletedLocally(key);
+            }
+            if (backups.isEmpty()) {
+                if (ref != null) {
+                    ref.close();
+                }
+                continue;
+            }
+            String epoch = Long.toString(t.table().epoch());
+            if (ref == null) {
+                for (Member b : backups) {
+                    sends.add(checked(b, node.send(b, "KVT.RDEL", epoch, key)));
+                }
+                continue;
+            }
+            long expireAt = ref.expireAt();
+            sends.add(bytesOf(ref).thenCompose(buf -> {
+                List<CompletableFuture<Void>> each = new ArrayList<>();
+                for (Member b : backups) {
+                    each.add(checked(b, node.send(b, "KVT.REPL", epoch, key, Long.toString(expireAt),
+                            buf.retainedDuplicate())));
+                }
+                return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                        .whenComplete((v, e) -> buf.release());
+            }));
+        }
+        if (sends.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        node.replicationPending.add(sends.size());
+        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            node.replicationPending.add(-sends.size());
+            if (e != null) {
+                node.replicationFailures.increment();
+            } else {
+                node.replicated.add(sends.size());
+            }
+        });
+    }
+
+    /** The value's bytes in one buffer (a copy for memory values; the staged read for disk ones). */
+    private CompletableFuture<ByteBuf> bytesOf(ValueRef ref) {
+        if (ref.inMemory()) {
+            try (ref) {
+                ByteBuf buf = PooledByteBufAllocator.DEFAULT.directBuffer((int) ref.length());
+                for (ByteBuffer part : ref.memory().buffers()) {
+                    buf.writeBytes(part);
+                }
+                return CompletableFuture.completedFuture(buf);
+            }
+        }
+        return diskReads.read(ref).thenApply(read -> {
+            ByteBuf payload = read.payload();
+            ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
+            copy.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+            payload.release();
+            read.release().run();
+            return copy;
+        });
+    }
+
+    private static CompletableFuture<Void> checked(Member backup, CompletableFuture<Reply> sent) {
+        return sent.handle((r, e) -> {
+            try {
+                if (e != null) {
+                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    throw new io.kvtier.server.command.CommandException("TRYAGAIN replication to " + backup.id() + " failed: "
+                            + cause.getMessage());
+                }
+                if (r instanceof Reply.Error err) {
+                    throw new io.kvtier.server.command.CommandException("TRYAGAIN replication to " + backup.id() + " refused: "
+                            + err.message());
+                }
+                return null;
+            } finally {
+                Reply.release(r);
+            }
+        });
+    }
+}

@@ -1,0 +1,375 @@
+package io.kvtier.server.command;
+
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.SlotHash;
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.server.net.Reply;
+import io.kvtier.server.net.Values;
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where a keyed command runs in a cluster: here as the slot's primary (fetching keys of an importing slot first, and
+ * answering writes only once the backups have them), here as a backup for READONLY sessions, at the primary through
+ * this node (--proxy, for cluster-unaware clients), or nowhere (-MOVED for cluster clients, -CLUSTERDOWN, -CROSSSLOT).
+ * Multi-key commands whose keys live on several nodes are split by owner and their replies merged.
+ */
+final class ClusterRouter {
+    /** Commands a proxy splits by owner; the rest must keep their keys in one slot, as in Redis Cluster. */
+    private static final Set<String> SPLITTABLE = Set.of("mget", "mset", "del", "unlink", "exists", "touch");
+
+    private ClusterRouter() {
+    }
+
+    static boolean routed(CommandSpec spec) {
+        return spec.firstKey() > 0 && !spec.name().startsWith("kvt.");
+    }
+
+    static CompletableFuture<Void> dispatch(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r) {
+        ClusterNode.Topology t = node.topology();
+        if (!t.serving()) {
+            throw new CommandException("CLUSTERDOWN " + t.downReason());
+        }
+        int[] keys = keyIndexes(spec, c);
+        if (keys.length == 0) {
+            return spec.action().execute(s, c, r);
+        }
+        int slot = SlotHash.slot(c.bytes(keys[0]));
+        boolean oneSlot = true;
+        for (int k : keys) {
+            oneSlot &= SlotHash.slot(c.bytes(k)) == slot;
+        }
+        if (!oneSlot) {
+            return multiSlot(node, t, spec, s, c, r, keys);
+        }
+        Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
+        if (primary == null) {
+            throw new CommandException("CLUSTERDOWN Hash slot not served");
+        }
+        if (t.isSelf(primary)) {
+            return asPrimary(node, spec, s, c, r, keys);
+        }
+        if (s.readOnly && !isWrite(spec) && node.slotState(slot) == 2
+                && t.table().owners(slot).stream().anyMatch(t::isSelf)) {
+            return spec.action().execute(s, c, r); // a replica read (READONLY), as in Redis Cluster
+        }
+        if (!node.settings().proxy() || s.clusterAware) {
+            node.movedReplies.increment();
+            throw new CommandException("MOVED " + slot + " " + primary.endpoint());
+        }
+        return forward(node, t, primary, c, r, allIndexes(c));
+    }
+
+    private static CompletableFuture<Void> multiSlot(ClusterNode node, ClusterNode.Topology t, CommandSpec spec,
+                                                     Session s, RespCommand c, Reply r, int[] keys) {
+        Map<Member, List<Integer>> byOwner = new LinkedHashMap<>();
+        for (int k : keys) {
+            int slot = SlotHash.slot(c.bytes(k));
+            Member p = t.table().isOwned() ? t.table().primary(slot) : null;
+            if (p == null) {
+                throw new CommandException("CLUSTERDOWN Hash slot not served");
+            }
+            byOwner.computeIfAbsent(p, x -> new ArrayList<>()).add(k);
+        }
+        if (byOwner.size() == 1 && t.isSelf(byOwner.keySet().iterator().next())) {
+            return asPrimary(node, spec, s, c, r, keys);
+        }
+        if (!SPLITTABLE.contains(spec.name()) || !node.settings().proxy() || s.clusterAware) {
+            throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
+        }
+        boolean pairs = spec.step() == 2;
+        String name = spec.name();
+        List<Member> owners = new ArrayList<>(byOwner.keySet());
+        List<CompletableFuture<io.kvtier.client.Reply>> parts = new ArrayList<>();
+        for (Member owner : owners) {
+            List<Integer> ks = byOwner.get(owner);
+            int[] idx = new int[1 + ks.size() * (pairs ? 2 : 1)];
+            idx[0] = 0;
+            int n = 1;
+            for (int k : ks) {
+                idx[n++] = k;
+                if (pairs) {
+                    idx[n++] = k + 1;
+                }
+            }
+            parts.add(send(node, t, owner, c, idx));
+        }
+        CompletableFuture<Void> all = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+        return all.handleAsync((v, e) -> {
+            List<io.kvtier.client.Reply> replies = new ArrayList<>();
+            try {
+                for (CompletableFuture<io.kvtier.client.Reply> p : parts) {
+                    replies.add(p.isCompletedExceptionally() ? null : p.join());
+                }
+                for (int i = 0; i < parts.size(); i++) {
+                    if (replies.get(i) == null) {
+                        throw failure(owners.get(i), cause(parts.get(i)));
+                    }
+                    if (replies.get(i) instanceof io.kvtier.client.Reply.Error err) {
+                        throw new CommandException(err.message());
+                    }
+                }
+                merge(name, c, keys, byOwner, owners, replies, r);
+                return null;
+            } finally {
+                replies.forEach(io.kvtier.client.Reply::release);
+            }
+        }, r.executor());
+    }
+
+    private static void merge(String name, RespCommand c, int[] keys, Map<Member, List<Integer>> byOwner,
+                              List<Member> owners, List<io.kvtier.client.Reply> replies, Reply r) {
+        switch (name) {
+            case "mget" -> {
+                Map<Integer, io.kvtier.client.Reply> byKey = new java.util.HashMap<>();
+                for (int i = 0; i < owners.size(); i++) {
+                    List<Integer> ks = byOwner.get(owners.get(i));
+                    List<io.kvtier.client.Reply> elements = ((io.kvtier.client.Reply.Aggregate) replies.get(i))
+                            .elements();
+                    for (int j = 0; j < ks.size(); j++) {
+                        byKey.put(ks.get(j), elements.get(j));
+                    }
+                }
+                r.array(keys.length);
+                for (int k : keys) {
+                    relay(r, byKey.get(k), true);
+                }
+            }
+            case "mset" -> r.ok();
+            default -> {
+                long sum = 0;
+                for (io.kvtier.client.Reply x : replies) {
+                    sum += ((io.kvtier.client.Reply.Int) x).value();
+                }
+                r.integer(sum);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code c} here as the primary of its keys' slots. Keys of importing slots are fetched first. A write holds
+     * its keys' locks, applies, replicates the keys' new state to the backups and only then releases its reply
+     * (--replication sync; async releases it at once).
+     */
+    static CompletableFuture<Void> asPrimary(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r,
+                                             int[] keys) {
+        byte[][] keyBytes = new byte[keys.length][];
+        for (int i = 0; i < keys.length; i++) {
+            keyBytes[i] = c.bytes(keys[i]);
+        }
+        boolean write = isWrite(spec);
+        if (write && node.behind()) {
+            node.refusedWrites.increment();
+            throw new CommandException("TRYAGAIN this node is installing a newer slot table; retry");
+        }
+        CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
+        if (!write && ready == null) {
+            return spec.action().execute(s, c, r);
+        }
+        RespCommand own = c.take(allIndexes(c)); // the caller releases c when this returns; own lives on
+        ClusterNode.Topology t = node.topology();
+        CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
+        if (!write) {
+            CompletableFuture<Void> read = Async.then(start, r, v -> spec.action().execute(s, own, r));
+            return read == null ? null : read.whenComplete((v, e) -> own.release());
+        }
+        CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keyBytes));
+        locked.whenComplete((unlock, e) -> {
+            if (e != null) {
+                own.release();
+            }
+        });
+        return Async.then(locked, r, unlock -> applyAndReplicate(node, t, spec, s, own, r, keyBytes, unlock));
+    }
+
+    private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, ClusterNode.Topology t,
+                                                             CommandSpec spec, Session s, RespCommand own, Reply r,
+                                                             byte[][] keys, Runnable unlock) {
+        boolean sync = node.settings().syncReplication();
+        r.hold();
+        CompletableFuture<Void> applied;
+        try {
+            applied = spec.action().execute(s, own, r);
+        } catch (RuntimeException e) {
+            r.dropHeld();
+            unlock.run();
+            own.release();
+            throw e;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        (applied == null ? CompletableFuture.<Void>completedFuture(null) : applied).whenCompleteAsync((v, e) -> {
+            own.release();
+            if (e != null) {
+                r.dropHeld();
+                unlock.run();
+                done.completeExceptionally(e);
+                return;
+            }
+            CompletableFuture<Void> copies = s.server.replicator().replicate(keys, t);
+            if (!sync) {
+                r.releaseHeld();
+                done.complete(null);
+            }
+            copies.whenCompleteAsync((x, failed) -> {
+                unlock.run();
+                if (!sync) {
+                    return;
+                }
+                if (failed != null) {
+                    r.dropHeld();
+                    done.completeExceptionally(failed);
+                } else {
+                    r.releaseHeld();
+                    done.complete(null);
+                }
+            }, r.executor());
+        }, r.executor());
+        return done;
+    }
+
+    /** Forwards {@code c} (its arguments {@code indexes}) to {@code owner}, relaying the reply. */
+    private static CompletableFuture<Void> forward(ClusterNode node, ClusterNode.Topology t, Member owner,
+                                                   RespCommand c, Reply r, int[] indexes) {
+        return send(node, t, owner, c, indexes).handleAsync((reply, e) -> {
+            if (e != null) {
+                throw failure(owner, cause(e));
+            }
+            relay(r, reply, false);
+            return null;
+        }, r.executor());
+    }
+
+    /**
+     * Sends arguments {@code indexes} of {@code c} to {@code owner} as KVT.FWD. A quick refusal (TRYAGAIN while the
+     * owner installs a newer table, or a refused connection) is retried against the then-current primary for up to
+     * half the peer timeout; a timeout is not retried, so no call waits much beyond the peer timeout.
+     */
+    private static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t,
+                                                                 Member owner, RespCommand c, int[] indexes) {
+        Object[] args = new Object[indexes.length + 2];
+        args[0] = "KVT.FWD";
+        for (int i = 0; i < indexes.length; i++) {
+            args[i + 2] = c.isSink(indexes[i]) ? Values.toByteBuf(c, indexes[i]) : c.bytes(indexes[i]);
+        }
+        node.forwarded.increment();
+        long deadline = System.nanoTime() + node.settings().peerTimeout().toNanos() / 2;
+        byte[] firstKey = indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0];
+        CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
+        attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result);
+        return result.whenComplete((x, e) -> {
+            for (Object a : args) {
+                if (a instanceof io.netty.buffer.ByteBuf b && b.refCnt() > 0) {
+                    b.release();
+                }
+            }
+        });
+    }
+
+    private static void attempt(ClusterNode node, Member owner, long epoch, Object[] args, byte[] key, long deadline,
+                                CompletableFuture<io.kvtier.client.Reply> result) {
+        Object[] copy = args.clone();
+        copy[1] = Long.toString(epoch);
+        for (int i = 2; i < copy.length; i++) {
+            if (copy[i] instanceof io.netty.buffer.ByteBuf b) {
+                copy[i] = b.retainedDuplicate();
+            }
+        }
+        node.send(owner, copy).whenComplete((reply, e) -> {
+            boolean retry = System.nanoTime() < deadline && (e != null && cause(e) instanceof ConnectException
+                    || reply instanceof io.kvtier.client.Reply.Error err && err.message().startsWith("TRYAGAIN"));
+            if (!retry) {
+                if (e != null) {
+                    node.forwardFailures.increment();
+                    result.completeExceptionally(e);
+                } else {
+                    result.complete(reply);
+                }
+                return;
+            }
+            io.kvtier.client.Reply.release(reply);
+            CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(() -> {
+                ClusterNode.Topology now = node.topology();
+                Member next = now.serving() && now.table().isOwned() ? now.table().primary(SlotHash.slot(key))
+                        : owner;
+                attempt(node, next, now.table().epoch(), args, key, deadline, result);
+            });
+        });
+    }
+
+    static Throwable cause(Object futureOrError) {
+        Throwable e = futureOrError instanceof CompletableFuture<?> f ? f.handle((v, x) -> x).join()
+                : (Throwable) futureOrError;
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    private static CommandException failure(Member owner, Throwable e) {
+        return new CommandException("TRYAGAIN node " + owner.id() + " (" + owner.endpoint() + ") did not answer: "
+                + e.getMessage());
+    }
+
+    /** Writes a peer's reply to {@code r} and releases it unless {@code keep}. */
+    static void relay(Reply r, io.kvtier.client.Reply x, boolean keep) {
+        switch (x) {
+            case io.kvtier.client.Reply.Simple v -> r.simple(v.text());
+            case io.kvtier.client.Reply.Error v -> r.error(v.message());
+            case io.kvtier.client.Reply.Int v -> r.integer(v.value());
+            case io.kvtier.client.Reply.Bulk v -> r.bulk(v.content().retain());
+            case io.kvtier.client.Reply.Null v -> r.nil();
+            case io.kvtier.client.Reply.Aggregate v -> {
+                switch (v.type()) {
+                    case '%' -> r.map(v.elements().size() / 2);
+                    case '~' -> r.set(v.elements().size());
+                    default -> r.array(v.elements().size());
+                }
+                for (io.kvtier.client.Reply e : v.elements()) {
+                    relay(r, e, true);
+                }
+            }
+            case io.kvtier.client.Reply.Other v -> r.simple(v.text());
+        }
+        if (!keep) {
+            io.kvtier.client.Reply.release(x);
+        }
+    }
+
+    static boolean isWrite(CommandSpec spec) {
+        for (String f : spec.flags()) {
+            if (f.equals("write")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static int[] keyIndexes(CommandSpec spec, RespCommand c) {
+        if (spec.firstKey() <= 0 || c.argCount() <= spec.firstKey()) {
+            return new int[0];
+        }
+        int last = spec.lastKey() < 0 ? c.argCount() + spec.lastKey() : Math.min(spec.lastKey(), c.argCount() - 1);
+        int step = Math.max(1, spec.step());
+        List<Integer> out = new ArrayList<>();
+        for (int i = spec.firstKey(); i <= last; i += step) {
+            out.add(i);
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    static int[] allIndexes(RespCommand c) {
+        int[] all = new int[c.argCount()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i;
+        }
+        return all;
+    }
+}

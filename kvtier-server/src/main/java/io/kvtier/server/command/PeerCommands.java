@@ -1,0 +1,206 @@
+package io.kvtier.server.command;
+
+import static io.kvtier.server.command.CommandSpec.of;
+
+import io.kvtier.cluster.SlotHash;
+import io.kvtier.resp.RespCommand;
+import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.server.net.Reply;
+import io.kvtier.server.net.Values;
+import io.kvtier.store.PutOptions;
+import io.kvtier.store.PutOptions.Condition;
+import io.kvtier.store.ValueRef;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The node-to-node commands (KVT.*), sent over kvtier-client connections; every one carries the sender's slot-table
+ * epoch. A replication from an older epoch than this node's is refused (-STALE), so a primary that missed a table
+ * change cannot acknowledge a write the new owners will not see. Clients may call them (they are plain RESP), but
+ * they are internal: not in COMMAND's documentation and subject to change.
+ */
+final class PeerCommands {
+    /** Cursors of KVT.SLOTKEYS scans in progress (state transfers), apart from clients' SCAN cursors. */
+    private static final ScanCursors CURSORS = new ScanCursors();
+
+    private PeerCommands() {
+    }
+
+    static List<CommandSpec> specs() {
+        return List.of(
+                of("kvt.fwd", -4, "write", 0, 0, 0, PeerCommands::fwd),
+                of("kvt.repl", 5, "write", 0, 0, 0, PeerCommands::repl),
+                of("kvt.rdel", 3, "write", 0, 0, 0, PeerCommands::rdel),
+                of("kvt.peek", -3, "readonly", 0, 0, 0, PeerCommands::peek),
+                of("kvt.slotkeys", 5, "readonly", 0, 0, 0, PeerCommands::slotKeys),
+                of("kvt.slotinfo", 2, "readonly", 0, 0, 0, PeerCommands::slotInfo),
+                of("kvt.flush", 2, "write", 0, 0, 0, PeerCommands::flush));
+    }
+
+    private static ClusterNode node(Session s) {
+        ClusterNode node = s.server.cluster();
+        if (node == null) {
+            throw new CommandException("ERR This instance has cluster support disabled");
+        }
+        return node;
+    }
+
+    private static long epoch(RespCommand c) {
+        return Args.parseLong(c.bytes(1));
+    }
+
+    /** KVT.FWD epoch command args...: runs the command here as its slot's primary, never forwarding again. */
+    private static CompletableFuture<Void> fwd(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        node.observe(epoch(c));
+        int[] inner = new int[c.argCount() - 2];
+        for (int i = 0; i < inner.length; i++) {
+            inner[i] = i + 2;
+        }
+        RespCommand cmd = c.take(inner);
+        try {
+            CommandSpec spec = s.server.commands().lookup(Args.lower(cmd.bytes(0)));
+            if (spec == null || !ClusterRouter.routed(spec)) {
+                throw new CommandException("ERR KVT.FWD of an unknown or unkeyed command");
+            }
+            if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
+                throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
+            }
+            ClusterNode.Topology t = node.topology();
+            if (!t.serving()) {
+                throw new CommandException("CLUSTERDOWN " + t.downReason());
+            }
+            int[] keys = ClusterRouter.keyIndexes(spec, cmd);
+            for (int k : keys) {
+                int slot = SlotHash.slot(cmd.bytes(k));
+                if (!t.table().isOwned() || !t.isSelf(t.table().primary(slot))) {
+                    throw new CommandException("TRYAGAIN " + t.self().id() + " is not the primary of slot " + slot
+                            + " at epoch " + t.table().epoch());
+                }
+            }
+            return ClusterRouter.asPrimary(node, spec, s, cmd, r, keys);
+        } finally {
+            cmd.release();
+        }
+    }
+
+    /** KVT.REPL epoch key expireAt value: a backup stores the primary's state of a key. */
+    private static CompletableFuture<Void> repl(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        refuseStale(node, epoch(c));
+        byte[] key = c.bytes(2);
+        long expireAt = Args.parseLong(c.bytes(3));
+        return Async.then(Values.put(c, 4, key, new PutOptions(expireAt, Condition.ALWAYS, false, false),
+                s.server.store()), r, result -> {
+                    r.ok();
+                    return null;
+                });
+    }
+
+    /** KVT.RDEL epoch key: a backup deletes a key its primary no longer has. */
+    private static CompletableFuture<Void> rdel(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        refuseStale(node, epoch(c));
+        byte[] key = c.bytes(2);
+        return Async.then(s.server.store().remove(key, false), r, removed -> {
+            node.deletedLocally(key);
+            r.ok();
+            return null;
+        });
+    }
+
+    private static void refuseStale(ClusterNode node, long epoch) {
+        long mine = node.topology().table().epoch();
+        if (epoch < mine) {
+            throw new CommandException("STALE epoch " + epoch + " is older than this node's " + mine);
+        }
+        node.observe(epoch);
+    }
+
+    /**
+     * KVT.PEEK epoch key [META]: [lastComplete epoch of the key's slot here, expireAt (0 none, -2 absent), value]
+     * (META: the value's length instead). Read under the key's lock, so never half-way through a write.
+     */
+    private static CompletableFuture<Void> peek(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        node.observe(epoch(c));
+        byte[] key = c.bytes(2);
+        boolean meta = c.argCount() > 3 && Args.lower(c.bytes(3)).equals("meta");
+        long complete = node.lastComplete(SlotHash.slot(key));
+        CompletableFuture<Runnable> locked = node.locks().lock(key);
+        return Async.then(locked, r, unlock -> {
+            ValueRef ref = s.server.store().get(key);
+            r.array(3);
+            r.integer(complete);
+            if (ref == null) {
+                unlock.run();
+                r.integer(-2);
+                r.nil();
+                return null;
+            }
+            r.integer(ref.expireAt());
+            if (meta) {
+                r.integer(ref.length());
+                ref.close();
+                unlock.run();
+                return null;
+            }
+            CompletableFuture<Void> written = Values.write(s.server, ref, r);
+            if (written == null) {
+                unlock.run();
+                return null;
+            }
+            return written.whenComplete((v, e) -> unlock.run());
+        });
+    }
+
+    /** KVT.SLOTKEYS epoch cursor count bitmap: keys here in the slots the 2048-byte bitmap names, SCAN-style. */
+    private static CompletableFuture<Void> slotKeys(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        node.observe(epoch(c));
+        long cursor = Args.parseLong(c.bytes(2));
+        int count = (int) Math.min(10_000, Math.max(1, Args.parseLong(c.bytes(3))));
+        byte[] bitmap = c.bytes(4);
+        if (bitmap.length != SlotHash.SLOTS / 8) {
+            throw new CommandException("ERR slot bitmap of " + bitmap.length + " bytes, expected "
+                    + SlotHash.SLOTS / 8);
+        }
+        Iterator<byte[]> it = cursor == 0 ? s.server.store().keyIterator() : CURSORS.take(cursor);
+        if (it == null) {
+            throw new CommandException("ERR invalid cursor");
+        }
+        List<byte[]> out = new java.util.ArrayList<>();
+        int visited = 0;
+        while (it.hasNext() && out.size() < count && visited < count * 64) {
+            byte[] key = it.next();
+            visited++;
+            int slot = SlotHash.slot(key);
+            if ((bitmap[slot >> 3] & (1 << (slot & 7))) != 0) {
+                out.add(key);
+            }
+        }
+        long next = it.hasNext() ? CURSORS.register(it) : 0;
+        r.array(out.size() + 1);
+        r.bulk(Long.toString(next));
+        out.forEach(r::bulk);
+        return null;
+    }
+
+    /** KVT.SLOTINFO epoch: lastComplete of every slot here, 16384 big-endian longs in one bulk string. */
+    private static CompletableFuture<Void> slotInfo(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        node.observe(epoch(c));
+        r.bulk(node.slotInfo());
+        return null;
+    }
+
+    /** KVT.FLUSH epoch: deletes every key here (one node's part of a cluster-wide FLUSHALL). */
+    private static CompletableFuture<Void> flush(Session s, RespCommand c, Reply r) {
+        node(s);
+        return Async.then(s.server.store().clear(), r, v -> {
+            r.ok();
+            return null;
+        });
+    }
+}
