@@ -39,6 +39,31 @@ public final class KvtierProcess implements AutoCloseable {
         return p;
     }
 
+    /** Starts a node on {@code port} (cluster tests, whose seeds must name ports in advance). */
+    public static KvtierProcess startOn(int port, Path dir, String... flags) throws IOException {
+        KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.launch(port);
+        return p;
+    }
+
+    /** Sends {@code signal} (e.g. "STOP", "CONT") to the node's JVM. */
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(javaPid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " " + javaPid() + " failed");
+        }
+    }
+
+    /** The JVM's pid: the launcher script may have exec'd it (same pid) or be its parent. */
+    long javaPid() {
+        return process.descendants().filter(h -> h.info().command().map(c -> c.endsWith("java")).orElse(false))
+                .map(ProcessHandle::pid).findFirst().orElse(process.pid());
+    }
+
+    static int freePortForTests() throws IOException {
+        return freePort();
+    }
+
     /** Starts the node again on the same port and data directory (after {@link #stop} or {@link #kill}). */
     public void restart() throws IOException {
         launch(port);

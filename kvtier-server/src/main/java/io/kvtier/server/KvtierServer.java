@@ -121,9 +121,10 @@ public final class KvtierServer implements AutoCloseable {
             }
             endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + context.port();
         }
-        cluster = io.kvtier.server.cluster.ClusterNode.start(new ClusterSettings(c.membership().withEndpoint(endpoint),
+        cluster = io.kvtier.server.cluster.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
                 c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store);
-        context.cluster(cluster);
+        context.cluster(cluster); // before joining: peers may forward to this node as soon as it is in their table
+        cluster.join();
         if (!cluster.awaitServing(10_000)) {
             log.warn("no slot table 10 s after joining; serving keys once one arrives");
         }

@@ -148,6 +148,24 @@ public final class Membership implements AutoCloseable {
         }
     }
 
+    /**
+     * Leaves and joins again under a fresh address. For a node whose process stood still (SIGSTOP, a long pause)
+     * long enough for the others to exclude it: JGroups may never tell it so (its old view still lists the others,
+     * and they answer its suspicion probes), so it must ask to be let in again. Blocks up to the join timeout.
+     *
+     * @throws IOException if the channel cannot reconnect
+     */
+    public void rejoin() throws IOException {
+        String cluster = channel.getClusterName();
+        try {
+            channel.disconnect();
+            channel.connect(cluster);
+        } catch (Exception e) {
+            throw new IOException(self.id() + " cannot rejoin cluster " + cluster + ": " + e.getMessage(), e);
+        }
+        log.info("{} rejoined cluster {}", self.id(), cluster);
+    }
+
     /** Leaves the cluster gracefully (the others install a view without this node at once); idempotent. */
     @Override
     public void close() {

@@ -93,6 +93,8 @@ public final class ClusterNode implements AutoCloseable {
     private List<Member> lastServing = List.of();
     private boolean trusted;
     private boolean first = true;
+    /** Set by the pause watcher: this node was away; its data may be stale. */
+    private volatile boolean rejoining;
 
     public final LongAdder forwarded = new LongAdder();
     public final LongAdder forwardFailures = new LongAdder();
@@ -117,19 +119,22 @@ public final class ClusterNode implements AutoCloseable {
         this.pauseWatch = Thread.ofPlatform().name("kvtier-pause-watch").daemon().unstarted(this::watchPauses);
     }
 
-    /** Joins the cluster described by {@code settings}; returns once the first slot table may still be on its way. */
-    public static ClusterNode start(ClusterSettings settings, TieredStore store) throws IOException {
-        ClusterNode node = new ClusterNode(settings, store);
+    /** A node of the cluster {@code settings} describe, not joined yet (it answers peers with TRYAGAIN). */
+    public static ClusterNode create(ClusterSettings settings, TieredStore store) {
+        return new ClusterNode(settings, store);
+    }
+
+    /** Joins the cluster; the first slot table may still be on its way when this returns. */
+    public void join() throws IOException {
         try {
-            node.tables = SlotTableService.start(settings.membership(), settings.replicas(), node::install);
+            tables = SlotTableService.start(settings.membership(), settings.replicas(), this::install);
         } catch (IOException | RuntimeException e) {
-            node.peers.close();
-            node.clientResources.close();
+            peers.close();
+            clientResources.close();
             throw e;
         }
-        node.importer.start();
-        node.pauseWatch.start();
-        return node;
+        importer.start();
+        pauseWatch.start();
     }
 
     public ClusterSettings settings() {
@@ -287,7 +292,7 @@ public final class ClusterNode implements AutoCloseable {
                 trusted = false;
                 topology = new Topology(table, self, false, "this node sees " + table.members().size() + " of the "
                         + lastServing.size() + " members it last served with (a minority): it refuses keys until it"
-                        + " rejoins the majority");
+                        + " rejoins the majority" + (present ? "" : " (it is not in this table)"));
             }
             log.warn("{}: in a minority at epoch {} ({} of {} members); not serving keys", self.id(), table.epoch(),
                     kept, lastServing.size());
@@ -296,6 +301,10 @@ public final class ClusterNode implements AutoCloseable {
         if (first) {
             trusted = table.members().size() == 1; // the founder of a new cluster keeps its data
             first = false;
+        }
+        if (rejoining) {
+            trusted = false;
+            rejoining = false;
         }
         if (!trusted) {
             log.info("{}: joining a running cluster at epoch {}: dropping {} local keys (they may be stale) and "
@@ -338,10 +347,13 @@ public final class ClusterNode implements AutoCloseable {
             lastServing = table.members();
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
-            fencedUntilNanos = 0;
+            if (!rejoining) {
+                fencedUntilNanos = 0;
+            }
         }
         log.info("{}: serving epoch {} over {} members: {} slots primary, {} owned, {} importing", self.id(),
                 table.epoch(), table.members().size(), table.primaryCount(self), table.ownedCount(self), importing);
+        importer.forgetHolders();
         importer.wake();
     }
 
@@ -395,6 +407,13 @@ public final class ClusterNode implements AutoCloseable {
         });
     }
 
+    /**
+     * Notices this process standing still (SIGSTOP, a long GC pause, a frozen VM): a tick that comes half the failure
+     * timeout late. The others may have excluded this node meanwhile and moved its slots on, and JGroups may never
+     * tell it (see {@link io.kvtier.cluster.membership.Membership#rejoin}); so the node stops serving keys, forgets
+     * that its data is current, and joins again. It serves once a table with a majority arrives, after dropping its
+     * data and importing its slots afresh, as any joiner does.
+     */
     private void watchPauses() {
         long limit = Math.max(200, settings.membership().failureTimeout().toMillis() / 2) * 1_000_000L;
         long last = System.nanoTime();
@@ -405,12 +424,23 @@ public final class ClusterNode implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
-            if (now - last > limit) {
-                fencedUntilNanos = now + 2 * settings.membership().failureTimeout().toNanos();
-                log.warn("{}: this process stood still for {} ms; not serving keys until the cluster confirms it",
+            if (now - last > limit && !closed) {
+                log.warn("{}: this process stood still for {} ms; not serving keys, rejoining the cluster",
                         topology.self().id(), (now - last) / 1_000_000);
+                fencedUntilNanos = Long.MAX_VALUE;
+                rejoinAfterPause();
+                now = System.nanoTime();
             }
             last = now;
+        }
+    }
+
+    private void rejoinAfterPause() {
+        rejoining = true; // the next majority table drops local data first (install() reads it)
+        try {
+            tables.membership().rejoin();
+        } catch (IOException e) {
+            log.error("{}: rejoin failed; still not serving keys", topology.self().id(), e);
         }
     }
 

@@ -46,6 +46,11 @@ final class Importer implements AutoCloseable {
         thread.start();
     }
 
+    /** Forgets the freshest holders found so far (a new table: some may be gone). */
+    void forgetHolders() {
+        freshest = new Member[SlotHash.SLOTS];
+    }
+
     void wake() {
         synchronized (signal) {
             woken = true;
@@ -75,10 +80,16 @@ final class Importer implements AutoCloseable {
         if (running != null) {
             return running;
         }
-        Member source = from != null ? from : freshest[SlotHash.slot(key)];
+        Member cached = from != null ? null : freshest[SlotHash.slot(key)];
+        Member source = from != null ? from : cached;
         CompletableFuture<Member> holder = source != null ? CompletableFuture.completedFuture(source) : findHolder(key);
-        holder.thenCompose(h -> h == null ? CompletableFuture.<Void>completedFuture(null) : copyFrom(h, key))
-                .whenComplete((v, e) -> {
+        CompletableFuture<Void> copied = holder.thenCompose(h -> h == null ? CompletableFuture.<Void>completedFuture(null)
+                : copyFrom(h, key));
+        if (cached != null) { // the cached holder may have died since: ask everyone instead
+            copied = copied.exceptionallyCompose(e -> findHolder(key).thenCompose(h -> h == null
+                    ? CompletableFuture.<Void>completedFuture(null) : copyFrom(h, key)));
+        }
+        copied.whenComplete((v, e) -> {
                     inFlight.remove(k, mine);
                     if (e != null) {
                         mine.completeExceptionally(e);

@@ -68,8 +68,10 @@ final class PeerCommands {
                 throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
             }
             ClusterNode.Topology t = node.topology();
-            if (!t.serving()) {
-                throw new CommandException("CLUSTERDOWN " + t.downReason());
+            if (!t.serving() || t.table().epoch() < epoch(c)) {
+                // Not yet (or no longer) serving, or behind the sender: the proxy retries shortly.
+                throw new CommandException("TRYAGAIN " + t.self().id() + " is at epoch " + t.table().epoch()
+                        + (t.serving() ? "" : " and not serving: " + t.downReason()));
             }
             int[] keys = ClusterRouter.keyIndexes(spec, cmd);
             for (int k : keys) {

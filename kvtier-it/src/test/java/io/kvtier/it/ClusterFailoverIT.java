@@ -1,0 +1,159 @@
+package io.kvtier.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Issue 4's fault tests on real node processes: kill -9 under load, a SIGSTOPped node, a fourth node joining under
+ * load, and a node restarting with its data directory. Three nodes, --replicas 1, --replication sync, failure timeout
+ * 2 s, peer timeout 1 s. A proxied call can take up to the peer timeout plus the proxy's quick retries (half of it).
+ */
+class ClusterFailoverIT {
+    /** Peer timeout (1 s) plus the proxy's retries after quick refusals (0.5 s) plus scheduling slack. */
+    private static final long MAX_CALL_MILLIS = 2_000;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void killNineLosesNoAcknowledgedWrite() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+            KvtierProcess victim = cluster.nodes.get(1);
+            LoadGenerator load = new LoadGenerator(cluster::live, 6, true);
+            Thread.sleep(3_000);
+            long writesBefore = load.writes.get();
+            long killedAt = System.nanoTime();
+            victim.kill();
+            // The dead node's keys are readable again once a full read of every acknowledged key succeeds.
+            KvtierProcess survivor = cluster.nodes.get(0);
+            long readableAfter = -1;
+            while ((System.nanoTime() - killedAt) / 1_000_000 < 15_000) {
+                try {
+                    if (load.verifyAll(survivor).isEmpty()) {
+                        readableAfter = (System.nanoTime() - killedAt) / 1_000_000;
+                        break;
+                    }
+                } catch (RuntimeException notYet) {
+                    // TRYAGAIN or CLUSTERDOWN while the table changes
+                }
+                Thread.sleep(20);
+            }
+            Thread.sleep(3_000);
+            load.close();
+            System.out.printf("kill -9: every acknowledged write readable again %d ms after the kill; %d writes before,"
+                    + " %d after; %d errors during failover; longest call %d ms%n", readableAfter, writesBefore,
+                    load.writes.get() - writesBefore, load.errors.get(), load.maxCallMillis.get());
+            assertThat(readableAfter).as("ms until the killed node's keys were readable").isBetween(0L, 5_000L);
+            assertThat(load.wrong).isEmpty();
+            assertThat(load.wrongReads.get()).isZero();
+            assertThat(load.verifyAll(survivor)).as("acknowledged writes lost").isEmpty();
+            assertThat(load.verifyAll(cluster.nodes.get(2))).isEmpty();
+            assertThat(load.maxCallMillis.get()).isLessThan(MAX_CALL_MILLIS);
+            assertThat(load.writes.get() - writesBefore).as("writes after the kill").isPositive();
+            cluster.awaitAgreement(2, 10_000);
+        }
+    }
+
+    @Test
+    void pausedNodeIsDetectedAndRejoinsWithoutDoubleOwnership() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+            KvtierProcess paused = cluster.nodes.get(2);
+            List<KvtierProcess> others = cluster.nodes.subList(0, 2);
+            LoadGenerator load = new LoadGenerator(() -> others, 4, true);
+            Thread.sleep(1_000);
+            paused.signal("STOP");
+            long detected = cluster.awaitMembers(2, 15_000, others);
+            System.out.printf("SIGSTOP: the others served 2 members %d ms later (failure timeout %s)%n", detected,
+                    TestCluster.FAILURE_TIMEOUT);
+            assertThat(detected).isLessThan(2_000 + 2_000);
+            Thread.sleep(1_000);
+            paused.signal("CONT");
+            long rejoined = cluster.awaitAgreement(3, 60_000, cluster.nodes);
+            System.out.printf("SIGCONT: all three agree again %d ms later%n", rejoined);
+            Thread.sleep(1_000);
+            load.close();
+            // One owner table everywhere: equal epochs (awaited above) and equal primary counts per member.
+            List<String> primaries = cluster.nodes.stream().map(n -> TestCluster.clusterInfo(n).entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("kvtier_member_")).map(e -> e.getKey() + "=" + e.getValue())
+                    .sorted().toList().toString()).distinct().toList();
+            assertThat(primaries).hasSize(1);
+            assertThat(load.wrong).isEmpty();
+            for (KvtierProcess n : cluster.nodes) {
+                assertThat(load.verifyAll(n)).as("reads through " + n.port()).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void fourthNodeJoinsUnderLoadWithoutFailedOrWrongReads() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp, 3, 1)) {
+            List<KvtierProcess> first = List.copyOf(cluster.nodes);
+            LoadGenerator writers = new LoadGenerator(() -> first, 2, true);
+            Thread.sleep(2_000);
+            writers.close();
+            // Readers of what the writers left, and fresh writers, while the fourth node joins.
+            LoadGenerator load = new LoadGenerator(() -> first, 4, true);
+            Thread.sleep(1_000);
+            long joinStart = System.nanoTime();
+            cluster.add();
+            long settled = cluster.awaitAgreement(4, 60_000);
+            Thread.sleep(1_000);
+            load.close();
+            System.out.printf("join: 4 nodes agreed %d ms after the fourth started (%d ms in all); %d reads, %d writes,"
+                    + " %d errors (writes refused while slots moved), longest call %d ms%n", settled,
+                    (System.nanoTime() - joinStart) / 1_000_000, load.reads.get(), load.writes.get(),
+                    load.errors.get(), load.maxCallMillis.get());
+            assertThat(load.wrong).isEmpty();
+            assertThat(load.readFailures).as("failed reads").isEmpty();
+            for (KvtierProcess n : cluster.nodes) {
+                assertThat(load.verifyAll(n)).isEmpty();
+                assertThat(writers.verifyAll(n)).isEmpty();
+            }
+            assertThat(TestCluster.clusterInfo(cluster.nodes.get(3)).get("kvtier_slots_primary")).isNotEqualTo("0");
+        }
+    }
+
+    @Test
+    void restartedNodeNeverServesAValueOverwrittenWhileItWasAway() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+            KvtierProcess away = cluster.nodes.get(1);
+            KvtierProcess entry = cluster.nodes.get(0);
+            int n = 300;
+            try (Jedis j = new Jedis("127.0.0.1", entry.port(), 10_000)) {
+                for (int i = 0; i < n; i++) {
+                    assertThat(j.set("r" + i, "old-" + i)).isEqualTo("OK");
+                }
+            }
+            away.stop();
+            cluster.awaitAgreement(2, 15_000);
+            try (Jedis j = new Jedis("127.0.0.1", entry.port(), 10_000)) {
+                for (int i = 0; i < n; i++) {
+                    if (i % 3 == 0) {
+                        assertThat(j.del("r" + i)).isEqualTo(1);
+                    } else {
+                        assertThat(j.set("r" + i, "new-" + i)).isEqualTo("OK");
+                    }
+                }
+            }
+            away.restart();
+            cluster.awaitAgreement(3, 60_000);
+            try (Jedis j = new Jedis("127.0.0.1", away.port(), 10_000)) {
+                for (int i = 0; i < n; i++) {
+                    byte[] got = j.get(("r" + i).getBytes(StandardCharsets.UTF_8));
+                    if (i % 3 == 0) {
+                        assertThat(got).as("r" + i + " was deleted while the node was away").isNull();
+                    } else {
+                        assertThat(new String(got, StandardCharsets.UTF_8)).isEqualTo("new-" + i);
+                    }
+                }
+            }
+            assertThat(away.logText()).contains("dropping");
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package io.kvtier.it;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Real kvtier node processes on 127.0.0.1 forming one cluster: RESP and cluster ports picked up front (seeds name
+ * them), nodes started in parallel, helpers to wait until every live node agrees on the same table.
+ */
+final class TestCluster implements AutoCloseable {
+    static final String FAILURE_TIMEOUT = "2s";
+    static final String PEER_TIMEOUT = "1s";
+
+    private final Path dir;
+    private final List<Integer> respPorts = new ArrayList<>();
+    private final List<Integer> clusterPorts = new ArrayList<>();
+    final List<KvtierProcess> nodes = new ArrayList<>();
+
+    private TestCluster(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
+    static TestCluster start(Path dir, int n, int capacity) throws Exception {
+        TestCluster c = new TestCluster(dir);
+        for (int i = 0; i < n + capacity; i++) {
+            c.respPorts.add(KvtierProcess.freePortForTests());
+            c.clusterPorts.add(KvtierProcess.freePortForTests());
+        }
+        List<CompletableFuture<KvtierProcess>> starting = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            starting.add(CompletableFuture.supplyAsync(() -> c.launch(k)));
+        }
+        for (CompletableFuture<KvtierProcess> f : starting) {
+            c.nodes.add(f.join());
+        }
+        c.awaitAgreement(n, 60_000);
+        return c;
+    }
+
+    private KvtierProcess launch(int i) {
+        String seeds = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        try {
+            return KvtierProcess.startOn(respPorts.get(i), dir.resolve("n" + (i + 1)), "--memory", "64m", "--disk",
+                    "512m", "--cluster-port", Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id",
+                    "n" + (i + 1), "--replicas", "1", "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout",
+                    PEER_TIMEOUT);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Starts the next unused node id and returns it (it joins the running cluster). */
+    KvtierProcess add() {
+        KvtierProcess p = launch(nodes.size());
+        nodes.add(p);
+        return p;
+    }
+
+    List<KvtierProcess> live() {
+        return nodes.stream().filter(KvtierProcess::isAlive).toList();
+    }
+
+    static Map<String, String> clusterInfo(KvtierProcess node) {
+        try (Jedis j = new Jedis("127.0.0.1", node.port(), 2_000)) {
+            return j.clusterInfo().lines().filter(l -> l.contains(":"))
+                    .collect(Collectors.toMap(l -> l.substring(0, l.indexOf(':')), l -> l.substring(l.indexOf(':') + 1),
+                            (a, b) -> b));
+        }
+    }
+
+    /** Waits until every node in {@code among} serves the same epoch over {@code members} members, none importing. */
+    long awaitAgreement(int members, long timeoutMillis, List<KvtierProcess> among) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeoutMillis * 1_000_000;
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            try {
+                List<Map<String, String>> infos = among.stream().map(TestCluster::clusterInfo).toList();
+                boolean agreed = infos.stream().allMatch(i -> i.get("cluster_known_nodes").equals("" + members)
+                        && i.get("kvtier_serving").equals("1") && i.get("kvtier_slots_importing").equals("0"))
+                        && infos.stream().map(i -> i.get("cluster_current_epoch")).distinct().count() == 1;
+                if (agreed) {
+                    return (System.nanoTime() - start) / 1_000_000;
+                }
+                last = infos.toString();
+            } catch (RuntimeException notYet) {
+                last = notYet.toString();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("nodes did not agree on " + members + " members within " + timeoutMillis
+                + " ms; last: " + last);
+    }
+
+    /** Waits until every node in {@code among} serves a table of {@code members} members (imports may go on). */
+    long awaitMembers(int members, long timeoutMillis, List<KvtierProcess> among) throws InterruptedException {
+        long start = System.nanoTime();
+        while ((System.nanoTime() - start) / 1_000_000 < timeoutMillis) {
+            try {
+                if (among.stream().map(TestCluster::clusterInfo).allMatch(i -> i.get("cluster_known_nodes")
+                        .equals("" + members) && i.get("kvtier_serving").equals("1"))) {
+                    return (System.nanoTime() - start) / 1_000_000;
+                }
+            } catch (RuntimeException notYet) {
+                // a node busy or restarting
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("nodes did not serve " + members + " members within " + timeoutMillis + " ms");
+    }
+
+    long awaitAgreement(int members, long timeoutMillis) throws InterruptedException {
+        return awaitAgreement(members, timeoutMillis, live());
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (KvtierProcess p : nodes) {
+            p.close();
+        }
+    }
+}
