@@ -1,0 +1,378 @@
+package io.kvtier.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+
+/**
+ * Cluster-aware clients (redis-cli -c, redis-py's RedisCluster, Lettuce's and Jedis' cluster clients) and
+ * cluster-unaware ones (plain Jedis through a node's proxy) against one real three-node cluster, --replicas 1;
+ * plus the MOVED redirect a cluster-aware connection gets and the CLUSTER NODES/SHARDS topology. Each test writes
+ * its own key prefix, so the tests share the cluster without meeting.
+ */
+class ClusterClientsIT {
+    private static final Path PY_SCRIPT = KvtierProcess.ROOT.resolve("kvtier-it/src/test/python/cluster_client.py");
+    private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(5);
+    private static final int SLOTS = 16384;
+    private static final Pattern NODE_ID = Pattern.compile("[0-9a-f]{40}");
+
+    @TempDir
+    static Path tmp;
+    static TestCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        cluster = TestCluster.start(tmp, 3, 0);
+    }
+
+    @AfterAll
+    static void killCluster() throws InterruptedException {
+        if (cluster != null) {
+            cluster.close(); // kill -9: nothing to keep
+        }
+    }
+
+    private static int port(int node) {
+        return cluster.nodes.get(node).port();
+    }
+
+    @Test
+    void redisCliFollowsTheClusterAcrossNodes() throws IOException, InterruptedException {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (int i = 0; i < 50; i++) {
+            values.put("cli:" + i, "value-" + i + "-" + Integer.toHexString(i * 7919));
+        }
+        StringBuilder sets = new StringBuilder();
+        values.forEach((k, v) -> sets.append("SET ").append(k).append(' ').append(v).append('\n'));
+        assertThat(cliScript(port(0), sets.toString())).isEqualTo("OK\n".repeat(values.size()));
+
+        StringBuilder gets = new StringBuilder();
+        values.keySet().forEach(k -> gets.append("GET ").append(k).append('\n'));
+        String expected = String.join("\n", values.values()) + "\n";
+        assertThat(cliScript(port(1), gets.toString())).isEqualTo(expected);
+        assertThat(cliScript(port(2), gets.toString())).isEqualTo(expected);
+
+        assertThat(cli(port(1), "-c", "GET", "cli:7")).isEqualTo(values.get("cli:7") + "\n");
+        assertThat(cli(port(2), "CLUSTER", "KEYSLOT", "foo")).isEqualTo("12182\n");
+        String userA = cli(port(0), "CLUSTER", "KEYSLOT", "{user}.a");
+        assertThat(userA).isEqualTo(cli(port(1), "CLUSTER", "KEYSLOT", "{user}.b"))
+                .isEqualTo(SlotHash.getSlot("user") + "\n");
+    }
+
+    @Test
+    void redisPyClusterClientRoundTripsValuesUpToOneMebibyte() throws IOException, InterruptedException {
+        int keys = 200;
+        Tools.Result r = Tools.run(TOOL_TIMEOUT, "/usr/bin/python3", PY_SCRIPT.toString(), "--port",
+                Integer.toString(port(0)), "--keys", Integer.toString(keys), "--seed", "11");
+        String summary = r.stdout().strip();
+        assertThat(r.exitCode()).as("exit code; stdout %s; stderr %s", summary, r.stderr()).isZero();
+
+        assertThat(summary).contains("\"errors\": []", "\"mset_ok\": true", "\"mget_equal\": true");
+        assertThat(field(summary, "nodes")).isEqualTo(3);
+        // Not get_primaries(): redis-py labels a node by its role in the last CLUSTER SLOTS entry naming it, and every
+        // kvtier node is a primary for some slots and a backup for others.
+        assertThat(field(summary, "key_owners")).as("keys spread over every primary").isEqualTo(3);
+        assertThat(field(summary, "sets")).isEqualTo(keys);
+        assertThat(field(summary, "mismatches")).isZero();
+        assertThat(field(summary, "bytes_read")).isEqualTo(field(summary, "bytes_written"))
+                .isGreaterThan(1L << 20);
+        assertThat(field(summary, "mget_missing")).isEqualTo(10);
+        assertThat(field(summary, "deleted")).isEqualTo(keys + 50);
+        assertThat(field(summary, "misses_after_delete")).isEqualTo(keys + 50);
+    }
+
+    @Test
+    void lettuceClusterClientSeesEverySlotAndRoundTripsKeys() {
+        ClientResources resources = DefaultClientResources.builder().ioThreadPoolSize(2)
+                .computationThreadPoolSize(2).build();
+        RedisClusterClient client = RedisClusterClient.create(resources, RedisURI.create("127.0.0.1", port(0)));
+        client.setOptions(ClusterClientOptions.builder().build());
+        client.setDefaultTimeout(CLIENT_TIMEOUT);
+        try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
+            Partitions partitions = client.getPartitions();
+            assertThat(partitions.size()).isEqualTo(3);
+            assertThat(partitions.stream().map(n -> n.getUri().getPort()).toList())
+                    .containsExactlyInAnyOrder(port(0), port(1), port(2));
+            int[] owners = new int[SLOTS];
+            for (RedisClusterNode n : partitions) {
+                assertThat(n.getNodeId()).matches(NODE_ID);
+                n.getSlots().forEach(s -> owners[s]++);
+            }
+            assertThat(IntStream.of(owners).filter(c -> c != 1).count()).as("slots not owned exactly once")
+                    .isZero();
+
+            RedisAdvancedClusterCommands<String, String> sync = conn.sync();
+            Set<Integer> primaryPorts = new HashSet<>();
+            for (int i = 0; i < 200; i++) {
+                assertThat(sync.set("lettuce:" + i, "v" + i)).isEqualTo("OK");
+                primaryPorts.add(partitions.getMasterBySlot(SlotHash.getSlot("lettuce:" + i)).getUri().getPort());
+            }
+            assertThat(primaryPorts).as("keys spread over every primary").hasSize(3);
+            for (int i = 0; i < 200; i++) {
+                assertThat(sync.get("lettuce:" + i)).isEqualTo("v" + i);
+            }
+            assertThat(sync.del(IntStream.range(0, 200).mapToObj(i -> "lettuce:" + i).toArray(String[]::new)))
+                    .isEqualTo(200);
+        } finally {
+            client.shutdown(0, 5, TimeUnit.SECONDS);
+            resources.shutdown(0, 5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void jedisClusterRoundTripsKeys() {
+        Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", port(0)), new HostAndPort("127.0.0.1", port(1)),
+                new HostAndPort("127.0.0.1", port(2)));
+        try (JedisCluster jc = new JedisCluster(seeds, (int) CLIENT_TIMEOUT.toMillis())) {
+            assertThat(jc.getClusterNodes()).hasSize(3);
+            for (int i = 0; i < 100; i++) {
+                assertThat(jc.set("jc:" + i, "v" + i)).isEqualTo("OK");
+            }
+            for (int i = 0; i < 100; i++) {
+                assertThat(jc.get("jc:" + i)).isEqualTo("v" + i);
+            }
+            for (int i = 0; i < 100; i++) {
+                assertThat(jc.del("jc:" + i)).isEqualTo(1);
+            }
+            assertThat(jc.exists("jc:0")).isFalse();
+        }
+    }
+
+    @Test
+    void clusterUnawareClientIsServedThroughTheProxy() {
+        int timeout = (int) CLIENT_TIMEOUT.toMillis();
+        try (Jedis two = new Jedis("127.0.0.1", port(1), timeout)) {
+            for (int i = 0; i < 100; i++) {
+                assertThat(two.set("plain:" + i, "v" + i)).isEqualTo("OK");
+            }
+            for (int i = 0; i < 100; i++) {
+                assertThat(two.get("plain:" + i)).isEqualTo("v" + i);
+            }
+            List<String> keys = IntStream.range(0, 20).mapToObj(i -> "plain:m:" + i).toList();
+            assertThat(keys.stream().map(SlotHash::getSlot).distinct().count()).isEqualTo(20);
+            List<String> pairs = new ArrayList<>();
+            keys.forEach(k -> pairs.addAll(List.of(k, "m-" + k)));
+            assertThat(two.mset(pairs.toArray(String[]::new))).isEqualTo("OK");
+            assertThat(two.mget(keys.toArray(String[]::new))).isEqualTo(keys.stream().map(k -> "m-" + k).toList());
+            List<String> withMissing = new ArrayList<>(keys);
+            withMissing.add(3, "plain:missing");
+            assertThat(two.exists(withMissing.toArray(String[]::new))).isEqualTo(20);
+
+            try (Jedis three = new Jedis("127.0.0.1", port(2), timeout)) {
+                for (int i = 0; i < 100; i++) {
+                    assertThat(three.get("plain:" + i)).isEqualTo("v" + i);
+                }
+                assertThat(three.mget(keys.toArray(String[]::new)))
+                        .isEqualTo(keys.stream().map(k -> "m-" + k).toList());
+            }
+            assertThat(two.del(keys.toArray(String[]::new))).isEqualTo(20);
+            assertThat(two.exists(keys.toArray(String[]::new))).isZero();
+            assertThat(two.mget(keys.toArray(String[]::new))).containsOnlyNulls().hasSize(20);
+        }
+    }
+
+    @Test
+    void clusterAwareConnectionIsRedirectedToThePrimary() throws IOException {
+        try (RawConnection one = new RawConnection(port(0))) {
+            int[] primaryPort = primaryPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
+            String key = IntStream.range(0, 1000).mapToObj(i -> "moved:" + i)
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] != port(0)).findFirst().orElseThrow();
+            int slot = SlotHash.getSlot(key);
+            RawReply moved = one.call("GET", key);
+            assertThat(moved.isError()).as(moved.escaped()).isTrue();
+            assertThat(text(moved)).isEqualTo("MOVED " + slot + " 127.0.0.1:" + primaryPort[slot]);
+
+            String local = IntStream.range(0, 1000).mapToObj(i -> "local:" + i)
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] == port(0)).findFirst().orElseThrow();
+            assertThat(text(one.call("SET", local, "here"))).isEqualTo("OK");
+            assertThat(one.call("GET", local).bulk()).isEqualTo("here".getBytes(StandardCharsets.UTF_8));
+
+            try (RawConnection readOnly = new RawConnection(port(0))) {
+                assertThat(text(readOnly.call("READONLY"))).isEqualTo("OK");
+                int[] backupPort = backupPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
+                String elsewhere = IntStream.range(0, 1000).mapToObj(i -> "readonly:" + i)
+                        .filter(k -> primaryPort[SlotHash.getSlot(k)] != port(0)
+                                && backupPort[SlotHash.getSlot(k)] != port(0)).findFirst().orElseThrow();
+                int s = SlotHash.getSlot(elsewhere);
+                assertThat(text(readOnly.call("GET", elsewhere))).as("no copy on this node")
+                        .isEqualTo("MOVED " + s + " 127.0.0.1:" + primaryPort[s]);
+            }
+            try (RawConnection plain = new RawConnection(port(0))) {
+                assertThat(plain.call("GET", key).bulk()).as("a cluster-unaware connection is proxied").isNull();
+                assertThat(plain.call("DEL", local).integer()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void clusterNodesAndShardsCoverEverySlotOnce() throws IOException {
+        try (Jedis one = new Jedis("127.0.0.1", port(0), (int) CLIENT_TIMEOUT.toMillis())) {
+            List<String> lines = one.clusterNodes().lines().filter(l -> !l.isBlank()).toList();
+            assertThat(lines).hasSize(3);
+            assertThat(lines).filteredOn(l -> l.split(" ")[2].contains("myself")).singleElement()
+                    .satisfies(l -> assertThat(l).startsWith(one.clusterMyId() + " ")
+                            .contains(" 127.0.0.1:" + port(0) + "@"));
+            int[] owners = new int[SLOTS];
+            Set<Integer> ports = new HashSet<>();
+            for (String line : lines) {
+                String[] f = line.split(" ");
+                assertThat(f[0]).matches(NODE_ID);
+                ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@'))));
+                for (int i = 8; i < f.length; i++) {
+                    String[] range = f[i].split("-");
+                    int from = Integer.parseInt(range[0]);
+                    int to = Integer.parseInt(range[range.length - 1]);
+                    IntStream.rangeClosed(from, to).forEach(s -> owners[s]++);
+                }
+            }
+            assertThat(ports).containsExactlyInAnyOrder(port(0), port(1), port(2));
+            assertThat(IntStream.of(owners).filter(c -> c != 1).count()).as("slots not in exactly one node's ranges")
+                    .isZero();
+        }
+        try (RawConnection two = new RawConnection(port(1))) {
+            RawReply shards = two.call("CLUSTER", "SHARDS");
+            int[] covered = new int[SLOTS];
+            Set<Integer> primaries = new HashSet<>();
+            for (RawReply shard : shards.children()) {
+                Map<String, RawReply> fields = fields(shard);
+                List<RawReply> bounds = fields.get("slots").children();
+                for (int i = 0; i < bounds.size(); i += 2) {
+                    IntStream.rangeClosed((int) bounds.get(i).integer(), (int) bounds.get(i + 1).integer())
+                            .forEach(s -> covered[s]++);
+                }
+                List<Map<String, RawReply>> nodes = fields.get("nodes").children().stream()
+                        .map(ClusterClientsIT::fields).toList();
+                assertThat(nodes).extracting(n -> text(n.get("role"))).as("one primary, one backup")
+                        .containsExactlyInAnyOrder("master", "replica");
+                nodes.stream().filter(n -> text(n.get("role")).equals("master"))
+                        .forEach(n -> primaries.add((int) n.get("port").integer()));
+            }
+            // A shard is a (primary, backup) pair: a node's primary slots are backed up on both other nodes.
+            assertThat(shards.children()).hasSizeBetween(3, 6);
+            assertThat(primaries).containsExactlyInAnyOrder(port(0), port(1), port(2));
+            assertThat(IntStream.of(covered).filter(c -> c != 1).count()).as("slots not in exactly one shard")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void flushAllFromAPlainConnectionEmptiesEveryNode() throws IOException {
+        try (Jedis three = new Jedis("127.0.0.1", port(2), (int) CLIENT_TIMEOUT.toMillis())) {
+            for (int i = 0; i < 60; i++) {
+                three.set("flush:" + i, "v" + i);
+            }
+            int slot = SlotHash.getSlot("flush:0");
+            int primary;
+            try (RawConnection raw = new RawConnection(port(2))) {
+                primary = primaryPortsFromClusterSlots(raw.call("CLUSTER", "SLOTS"))[slot];
+            }
+            try (Jedis owner = new Jedis("127.0.0.1", primary, (int) CLIENT_TIMEOUT.toMillis())) {
+                assertThat(owner.clusterCountKeysInSlot(slot)).isEqualTo(1);
+                assertThat(owner.clusterGetKeysInSlot(slot, 100)).containsExactly("flush:0");
+            }
+            assertThat(three.flushAll()).isEqualTo("OK");
+            for (int n = 0; n < 3; n++) {
+                try (Jedis node = new Jedis("127.0.0.1", port(n), (int) CLIENT_TIMEOUT.toMillis())) {
+                    assertThat(node.dbSize()).as("keys left on node %d", n + 1).isZero();
+                }
+            }
+            assertThat(three.get("flush:0")).isNull();
+        }
+    }
+
+    /** Slot to the RESP port of its primary, from a CLUSTER SLOTS reply. */
+    private static int[] primaryPortsFromClusterSlots(RawReply slots) {
+        int[] primary = new int[SLOTS];
+        for (RawReply range : slots.children()) {
+            List<RawReply> f = range.children();
+            int port = (int) f.get(2).children().get(1).integer();
+            IntStream.rangeClosed((int) f.get(0).integer(), (int) f.get(1).integer()).forEach(s -> primary[s] = port);
+        }
+        assertThat(Arrays.stream(primary).filter(p -> p == 0).count()).as("slots without a primary").isZero();
+        return primary;
+    }
+
+    /** Slot to the RESP port of its one backup (--replicas 1), from a CLUSTER SLOTS reply. */
+    private static int[] backupPortsFromClusterSlots(RawReply slots) {
+        int[] backup = new int[SLOTS];
+        for (RawReply range : slots.children()) {
+            List<RawReply> f = range.children();
+            assertThat(f).as("slots %s..: primary and one backup", text(f.get(0))).hasSize(4);
+            int port = (int) f.get(3).children().get(1).integer();
+            IntStream.rangeClosed((int) f.get(0).integer(), (int) f.get(1).integer()).forEach(s -> backup[s] = port);
+        }
+        return backup;
+    }
+
+    /** A RESP2 map (a flat array of name, value pairs) by name. */
+    private static Map<String, RawReply> fields(RawReply flatMap) {
+        Map<String, RawReply> out = new LinkedHashMap<>();
+        List<RawReply> c = flatMap.children();
+        for (int i = 0; i + 1 < c.size(); i += 2) {
+            out.put(text(c.get(i)), c.get(i + 1));
+        }
+        return out;
+    }
+
+    /** The text of a simple string, error or bulk reply. */
+    private static String text(RawReply reply) {
+        if (reply.type() == '$') {
+            return new String(reply.bulk(), StandardCharsets.UTF_8);
+        }
+        return new String(reply.raw(), 1, reply.raw().length - 3, StandardCharsets.UTF_8);
+    }
+
+    private static long field(String json, String name) {
+        Matcher m = Pattern.compile("\"" + name + "\": (\\d+)").matcher(json);
+        assertThat(m.find()).as("summary has %s: %s", name, json).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    private static String cli(int port, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
+        cmd.addAll(List.of(args));
+        Tools.Result r = Tools.run(TOOL_TIMEOUT, null, cmd);
+        assertThat(r.exitCode()).as("%s: %s", cmd, r.stderr()).isZero();
+        return r.stdout();
+    }
+
+    /** Runs one {@code redis-cli -c} over a script of commands on stdin, one per line. */
+    private static String cliScript(int port, String commands) throws IOException, InterruptedException {
+        List<String> cmd = List.of("redis-cli", "-c", "-p", Integer.toString(port));
+        Tools.Result r = Tools.run(TOOL_TIMEOUT, commands.getBytes(StandardCharsets.UTF_8), cmd);
+        assertThat(r.exitCode()).as("%s: %s", cmd, r.stderr()).isZero();
+        return r.stdout();
+    }
+}
