@@ -149,14 +149,8 @@ public final class ClusterNode implements AutoCloseable {
         return peers;
     }
 
-    public KeyLocksView locks() {
-        return locks::lock;
-    }
-
-    /** Asynchronous lock over keys; see {@link KeyLocks}. */
-    @FunctionalInterface
-    public interface KeyLocksView {
-        CompletableFuture<Runnable> lock(byte[]... keys);
+    public KeyLocks locks() {
+        return locks;
     }
 
     /** The current topology, with {@code serving} false while fenced after a pause. */
@@ -169,8 +163,9 @@ public final class ClusterNode implements AutoCloseable {
         return t;
     }
 
-    public int slotState(int slot) {
-        return state.get(slot);
+    /** Whether this node holds all of {@code slot}'s data as one of its owners. */
+    public boolean complete(int slot) {
+        return state.get(slot) == COMPLETE;
     }
 
     public boolean importing(int slot) {
@@ -181,7 +176,7 @@ public final class ClusterNode implements AutoCloseable {
         return lastComplete.get(slot);
     }
 
-    public int countState(int wanted) {
+    private int countState(int wanted) {
         int n = 0;
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             if (state.get(s) == wanted) {
@@ -264,6 +259,20 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         return set;
+    }
+
+    /** {@code slots} as the 2048-byte bitmap KVT.SLOTKEYS takes (bit s of byte s / 8). */
+    public static byte[] toBitmap(java.util.BitSet slots) {
+        byte[] out = new byte[SlotHash.SLOTS / 8];
+        for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+            out[s >> 3] |= (byte) (1 << (s & 7));
+        }
+        return out;
+    }
+
+    /** Whether {@code slot} is set in a {@link #toBitmap} bitmap. */
+    public static boolean inBitmap(byte[] bitmap, int slot) {
+        return (bitmap[slot >> 3] & (1 << (slot & 7))) != 0;
     }
 
     /** lastComplete of every slot, 8 bytes each, big-endian: what KVT.SLOTINFO answers. */

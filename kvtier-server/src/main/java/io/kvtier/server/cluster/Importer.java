@@ -288,7 +288,7 @@ final class Importer implements AutoCloseable {
 
     /** Copies every key of {@code slots} that {@code source} holds; returns how many keys it listed. */
     private long copySlots(Member source, BitSet slots, long epoch) throws InterruptedException {
-        byte[] bitmap = toBitmap(slots);
+        byte[] bitmap = ClusterNode.toBitmap(slots);
         String cursor = "0";
         long listed = 0;
         do {
@@ -341,18 +341,6 @@ final class Importer implements AutoCloseable {
             pacedBytes = 0;
             pacedSince = System.nanoTime();
         }
-    }
-
-    static byte[] toBitmap(BitSet slots) {
-        byte[] out = new byte[SlotHash.SLOTS / 8];
-        for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
-            out[s >> 3] |= (byte) (1 << (s & 7));
-        }
-        return out;
-    }
-
-    static boolean inBitmap(byte[] bitmap, int slot) {
-        return (bitmap[slot >> 3] & (1 << (slot & 7))) != 0;
     }
 
     private static void sleepQuietly(long ms) {

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * future that completes when the stripes are held. Stripes are taken in increasing order, so multi-key holders cannot
  * deadlock. Thread-safe.
  */
-final class KeyLocks {
+public final class KeyLocks {
     static final int STRIPES = 4096;
 
     private final AtomicReferenceArray<CompletableFuture<Void>> tails = new AtomicReferenceArray<>(STRIPES);
@@ -23,7 +23,7 @@ final class KeyLocks {
     }
 
     /** Completes with the unlock action once every stripe of {@code keys} is held; run it exactly once. */
-    CompletableFuture<Runnable> lock(byte[]... keys) {
+    public CompletableFuture<Runnable> lock(byte[]... keys) {
         int[] stripes = new int[keys.length];
         for (int i = 0; i < keys.length; i++) {
             stripes[i] = Math.floorMod(Arrays.hashCode(keys[i]) * 0x9E3779B9, STRIPES);

@@ -120,6 +120,7 @@ final class ClusterCommands {
     private static CompletableFuture<Void> slots(Session s, RespCommand c, Reply r) {
         ClusterNode.Topology t = served(s);
         List<Member> members = t.table().members();
+        List<String> ids = members.stream().map(ClusterCommands::redisId).toList(); // once, not per range
         List<int[]> runs = runs(t.table());
         r.array(runs.size());
         for (int[] run : runs) {
@@ -131,7 +132,7 @@ final class ClusterCommands {
                 r.array(3);
                 r.bulk(m.host());
                 r.integer(m.port());
-                r.bulk(redisId(m));
+                r.bulk(ids.get(run[k]));
             }
         }
         return null;

@@ -57,7 +57,7 @@ final class ClusterRouter {
         if (t.isSelf(primary)) {
             return asPrimary(node, spec, s, c, r, keys);
         }
-        if (s.readOnly && !isWrite(spec) && node.slotState(slot) == 2
+        if (s.readOnly && !isWrite(spec) && node.complete(slot)
                 && t.table().owners(slot).stream().anyMatch(t::isSelf)) {
             return spec.action().execute(s, c, r); // a replica read (READONLY), as in Redis Cluster
         }

@@ -177,8 +177,7 @@ final class PeerCommands {
         while (it.hasNext() && out.size() < count && visited < count * 64) {
             byte[] key = it.next();
             visited++;
-            int slot = SlotHash.slot(key);
-            if ((bitmap[slot >> 3] & (1 << (slot & 7))) != 0) {
+            if (ClusterNode.inBitmap(bitmap, SlotHash.slot(key))) {
                 out.add(key);
             }
         }
