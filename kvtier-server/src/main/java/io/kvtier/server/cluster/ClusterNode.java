@@ -65,6 +65,8 @@ public final class ClusterNode implements AutoCloseable {
     static final int NONE = 0;
     static final int IMPORTING = 1;
     static final int COMPLETE = 2;
+    /** Pipelined connections to each peer per lane. */
+    private static final int CONNECTIONS_PER_LANE = 4;
 
     /** What routing needs, replaced as a whole on every table install. */
     public record Topology(SlotTable table, Member self, boolean serving, String downReason) {
@@ -76,7 +78,8 @@ public final class ClusterNode implements AutoCloseable {
     private final ClusterSettings settings;
     private final TieredStore store;
     private final ClientResources clientResources;
-    private final PeerPool peers;
+    /** One pool per lane, so that no request waits in a connection behind one that waits for it (see Lane). */
+    private final java.util.EnumMap<Lane, PeerPool> lanes = new java.util.EnumMap<>(Lane.class);
     private final KeyLocks locks = new KeyLocks();
     private final AtomicIntegerArray state = new AtomicIntegerArray(SlotHash.SLOTS);
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
@@ -110,8 +113,10 @@ public final class ClusterNode implements AutoCloseable {
         this.settings = settings;
         this.store = store;
         this.clientResources = ClientResources.create(1);
-        this.peers = PeerPool.create(clientResources, new ClientOptions(settings.peerTimeout(),
-                settings.peerTimeout()), 4);
+        ClientOptions options = new ClientOptions(settings.peerTimeout(), settings.peerTimeout());
+        for (Lane lane : Lane.values()) {
+            lanes.put(lane, PeerPool.create(clientResources, options, CONNECTIONS_PER_LANE));
+        }
         Member self = new Member(settings.membership().nodeId(), settings.membership().weight(),
                 settings.membership().endpoint());
         this.topology = new Topology(io.kvtier.cluster.Placement.compute(0, List.of(), 0), self, false, "this node has not joined its cluster yet");
@@ -129,7 +134,7 @@ public final class ClusterNode implements AutoCloseable {
         try {
             tables = SlotTableService.start(settings.membership(), settings.replicas(), this::install);
         } catch (IOException | RuntimeException e) {
-            peers.close();
+            lanes.values().forEach(PeerPool::close);
             clientResources.close();
             throw e;
         }
@@ -143,10 +148,6 @@ public final class ClusterNode implements AutoCloseable {
 
     public TieredStore store() {
         return store;
-    }
-
-    public PeerPool peers() {
-        return peers;
     }
 
     public KeyLocks locks() {
@@ -453,9 +454,26 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    /** Sends a command to {@code member}; see {@link PeerPool#send}. */
-    public CompletableFuture<Reply> send(Member member, Object... args) {
-        return peers.send(address(member), args);
+    /**
+     * The kinds of node-to-node requests, each on connections of its own. A peer connection runs its requests in
+     * order, so a request that waits for a remote answer holds up every request behind it; if that answer were queued
+     * behind it, in this or another connection, the two would wait on each other until the peer timeout. Lanes are
+     * ordered so that a request only ever waits for requests of a later lane: a forwarded command may fetch keys
+     * (TRANSFER) and replicate (REPLICATION); a transfer read takes a key's lock, which a write holds while it
+     * replicates; replication waits for nothing remote.
+     */
+    public enum Lane {
+        /** KVT.FWD: commands proxied to their slot's primary. */
+        FORWARD,
+        /** KVT.PEEK, KVT.SLOTKEYS, KVT.SLOTINFO: state transfer to a slot's new owners. */
+        TRANSFER,
+        /** KVT.REPL, KVT.RDEL, KVT.FLUSH: a primary's writes to its backups; they wait only for the local store. */
+        REPLICATION
+    }
+
+    /** Sends a command to {@code member} on {@code lane}'s connections; see {@link PeerPool#send}. */
+    public CompletableFuture<Reply> send(Lane lane, Member member, Object... args) {
+        return lanes.get(lane).send(address(member), args);
     }
 
     public long epochForRequests() {
@@ -474,7 +492,7 @@ public final class ClusterNode implements AutoCloseable {
         if (tables != null) {
             tables.close();
         }
-        peers.close();
+        lanes.values().forEach(PeerPool::close);
         clientResources.close();
     }
 

@@ -109,7 +109,7 @@ final class Importer implements AutoCloseable {
         long epoch = node.epochForRequests();
         List<CompletableFuture<long[]>> answers = new ArrayList<>();
         for (Member m : others) {
-            answers.add(node.send(m, "KVT.PEEK", Long.toString(epoch), key, "META").handle((r, e) -> {
+            answers.add(node.send(ClusterNode.Lane.TRANSFER, m, "KVT.PEEK", Long.toString(epoch), key, "META").handle((r, e) -> {
                 try {
                     if (e != null || !(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
                         return null;
@@ -148,7 +148,7 @@ final class Importer implements AutoCloseable {
     /** Reads {@code key} from {@code holder} and puts it here if still absent. */
     private CompletableFuture<Void> copyFrom(Member holder, byte[] key) {
         long epoch = node.epochForRequests();
-        return node.send(holder, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
+        return node.send(ClusterNode.Lane.TRANSFER, holder, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
             try {
                 if (r instanceof Reply.Error err) {
                     throw new io.kvtier.server.command.CommandException("TRYAGAIN " + holder.id() + ": " + err.message());
@@ -264,7 +264,7 @@ final class Importer implements AutoCloseable {
     private long[] slotInfo(Member m, long epoch) {
         Reply r = null;
         try {
-            r = node.send(m, "KVT.SLOTINFO", Long.toString(epoch)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
+            r = node.send(ClusterNode.Lane.TRANSFER, m, "KVT.SLOTINFO", Long.toString(epoch)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
             if (!(r instanceof Reply.Bulk b) || b.content().readableBytes() != SlotHash.SLOTS * Long.BYTES) {
                 log.debug("SLOTINFO from {}: {}", m.id(), r);
                 return null;
@@ -295,7 +295,7 @@ final class Importer implements AutoCloseable {
             Reply r = null;
             List<byte[]> keys = new ArrayList<>();
             try {
-                r = node.send(source, "KVT.SLOTKEYS", Long.toString(epoch), cursor, Integer.toString(SCAN_BATCH),
+                r = node.send(ClusterNode.Lane.TRANSFER, source, "KVT.SLOTKEYS", Long.toString(epoch), cursor, Integer.toString(SCAN_BATCH),
                         Unpooled.wrappedBuffer(bitmap)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
                 if (!(r instanceof Reply.Aggregate a) || a.elements().isEmpty()) {
                     throw new IllegalStateException("KVT.SLOTKEYS from " + source.id() + ": " + r);

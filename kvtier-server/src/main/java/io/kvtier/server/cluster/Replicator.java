@@ -30,7 +30,7 @@ public final class Replicator {
 
     /**
      * Sends the state of {@code keys} to their backups under topology {@code t}; completes when every backup
-     * acknowledged, or fails with the first refusal or transport error (TRYAGAIN ...).
+     * acknowledged, or fails with the first refusal or transport error (UNREPLICATED ...).
      */
     public CompletableFuture<Void> replicate(byte[][] keys, ClusterNode.Topology t) {
         List<CompletableFuture<Void>> sends = new ArrayList<>();
@@ -50,7 +50,7 @@ public final class Replicator {
             String epoch = Long.toString(t.table().epoch());
             if (ref == null) {
                 for (Member b : backups) {
-                    sends.add(checked(b, node.send(b, "KVT.RDEL", epoch, key)));
+                    sends.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.RDEL", epoch, key)));
                 }
                 continue;
             }
@@ -58,7 +58,7 @@ public final class Replicator {
             sends.add(bytesOf(ref).thenCompose(buf -> {
                 List<CompletableFuture<Void>> each = new ArrayList<>();
                 for (Member b : backups) {
-                    each.add(checked(b, node.send(b, "KVT.REPL", epoch, key, Long.toString(expireAt),
+                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", epoch, key, Long.toString(expireAt),
                             buf.retainedDuplicate())));
                 }
                 return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
@@ -100,23 +100,31 @@ public final class Replicator {
         });
     }
 
-    private static CompletableFuture<Void> checked(Member backup, CompletableFuture<Reply> sent) {
+    /**
+     * A backup's answer as a completion; a failure is UNREPLICATED, not TRYAGAIN: the write has run here, so neither
+     * a proxy nor a cluster client may resend it as if it had not (SETNX, GETDEL and the like would answer wrongly).
+     */
+    private CompletableFuture<Void> checked(Member backup, CompletableFuture<Reply> sent) {
         return sent.handle((r, e) -> {
             try {
                 if (e != null) {
                     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                             ? e.getCause() : e;
-                    throw new io.kvtier.server.command.CommandException("TRYAGAIN replication to " + backup.id() + " failed: "
-                            + cause.getMessage());
+                    throw unreplicated(backup, "failed: " + cause.getMessage());
                 }
                 if (r instanceof Reply.Error err) {
-                    throw new io.kvtier.server.command.CommandException("TRYAGAIN replication to " + backup.id() + " refused: "
-                            + err.message());
+                    throw unreplicated(backup, "refused it: " + err.message());
                 }
                 return null;
             } finally {
                 Reply.release(r);
             }
         });
+    }
+
+    private io.kvtier.server.command.CommandException unreplicated(Member backup, String what) {
+        return new io.kvtier.server.command.CommandException("UNREPLICATED the write was applied on "
+                + node.topology().self().id() + " but replication to backup " + backup.id() + " " + what
+                + "; it may be lost if this node fails before the backup has it: read the key to check");
     }
 }

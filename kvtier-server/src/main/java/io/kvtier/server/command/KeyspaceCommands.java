@@ -220,7 +220,7 @@ final class KeyspaceCommands {
         ClusterNode.Topology t = node.topology();
         for (io.kvtier.cluster.Member m : t.table().members()) {
             if (!t.isSelf(m)) {
-                all.add(node.send(m, "KVT.FLUSH", Long.toString(t.table().epoch())).thenAccept(reply -> {
+                all.add(node.send(ClusterNode.Lane.REPLICATION, m, "KVT.FLUSH", Long.toString(t.table().epoch())).thenAccept(reply -> {
                     try {
                         if (reply instanceof io.kvtier.client.Reply.Error e) {
                             throw new CommandException("ERR " + m.id() + " did not flush: " + e.message());
