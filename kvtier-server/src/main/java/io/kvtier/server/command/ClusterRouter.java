@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 final class ClusterRouter {
     /** Commands a proxy splits by owner; the rest must keep their keys in one slot, as in Redis Cluster. */
     private static final Set<String> SPLITTABLE = Set.of("mget", "mset", "del", "unlink", "exists", "touch");
+    /** Between retries of a proxied call that was refused: about how long a table change takes to reach a node. */
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private ClusterRouter() {
     }
@@ -248,9 +250,10 @@ final class ClusterRouter {
     }
 
     /**
-     * Sends arguments {@code indexes} of {@code c} to {@code owner} as KVT.FWD. A quick refusal (TRYAGAIN while the
-     * owner installs a newer table, or a refused connection) is retried against the then-current primary for up to
-     * half the peer timeout; a timeout is not retried, so no call waits much beyond the peer timeout.
+     * Sends arguments {@code indexes} of {@code c} to {@code owner} as KVT.FWD. A refusal that says the command did not
+     * run (TRYAGAIN while the owner installs a newer table or imports, or a refused connection to a node that just
+     * died) is retried against the then-current primary, so a proxied call rides through a failover; the whole call,
+     * retries included, fails once the peer timeout has passed since it started: no client waits longer than that.
      */
     private static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t,
                                                                  Member owner, RespCommand c, int[] indexes) {
@@ -260,11 +263,16 @@ final class ClusterRouter {
             args[i + 2] = c.isSink(indexes[i]) ? Values.toByteBuf(c, indexes[i]) : c.bytes(indexes[i]);
         }
         node.forwarded.increment();
-        long deadline = System.nanoTime() + node.settings().peerTimeout().toNanos() / 2;
+        long timeout = node.settings().peerTimeout().toNanos();
+        long deadline = System.nanoTime() + timeout;
         byte[] firstKey = indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0];
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
+        result.orTimeout(timeout, TimeUnit.NANOSECONDS);
         attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result);
         return result.whenComplete((x, e) -> {
+            if (e != null) {
+                node.forwardFailures.increment();
+            }
             for (Object a : args) {
                 if (a instanceof io.netty.buffer.ByteBuf b && b.refCnt() > 0) {
                     b.release();
@@ -275,6 +283,9 @@ final class ClusterRouter {
 
     private static void attempt(ClusterNode node, Member owner, long epoch, Object[] args, byte[] key, long deadline,
                                 CompletableFuture<io.kvtier.client.Reply> result) {
+        if (result.isDone()) {
+            return; // timed out while waiting to retry
+        }
         Object[] copy = args.clone();
         copy[1] = Long.toString(epoch);
         for (int i = 2; i < copy.length; i++) {
@@ -282,26 +293,29 @@ final class ClusterRouter {
                 copy[i] = b.retainedDuplicate();
             }
         }
-        node.send(owner, copy).whenComplete((reply, e) -> {
-            boolean retry = System.nanoTime() < deadline && (e != null && cause(e) instanceof ConnectException
+        node.send(ClusterNode.Lane.FORWARD, owner, copy).whenComplete((reply, e) -> {
+            boolean retry = System.nanoTime() + RETRY_PAUSE_NANOS < deadline && (e != null && notSent(cause(e))
                     || reply instanceof io.kvtier.client.Reply.Error err && err.message().startsWith("TRYAGAIN"));
             if (!retry) {
-                if (e != null) {
-                    node.forwardFailures.increment();
-                    result.completeExceptionally(e);
-                } else {
-                    result.complete(reply);
+                boolean taken = e != null ? result.completeExceptionally(e) : result.complete(reply);
+                if (!taken) {
+                    io.kvtier.client.Reply.release(reply); // the call had timed out meanwhile
                 }
                 return;
             }
             io.kvtier.client.Reply.release(reply);
-            CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS).execute(() -> {
+            CompletableFuture.delayedExecutor(RETRY_PAUSE_NANOS, TimeUnit.NANOSECONDS).execute(() -> {
                 ClusterNode.Topology now = node.topology();
                 Member next = now.serving() && now.table().isOwned() ? now.table().primary(SlotHash.slot(key))
                         : owner;
                 attempt(node, next, now.table().epoch(), args, key, deadline, result);
             });
         });
+    }
+
+    /** Whether a send failed before the peer could have run the command (it could not even be connected to). */
+    private static boolean notSent(Throwable e) {
+        return e instanceof ConnectException;
     }
 
     static Throwable cause(Object futureOrError) {
@@ -314,8 +328,10 @@ final class ClusterRouter {
     }
 
     private static CommandException failure(Member owner, Throwable e) {
+        String why = e instanceof java.util.concurrent.TimeoutException ? "no reply within the peer timeout"
+                : e.getMessage();
         return new CommandException("TRYAGAIN node " + owner.id() + " (" + owner.endpoint() + ") did not answer: "
-                + e.getMessage());
+                + why);
     }
 
     /** Writes a peer's reply to {@code r} and releases it unless {@code keep}. */
