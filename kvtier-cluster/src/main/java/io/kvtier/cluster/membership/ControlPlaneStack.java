@@ -29,6 +29,8 @@ final class ControlPlaneStack {
     static final long JOIN_TIMEOUT_MS = 2_000;
     /** Lower bound of the heartbeat interval and of the verification timeout, whatever the failure timeout. */
     private static final long MIN_PROBE_MS = 25;
+    /** Upper bound of the verification of a suspect: a live member answers within milliseconds on a LAN. */
+    private static final long MAX_VERIFY_MS = 250;
 
     private ControlPlaneStack() {
     }
@@ -58,8 +60,10 @@ final class ControlPlaneStack {
                 // FIN/RST ever arrives. Four heartbeats per timeout so one lost or late heartbeat is not fatal.
                 new FD_ALL3().setTimeout(timeout).setInterval(Math.max(MIN_PROBE_MS, timeout / 4)),
                 // Before excluding a suspect, ask it directly once more; a node back from a GC pause answers and
-                // stays. Short (a quarter of the timeout) because FD_ALL3 has already waited the full timeout.
-                new VERIFY_SUSPECT2().setTimeout(Math.max(MIN_PROBE_MS, timeout / 4)),
+                // stays. Short, because every suspicion has waited already: FD_ALL3's comes after the whole failure
+                // timeout, FD_SOCK2's only once the suspect's socket closed. This wait is most of the time from a
+                // kill -9 to the new view, and so to the dead node's keys being served again.
+                new VERIFY_SUSPECT2().setTimeout(Math.clamp(timeout / 4, MIN_PROBE_MS, MAX_VERIFY_MS)),
                 // Reliable, ordered multicast (retransmission by sequence number): views and merge messages must
                 // reach every member exactly once and in order. Defaults are sized for far more traffic than ours.
                 new NAKACK2(),
