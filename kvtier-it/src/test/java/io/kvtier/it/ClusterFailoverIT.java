@@ -12,11 +12,14 @@ import redis.clients.jedis.Jedis;
 /**
  * Issue 4's fault tests on real node processes: kill -9 under load, a SIGSTOPped node, a fourth node joining under
  * load, and a node restarting with its data directory. Three nodes, --replicas 1, --replication sync, failure timeout
- * 2 s, peer timeout 1 s. A proxied call can take up to the peer timeout plus the proxy's quick retries (half of it).
+ * 2 s, peer timeout 1 s. No proxied call, retries included, may take longer than the peer timeout.
  */
 class ClusterFailoverIT {
-    /** Peer timeout (1 s) plus the proxy's retries after quick refusals (0.5 s) plus scheduling slack. */
-    private static final long MAX_CALL_MILLIS = 2_000;
+    /**
+     * The peer timeout (1 s), which bounds a proxied call with its retries, plus what the client's and the node's
+     * threads may wait for a core on this 2-core machine running three nodes, the load and the test.
+     */
+    private static final long MAX_CALL_MILLIS = 1_500;
 
     @TempDir
     Path tmp;
@@ -30,26 +33,15 @@ class ClusterFailoverIT {
             long writesBefore = load.writes.get();
             long killedAt = System.nanoTime();
             victim.kill();
-            // The dead node's keys are readable again once a full read of every acknowledged key succeeds.
+            // The dead node's keys are readable again once every key acknowledged before the kill has been read back.
             KvtierProcess survivor = cluster.nodes.get(0);
-            long readableAfter = -1;
-            while ((System.nanoTime() - killedAt) / 1_000_000 < 15_000) {
-                try {
-                    if (load.verifyAll(survivor).isEmpty()) {
-                        readableAfter = (System.nanoTime() - killedAt) / 1_000_000;
-                        break;
-                    }
-                } catch (RuntimeException notYet) {
-                    // TRYAGAIN or CLUSTERDOWN while the table changes
-                }
-                Thread.sleep(20);
-            }
+            long readableAfter = load.readableAfter(survivor, killedAt, 15_000);
             Thread.sleep(3_000);
             load.close();
             System.out.printf("kill -9: every acknowledged write readable again %d ms after the kill; %d writes before,"
                     + " %d after; %d errors during failover; longest call %d ms%n", readableAfter, writesBefore,
                     load.writes.get() - writesBefore, load.errors.get(), load.maxCallMillis.get());
-            assertThat(readableAfter).as("ms until the killed node's keys were readable").isBetween(0L, 5_000L);
+            assertThat(readableAfter).as("ms until the killed node's keys were readable").isBetween(0L, 2_000L);
             assertThat(load.wrong).isEmpty();
             assertThat(load.wrongReads.get()).isZero();
             assertThat(load.verifyAll(survivor)).as("acknowledged writes lost").isEmpty();

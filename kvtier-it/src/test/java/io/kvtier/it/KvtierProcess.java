@@ -23,13 +23,22 @@ public final class KvtierProcess implements AutoCloseable {
     private final Path dir;
     private final List<String> extraArgs;
     private final Path log;
+    /** Where the node is reached, and what runs the launcher (e.g. {@code ip netns exec NS}); empty for as it is. */
+    private final String host;
+    private final List<String> prefix;
     private int port;
     private Process process;
 
     private KvtierProcess(Path dir, List<String> extraArgs) {
+        this(dir, extraArgs, "127.0.0.1", List.of());
+    }
+
+    private KvtierProcess(Path dir, List<String> extraArgs, String host, List<String> prefix) {
         this.dir = dir;
         this.extraArgs = extraArgs;
         this.log = dir.resolveSibling(dir.getFileName() + ".log");
+        this.host = host;
+        this.prefix = prefix;
     }
 
     /** Starts a node with data in {@code dir} and the given extra flags (e.g. "--memory", "64m"). */
@@ -39,9 +48,13 @@ public final class KvtierProcess implements AutoCloseable {
         return p;
     }
 
-    /** Starts a node on {@code port} (cluster tests, whose seeds must name ports in advance). */
-    public static KvtierProcess startOn(int port, Path dir, String... flags) throws IOException {
-        KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+    /**
+     * Starts a node reached at {@code host}:{@code port}, its launcher run by {@code prefix} (a network namespace's
+     * {@code ip netns exec NS}); the flags must make it listen on {@code host}.
+     */
+    public static KvtierProcess startAt(String host, int port, List<String> prefix, Path dir, String... flags)
+            throws IOException {
+        KvtierProcess p = new KvtierProcess(dir, List.of(flags), host, prefix);
         p.launch(port);
         return p;
     }
@@ -71,8 +84,9 @@ public final class KvtierProcess implements AutoCloseable {
 
     private void launch(int onPort) throws IOException {
         this.port = onPort;
-        List<String> cmd = new ArrayList<>(List.of(ROOT.resolve("kvtier").toString(), "server", "--port",
-                Integer.toString(port), "--dir", dir.toString()));
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of(ROOT.resolve("kvtier").toString(), "server", "--port", Integer.toString(port), "--dir",
+                dir.toString()));
         cmd.addAll(extraArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -93,7 +107,7 @@ public final class KvtierProcess implements AutoCloseable {
                 throw new IOException("kvtier exited with " + process.exitValue() + ":\n" + logText());
             }
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                s.connect(new InetSocketAddress(host, port), 200);
                 s.setSoTimeout(2000);
                 s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
                 byte[] buf = new byte[7];
@@ -113,6 +127,11 @@ public final class KvtierProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The address the node listens on (127.0.0.1 unless started with {@link #startAt}). */
+    public String host() {
+        return host;
     }
 
     public Path dir() {
@@ -170,10 +189,37 @@ public final class KvtierProcess implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+    /** The blocks of 200 ports handed out last, one port (and its +100 partner) each: a test's ports never collide. */
+    private static final java.util.ArrayDeque<Integer> RECENT_BLOCKS = new java.util.ArrayDeque<>();
+
+    /**
+     * A port that is free now, below the kernel's ephemeral range (32768 and up on Linux by default): ports are
+     * picked before the nodes start (seeds name them), and a port from the ephemeral range can meanwhile become the
+     * local end of one of the many outgoing connections these tests open. The port 100 above it (failure detection's)
+     * is free too.
+     */
+    static synchronized int freePort() throws IOException {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int block = random.nextInt(50, 160); // ports 200 * block + 0..99 (10000..31999) and their partners + 100
+            int port = block * 200 + random.nextInt(100);
+            if (!RECENT_BLOCKS.contains(block) && bindable(port) && bindable(port + 100)) {
+                RECENT_BLOCKS.addLast(block);
+                if (RECENT_BLOCKS.size() > 32) {
+                    RECENT_BLOCKS.removeFirst();
+                }
+                return port;
+            }
+        }
+        throw new IOException("no free port in 10000..32099 after 1000 tries");
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException taken) {
+            return false;
         }
     }
 

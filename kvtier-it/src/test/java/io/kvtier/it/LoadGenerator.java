@@ -109,7 +109,7 @@ final class LoadGenerator implements AutoCloseable {
                 if (jedis == null) {
                     List<KvtierProcess> live = targets.get();
                     KvtierProcess target = live.get(Math.floorMod(id + rnd.nextInt(live.size()), live.size()));
-                    jedis = new Jedis("127.0.0.1", target.port(), 10_000);
+                    jedis = new Jedis(target.host(), target.port(), 10_000);
                 }
                 if (write) {
                     long v = ++version;
@@ -196,7 +196,7 @@ final class LoadGenerator implements AutoCloseable {
      */
     List<String> verifyAll(KvtierProcess node) {
         List<String> problems = new ArrayList<>();
-        try (Jedis j = new Jedis("127.0.0.1", node.port(), 10_000)) {
+        try (Jedis j = new Jedis(node.host(), node.port(), 10_000)) {
             for (int t = 0; t < keys.length; t++) {
                 for (int k = 0; k < KEYS_PER_THREAD; k++) {
                     KeyState st = keys[t][k];
@@ -214,6 +214,80 @@ final class LoadGenerator implements AutoCloseable {
             }
         }
         return problems;
+    }
+
+    /**
+     * Milliseconds from {@code sinceNanos} until every key acknowledged by then has been read back through
+     * {@code node} as some version of itself, or -1 if that takes over {@code timeoutMillis}. The keys are read on
+     * {@link #PROBES} connections at once (a node runs one connection's commands in order, so one connection would
+     * time its own queue), each a pipelined pass over its keys not read yet, every 20 ms. It runs while the load goes
+     * on, so it checks only that a key is readable; which version is right is the load's and {@link #verifyAll}'s job.
+     */
+    long readableAfter(KvtierProcess node, long sinceNanos, long timeoutMillis) {
+        List<List<String>> shares = new ArrayList<>();
+        for (int i = 0; i < PROBES; i++) {
+            shares.add(new ArrayList<>());
+        }
+        int n = 0;
+        for (int t = 0; t < keys.length; t++) {
+            for (int k = 0; k < KEYS_PER_THREAD; k++) {
+                if (keys[t][k].acked >= 0) {
+                    shares.get(n++ % PROBES).add(key(t, k));
+                }
+            }
+        }
+        long deadline = sinceNanos + timeoutMillis * 1_000_000;
+        List<java.util.concurrent.CompletableFuture<Long>> probes = shares.stream().map(share ->
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> readAll(node, share, sinceNanos, deadline),
+                        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor())).toList();
+        long last = 0;
+        for (var probe : probes) {
+            long took = probe.join();
+            if (took < 0) {
+                return -1;
+            }
+            last = Math.max(last, took);
+        }
+        return last;
+    }
+
+    static final int PROBES = 8;
+
+    private static long readAll(KvtierProcess node, List<String> keys, long sinceNanos, long deadline) {
+        List<String> pending = keys;
+        while (System.nanoTime() < deadline) {
+            try (Jedis j = new Jedis(node.host(), node.port(), 5_000)) {
+                redis.clients.jedis.Pipeline p = j.pipelined();
+                List<redis.clients.jedis.Response<byte[]>> replies = new ArrayList<>();
+                for (String key : pending) {
+                    replies.add(p.get(key.getBytes(StandardCharsets.UTF_8)));
+                }
+                p.sync();
+                List<String> still = new ArrayList<>();
+                for (int i = 0; i < pending.size(); i++) {
+                    if (!readable(pending.get(i), replies.get(i))) {
+                        still.add(pending.get(i));
+                    }
+                }
+                pending = still;
+            } catch (JedisConnectionException e) {
+                // the node is busy or the connection was cut; the next pass tries again
+            }
+            if (pending.isEmpty()) {
+                return (System.nanoTime() - sinceNanos) / 1_000_000;
+            }
+            sleep(20);
+        }
+        return -1;
+    }
+
+    private static boolean readable(String key, redis.clients.jedis.Response<byte[]> reply) {
+        try {
+            byte[] got = reply.get();
+            return got != null && versionOf(key, got) >= 0;
+        } catch (JedisDataException e) {
+            return false;
+        }
     }
 
     int writtenKeys() {

@@ -10,25 +10,38 @@ import java.util.stream.Collectors;
 import redis.clients.jedis.Jedis;
 
 /**
- * Real kvtier node processes on 127.0.0.1 forming one cluster: RESP and cluster ports picked up front (seeds name
- * them), nodes started in parallel, helpers to wait until every live node agrees on the same table.
+ * Real kvtier node processes forming one cluster, on 127.0.0.1 or each in a network namespace of its own: RESP and
+ * cluster ports picked up front (seeds name them), nodes started in parallel, helpers to wait until every live node
+ * agrees on the same table.
  */
 final class TestCluster implements AutoCloseable {
     static final String FAILURE_TIMEOUT = "2s";
     static final String PEER_TIMEOUT = "1s";
 
     private final Path dir;
+    /** Null: every node on 127.0.0.1. */
+    private final NetworkNamespaces namespaces;
     private final List<Integer> respPorts = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
     final List<KvtierProcess> nodes = new ArrayList<>();
 
-    private TestCluster(Path dir) {
+    private TestCluster(Path dir, NetworkNamespaces namespaces) {
         this.dir = dir;
+        this.namespaces = namespaces;
     }
 
     /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
     static TestCluster start(Path dir, int n, int capacity) throws Exception {
-        TestCluster c = new TestCluster(dir);
+        return start(dir, n, capacity, null);
+    }
+
+    /** Starts {@code n} nodes, node i in namespace i of {@code namespaces}, and waits until they agree. */
+    static TestCluster startIn(NetworkNamespaces namespaces, Path dir, int n) throws Exception {
+        return start(dir, n, 0, namespaces);
+    }
+
+    private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces) throws Exception {
+        TestCluster c = new TestCluster(dir, namespaces);
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());
@@ -45,13 +58,23 @@ final class TestCluster implements AutoCloseable {
         return c;
     }
 
+    private String host(int i) {
+        return namespaces == null ? "127.0.0.1" : namespaces.address(i);
+    }
+
     private KvtierProcess launch(int i) {
-        String seeds = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        String seeds = java.util.stream.IntStream.range(0, clusterPorts.size())
+                .mapToObj(k -> host(k) + ":" + clusterPorts.get(k)).collect(Collectors.joining(","));
+        List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
+                Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id", "n" + (i + 1), "--replicas", "1",
+                "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout", PEER_TIMEOUT));
+        if (namespaces != null) {
+            // A namespace's address is not loopback: without a password, protected mode would refuse to start.
+            flags.addAll(List.of("--bind", host(i), "--protected-mode", "no"));
+        }
         try {
-            return KvtierProcess.startOn(respPorts.get(i), dir.resolve("n" + (i + 1)), "--memory", "64m", "--disk",
-                    "512m", "--cluster-port", Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id",
-                    "n" + (i + 1), "--replicas", "1", "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout",
-                    PEER_TIMEOUT);
+            return KvtierProcess.startAt(host(i), respPorts.get(i), namespaces == null ? List.of()
+                    : namespaces.exec(i), dir.resolve("n" + (i + 1)), flags.toArray(String[]::new));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -69,7 +92,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     static Map<String, String> clusterInfo(KvtierProcess node) {
-        try (Jedis j = new Jedis("127.0.0.1", node.port(), 2_000)) {
+        try (Jedis j = new Jedis(node.host(), node.port(), 2_000)) {
             return j.clusterInfo().lines().filter(l -> l.contains(":"))
                     .collect(Collectors.toMap(l -> l.substring(0, l.indexOf(':')), l -> l.substring(l.indexOf(':') + 1),
                             (a, b) -> b));
