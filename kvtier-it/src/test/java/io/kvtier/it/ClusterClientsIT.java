@@ -237,6 +237,21 @@ class ClusterClientsIT {
     }
 
     @Test
+    void replicationFromAnOlderSlotTableEpochIsRefused() throws IOException {
+        try (RawConnection peer = new RawConnection(port(1))) {
+            long epoch = Long.parseLong(TestCluster.clusterInfo(cluster.nodes.get(1)).get("cluster_current_epoch"));
+            RawReply stale = peer.call("KVT.REPL", Long.toString(epoch - 1), "stale:key", "0", "from-an-old-primary");
+            assertThat(stale.isError()).as(stale.escaped()).isTrue();
+            assertThat(text(stale)).startsWith("STALE epoch " + (epoch - 1) + " is older than this node's " + epoch);
+            RawReply staleDelete = peer.call("KVT.RDEL", "1", "stale:key");
+            assertThat(text(staleDelete)).startsWith("STALE epoch 1 ");
+        }
+        try (Jedis plain = new Jedis("127.0.0.1", port(1), (int) CLIENT_TIMEOUT.toMillis())) {
+            assertThat(plain.get("stale:key")).as("the refused state was not stored").isNull();
+        }
+    }
+
+    @Test
     void clusterNodesAndShardsCoverEverySlotOnce() throws IOException {
         try (Jedis one = new Jedis("127.0.0.1", port(0), (int) CLIENT_TIMEOUT.toMillis())) {
             List<String> lines = one.clusterNodes().lines().filter(l -> !l.isBlank()).toList();

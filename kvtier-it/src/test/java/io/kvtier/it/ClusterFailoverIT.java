@@ -53,6 +53,51 @@ class ClusterFailoverIT {
     }
 
     @Test
+    void slotsWhoseOwnersAreAllDownAnswerClusterDownAtOnce() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+            KvtierProcess survivor = cluster.nodes.get(0);
+            cluster.nodes.get(1).kill();
+            cluster.nodes.get(2).kill();
+            long killedAt = System.nanoTime();
+            // Until the survivor's failure detection excludes both, a call may wait for a dead owner (the peer timeout
+            // at most); then every slot's owners are gone from its view and it answers at once.
+            try (Jedis j = new Jedis("127.0.0.1", survivor.port(), 10_000)) {
+                String reply = "";
+                long longest = 0;
+                while (!reply.startsWith("CLUSTERDOWN") && (System.nanoTime() - killedAt) / 1_000_000 < 15_000) {
+                    long started = System.nanoTime();
+                    try {
+                        reply = j.set("down:key", "v");
+                    } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                        reply = e.getMessage();
+                    }
+                    longest = Math.max(longest, (System.nanoTime() - started) / 1_000_000);
+                }
+                long down = (System.nanoTime() - killedAt) / 1_000_000;
+                assertThat(reply).startsWith("CLUSTERDOWN");
+                long started = System.nanoTime();
+                for (int i = 0; i < 100; i++) {
+                    String key = "down:" + i;
+                    assertThat(catching(() -> j.get(key))).startsWith("CLUSTERDOWN");
+                }
+                long perCall = (System.nanoTime() - started) / 1_000_000 / 100;
+                System.out.printf("two of three killed: CLUSTERDOWN %d ms later; longest call before %d ms; then %d ms"
+                        + " per call%n", down, longest, perCall);
+                assertThat(longest).isLessThan(MAX_CALL_MILLIS);
+                assertThat(perCall).as("ms per refused call").isLessThan(50);
+            }
+        }
+    }
+
+    private static String catching(java.util.concurrent.Callable<String> call) throws Exception {
+        try {
+            return call.call();
+        } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+            return e.getMessage();
+        }
+    }
+
+    @Test
     void pausedNodeIsDetectedAndRejoinsWithoutDoubleOwnership() throws Exception {
         try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
             KvtierProcess paused = cluster.nodes.get(2);
