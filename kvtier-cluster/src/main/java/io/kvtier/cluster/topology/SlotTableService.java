@@ -141,7 +141,8 @@ public final class SlotTableService implements AutoCloseable {
 
     private void publish(List<Member> members) {
         TableAnnouncement announcement = new TableAnnouncement(installed.nextEpoch(), members, replicas);
-        install(announcement.table());
+        // Sent before the local install, which runs the listener (slot states, purges): the other nodes start on the
+        // new table that much sooner. A peer that acts on it before this node has it is told to retry (TRYAGAIN).
         try {
             membership.broadcast(announcement.encode());
         } catch (IOException e) {
@@ -149,6 +150,7 @@ public final class SlotTableService implements AutoCloseable {
                 log.warn("{}: slot table epoch {} not published", membership.self().id(), announcement.epoch(), e);
             }
         }
+        install(announcement.table());
     }
 
     private void onMessage(Member from, byte[] payload) {
