@@ -121,6 +121,7 @@ class ClusterFailoverIT {
                     .sorted().toList().toString()).distinct().toList();
             assertThat(primaries).hasSize(1);
             assertThat(load.wrong).isEmpty();
+            assertThat(load.maxCallMillis.get()).as("longest call while a node was hung").isLessThan(MAX_CALL_MILLIS);
             for (KvtierProcess n : cluster.nodes) {
                 assertThat(load.verifyAll(n)).as("reads through " + n.port()).isEmpty();
             }
