@@ -158,6 +158,42 @@ class ClusterFailoverIT {
     }
 
     @Test
+    void survivorOfATwoNodeClusterKeepsItsDataWhenItsPeerComesBack() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp, 2, 0)) {
+            KvtierProcess survivor = cluster.nodes.get(0);
+            KvtierProcess peer = cluster.nodes.get(1);
+            int n = 200;
+            try (Jedis j = new Jedis("127.0.0.1", survivor.port(), 10_000)) {
+                for (int i = 0; i < n; i++) {
+                    assertThat(j.set("two" + i, "v" + i)).isEqualTo("OK");
+                }
+            }
+            peer.kill();
+            // One of two is no majority: the survivor refuses keys rather than risk a split brain...
+            try (Jedis j = new Jedis("127.0.0.1", survivor.port(), 10_000)) {
+                long deadline = System.nanoTime() + 15_000_000_000L;
+                String reply = "";
+                while (!reply.startsWith("CLUSTERDOWN") && System.nanoTime() < deadline) {
+                    reply = catching(() -> j.get("two0"));
+                    Thread.sleep(50);
+                }
+                assertThat(reply).startsWith("CLUSTERDOWN");
+            }
+            // ...but keeps its data: the restarted peer (a fresh process) has no newer copy of anything.
+            peer.restart();
+            cluster.awaitAgreement(2, 60_000);
+            for (KvtierProcess node : cluster.nodes) {
+                try (Jedis j = new Jedis("127.0.0.1", node.port(), 10_000)) {
+                    for (int i = 0; i < n; i++) {
+                        assertThat(j.get("two" + i)).as("two" + i + " through " + node.port()).isEqualTo("v" + i);
+                    }
+                }
+            }
+            assertThat(survivor.logText()).contains("kept 16384 slots");
+        }
+    }
+
+    @Test
     void restartedNodeNeverServesAValueOverwrittenWhileItWasAway() throws Exception {
         try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
             KvtierProcess away = cluster.nodes.get(1);

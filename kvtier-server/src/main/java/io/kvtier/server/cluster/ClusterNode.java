@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -43,17 +44,26 @@ import org.slf4j.LoggerFactory;
  * - Import. An owner that is IMPORTING first fetches, on demand, every key a command touches (ensureLocal), then runs
  *   the command locally; a background Importer copies the rest of the slot from the freshest holder, throttled
  *   (--rebalance-rate), one value in flight per source, then makes a second pass after the peer timeout to catch
- *   writes that were in flight on the old owner. Fetches are put-if-absent under the key's lock and skip keys deleted
- *   here meanwhile (tombstones), so a newer local write or delete always wins over the transferred copy.
+ *   writes that were in flight on the old owner. Fetches are put-if-absent under the key's lock and skip keys written
+ *   or deleted here meanwhile (tombstones: written, since a value written here may expire and be absent again), so a
+ *   newer local write or delete always wins over the transferred copy. Tombstones live only while their slot imports.
+ *   On a backup, replication (KVT.REPL/RDEL) and transferred puts exclude each other through replicaLocks, local
+ *   locks apart from the write locks: a backup's replication handler waiting on a write lock that a local write holds
+ *   while it replicates to the other node could close a cycle across two nodes.
  * - Old owners. A peer request carrying a higher epoch than the one installed (observedEpoch) makes this node refuse
  *   writes as primary (TRYAGAIN) until it installs that epoch: an old primary cannot acknowledge a write the new owner
  *   has already scanned past. Writes hold their keys' locks while applying and replicating; a transfer read takes the
  *   key's lock too.
- * - Trust. A node joining a running cluster drops its local data (it may have missed overwrites and deletes while it
- *   was away) and imports what it owns. The first node of a new cluster keeps its data. A node in a minority (fewer
- *   than half of the last view it served in) stops serving keys (CLUSTERDOWN) and, when it rejoins, drops its data.
- *   A node whose own process was paused (SIGSTOP, a long GC) for half the failure timeout or more also stops serving
- *   until a new table arrives or twice the failure timeout passes: the others may have moved on without it.
+ * - Trust. A node that was away may hold values overwritten or deleted meanwhile. A fresh process (joining, or
+ *   restarted) drops its local data and imports what it owns; the first node of a new cluster keeps its data. A node
+ *   in a minority (not more than half of the last view it served in) stops serving keys (CLUSTERDOWN); so does a node
+ *   whose own process was paused (SIGSTOP, a long GC) for half the failure timeout or more, until a new table arrives
+ *   or twice the failure timeout passes: the others may have moved on without it. When such a node serves again it
+ *   keeps each slot no other member has a newer complete copy of (lastComplete, asked with KVT.SLOTINFO) and drops
+ *   the rest (distrust): the survivor of a two-node cluster keeps its data when its peer comes back.
+ * - Writes re-read the topology once they hold their keys' locks: a write that waited while a newer table arrived, or
+ *   while a new owner announced itself (observedEpoch), has not run and answers TRYAGAIN. A write that fails still
+ *   replicates its keys' state, since it may have changed one before failing.
  */
 
 /**
@@ -83,8 +93,10 @@ public final class ClusterNode implements AutoCloseable {
     private final KeyLocks locks = new KeyLocks();
     private final AtomicIntegerArray state = new AtomicIntegerArray(SlotHash.SLOTS);
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
-    /** Keys deleted here while their slot was importing; a transferred copy must not bring them back. */
+    /** Keys written or deleted here while their slot was importing; a transferred copy must not overwrite them. */
     final ConcurrentHashMap<ByteKey, Boolean> tombstones = new ConcurrentHashMap<>();
+    /** Taken by KVT.REPL/RDEL and transferred puts (after the write locks), never across a remote call. */
+    private final KeyLocks replicaLocks = new KeyLocks();
     private final AtomicLong observedEpoch = new AtomicLong();
     private final Importer importer;
     private final Thread pauseWatch;
@@ -154,6 +166,11 @@ public final class ClusterNode implements AutoCloseable {
         return locks;
     }
 
+    /** The locks of a backup's replication handlers; see the essay. */
+    public KeyLocks replicaLocks() {
+        return replicaLocks;
+    }
+
     /** The current topology, with {@code serving} false while fenced after a pause. */
     public Topology topology() {
         Topology t = topology;
@@ -205,8 +222,8 @@ public final class ClusterNode implements AutoCloseable {
         return new InetSocketAddress(m.host(), m.port());
     }
 
-    /** Records that {@code key} is absent after a local write, if its slot is importing (see tombstones). */
-    public void deletedLocally(byte[] key) {
+    /** Records that {@code key} was written or deleted here, if its slot is importing (see tombstones). */
+    public void wroteLocally(byte[] key) {
         if (importing(SlotHash.slot(key))) {
             tombstones.put(new ByteKey(key), Boolean.TRUE);
         }
@@ -317,14 +334,7 @@ public final class ClusterNode implements AutoCloseable {
             rejoining = false;
         }
         if (!trusted) {
-            log.info("{}: joining a running cluster at epoch {}: dropping {} local keys (they may be stale) and "
-                    + "importing this node's slots", self.id(), table.epoch(), store.size());
-            store.clear().join();
-            tombstones.clear();
-            for (int s = 0; s < SlotHash.SLOTS; s++) {
-                state.set(s, NONE);
-                lastComplete.set(s, 0);
-            }
+            distrust(table);
             trusted = true;
         }
         boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
@@ -354,6 +364,11 @@ public final class ClusterNode implements AutoCloseable {
                 state.set(s, next);
             }
             purgeSlots(purge);
+            // A tombstone speaks only for the import it was made in: keep none past it, nor into a new ownership.
+            tombstones.keySet().removeIf(k -> {
+                int slot = SlotHash.slot(k.bytes());
+                return !importing(slot) || purge.get(slot);
+            });
             lastServing = table.members();
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
@@ -367,8 +382,80 @@ public final class ClusterNode implements AutoCloseable {
         importer.wake();
     }
 
+    /**
+     * Drops what this node holds that may be stale, before it serves again after joining, a minority spell or a pause.
+     * Per slot, a copy is kept if this node held the slot completely at an epoch no other member has a newer complete
+     * copy from (the other side of a partition that kept writing has one; a two-node cluster's restarted peer has
+     * none): so the survivor of a two-node cluster keeps its data when its peer comes back. A fresh process knows no
+     * such epochs, and a silent member may hold newer copies of anything: then everything goes.
+     */
+    private void distrust(SlotTable table) {
+        Member self = topology.self();
+        BitSet stale = staleSlots(table);
+        if (stale == null) {
+            log.info("{}: joining a running cluster at epoch {}: dropping {} local keys (they may be stale) and "
+                    + "importing this node's slots", self.id(), table.epoch(), store.size());
+            store.clear().join();
+            tombstones.clear();
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                state.set(s, NONE);
+                lastComplete.set(s, 0);
+            }
+            return;
+        }
+        purgeSlots(stale);
+        tombstones.clear();
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            if (stale.get(s)) {
+                state.set(s, NONE);
+                lastComplete.set(s, 0);
+            } else {
+                state.set(s, COMPLETE); // install() keeps it only where this node still owns the slot
+            }
+        }
+        log.info("{}: rejoining at epoch {}: kept {} slots no other member has newer copies of, dropped the keys of"
+                + " {} slots (they may be stale)", self.id(), table.epoch(), SlotHash.SLOTS - stale.cardinality(),
+                stale.cardinality());
+    }
+
+    /**
+     * Slots whose local copy may be stale: never complete here, or complete at a newer epoch on another member of
+     * {@code table}. Null when that cannot be told: this node never held a slot completely, or a member did not
+     * answer KVT.SLOTINFO.
+     */
+    private BitSet staleSlots(SlotTable table) {
+        boolean any = false;
+        for (int s = 0; s < SlotHash.SLOTS && !any; s++) {
+            any = lastComplete.get(s) > 0;
+        }
+        if (!any) {
+            return null;
+        }
+        long[] newest = new long[SlotHash.SLOTS];
+        for (Member m : table.members()) {
+            if (m.id().equals(topology.self().id())) {
+                continue;
+            }
+            long[] info = importer.slotInfo(m, table.epoch());
+            if (info == null) {
+                return null;
+            }
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                newest[s] = Math.max(newest[s], info[s]);
+            }
+        }
+        BitSet stale = new BitSet(SlotHash.SLOTS);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            long mine = lastComplete.get(s);
+            if (mine == 0 || newest[s] > mine) {
+                stale.set(s);
+            }
+        }
+        return stale;
+    }
+
     /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
-    private void purgeSlots(java.util.BitSet slots) {
+    private void purgeSlots(BitSet slots) {
         if (slots.isEmpty()) {
             return;
         }
@@ -395,26 +482,41 @@ public final class ClusterNode implements AutoCloseable {
         return topology.table().epoch();
     }
 
-    /** Puts a transferred value if the key is still absent and was not deleted here; under the key's lock. */
+    /**
+     * Puts a transferred value if the key is still absent and was not written or deleted here; under the key's write
+     * lock (against local writes) and its replica lock (against replication from the primary).
+     */
     CompletableFuture<Void> putTransferred(byte[] key, long expireAt, ByteBuf value) {
-        return locks.lock(key).thenCompose(unlock -> {
-            if (store.exists(key) || tombstones.containsKey(new ByteKey(key))
-                    || expireAt > 0 && expireAt <= System.currentTimeMillis()) {
-                value.release();
+        return locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
+            Runnable unlock = () -> {
+                unlockReplicas.run();
+                unlockWrites.run();
+            };
+            try {
+                if (store.exists(key) || tombstones.containsKey(new ByteKey(key))
+                        || expireAt > 0 && expireAt <= System.currentTimeMillis()) {
+                    value.release();
+                    unlock.run();
+                    return CompletableFuture.<Void>completedFuture(null);
+                }
+                long length = value.readableBytes();
+                return LocalPuts.put(store, key, value, new PutOptions(expireAt, Condition.IF_ABSENT, false, false))
+                        .handle((r, e) -> {
+                            unlock.run();
+                            if (e != null) {
+                                throw new java.util.concurrent.CompletionException(e);
+                            }
+                            fetched(length);
+                            return null;
+                        });
+            } catch (RuntimeException e) {
+                if (value.refCnt() > 0) {
+                    value.release();
+                }
                 unlock.run();
-                return CompletableFuture.<Void>completedFuture(null);
+                return CompletableFuture.<Void>failedFuture(e);
             }
-            long length = value.readableBytes();
-            return LocalPuts.put(store, key, value, new PutOptions(expireAt, Condition.IF_ABSENT, false, false))
-                    .handle((r, e) -> {
-                        unlock.run();
-                        if (e != null) {
-                            throw new java.util.concurrent.CompletionException(e);
-                        }
-                        fetched(length);
-                        return null;
-                    });
-        });
+        }));
     }
 
     /**

@@ -100,7 +100,10 @@ final class Importer implements AutoCloseable {
         return mine;
     }
 
-    /** Asks every other member about {@code key}; the freshest holder if it has the key, else null. */
+    /**
+     * Asks every other member about {@code key}; the freshest holder if it has the key, else null. Fails (TRYAGAIN)
+     * unless every member answered.
+     */
     private CompletableFuture<Member> findHolder(byte[] key) {
         List<Member> others = node.others();
         if (others.isEmpty()) {
@@ -137,8 +140,10 @@ final class Importer implements AutoCloseable {
                     bestHas = a[1] != -2;
                 }
             }
-            if (answered == 0) {
-                throw new io.kvtier.server.command.CommandException("TRYAGAIN no other node answered for a key of importing slot "
+            if (answered < others.size()) {
+                // The silent one may be the freshest holder: an older one's "absent" or value could be stale.
+                throw new io.kvtier.server.command.CommandException("TRYAGAIN " + (others.size() - answered) + " of "
+                        + others.size() + " other nodes did not answer for a key of importing slot "
                         + SlotHash.slot(key));
             }
             return bestEpoch > 0 && bestHas ? best : null;
@@ -261,7 +266,7 @@ final class Importer implements AutoCloseable {
     }
 
     /** lastComplete per slot at {@code m}, or null if it did not answer. */
-    private long[] slotInfo(Member m, long epoch) {
+    long[] slotInfo(Member m, long epoch) {
         Reply r = null;
         try {
             r = node.send(ClusterNode.Lane.TRANSFER, m, "KVT.SLOTINFO", Long.toString(epoch)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);

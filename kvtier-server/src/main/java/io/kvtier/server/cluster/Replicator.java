@@ -37,10 +37,8 @@ public final class Replicator {
         for (byte[] key : keys) {
             List<Member> backups = new ArrayList<>(t.table().owners(SlotHash.slot(key)));
             backups.removeIf(t::isSelf);
+            node.wroteLocally(key);
             ValueRef ref = node.store().get(key);
-            if (ref == null) {
-                node.deletedLocally(key);
-            }
             if (backups.isEmpty()) {
                 if (ref != null) {
                     ref.close();

@@ -177,11 +177,14 @@ final class ClusterRouter {
             return spec.action().execute(s, c, r);
         }
         RespCommand own = c.take(allIndexes(c)); // the caller releases c when this returns; own lives on
-        ClusterNode.Topology t = node.topology();
         CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
         if (!write) {
             CompletableFuture<Void> read = Async.then(start, r, v -> spec.action().execute(s, own, r));
-            return read == null ? null : read.whenComplete((v, e) -> own.release());
+            if (read == null) {
+                own.release();
+                return null;
+            }
+            return read.whenComplete((v, e) -> own.release());
         }
         CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keyBytes));
         locked.whenComplete((unlock, e) -> {
@@ -189,12 +192,24 @@ final class ClusterRouter {
                 own.release();
             }
         });
-        return Async.then(locked, r, unlock -> applyAndReplicate(node, t, spec, s, own, r, keyBytes, unlock));
+        return Async.then(locked, r, unlock -> applyAndReplicate(node, spec, s, own, r, keyBytes, unlock));
     }
 
-    private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, ClusterNode.Topology t,
-                                                             CommandSpec spec, Session s, RespCommand own, Reply r,
-                                                             byte[][] keys, Runnable unlock) {
+    /**
+     * Runs a write whose keys' locks are held, replicates the keys' resulting state and answers: after the backups
+     * have it (sync) or at once (async). The topology is read again under the locks: a write that waited while a newer
+     * table arrived, or while a peer spoke of one (a new owner may already have copied these keys), has not run and
+     * is refused. A write that fails still replicates its keys: it may have changed one before failing.
+     */
+    private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, CommandSpec spec, Session s,
+                                                             RespCommand own, Reply r, byte[][] keys, Runnable unlock) {
+        ClusterNode.Topology t = node.topology();
+        if (node.behind() || !t.serving() || !primaryOfAll(t, keys)) {
+            unlock.run();
+            own.release();
+            node.refusedWrites.increment();
+            throw new CommandException("TRYAGAIN the slot table changed while this write waited for its keys; retry");
+        }
         boolean sync = node.settings().syncReplication();
         r.hold();
         CompletableFuture<Void> applied;
@@ -202,20 +217,20 @@ final class ClusterRouter {
             applied = spec.action().execute(s, own, r);
         } catch (RuntimeException e) {
             r.dropHeld();
-            unlock.run();
             own.release();
+            replicate(s, keys, t).whenComplete((x, f) -> unlock.run());
             throw e;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         (applied == null ? CompletableFuture.<Void>completedFuture(null) : applied).whenCompleteAsync((v, e) -> {
             own.release();
+            CompletableFuture<Void> copies = replicate(s, keys, t);
             if (e != null) {
                 r.dropHeld();
-                unlock.run();
+                copies.whenComplete((x, f) -> unlock.run());
                 done.completeExceptionally(e);
                 return;
             }
-            CompletableFuture<Void> copies = s.server.replicator().replicate(keys, t);
             if (!sync) {
                 r.releaseHeld();
                 done.complete(null);
@@ -235,6 +250,27 @@ final class ClusterRouter {
             }, r.executor());
         }, r.executor());
         return done;
+    }
+
+    /** The replication of {@code keys}' state under {@code t}; a failure to even start it is a failed future. */
+    private static CompletableFuture<Void> replicate(Session s, byte[][] keys, ClusterNode.Topology t) {
+        try {
+            return s.server.replicator().replicate(keys, t);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static boolean primaryOfAll(ClusterNode.Topology t, byte[][] keys) {
+        if (!t.table().isOwned()) {
+            return false;
+        }
+        for (byte[] key : keys) {
+            if (!t.isSelf(t.table().primary(SlotHash.slot(key)))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Forwards {@code c} (its arguments {@code indexes}) to {@code owner}, relaying the reply. */
@@ -327,11 +363,19 @@ final class ClusterRouter {
         return e;
     }
 
+    /**
+     * The error for a forwarded call that got no reply: TRYAGAIN only when the command never reached {@code owner}
+     * (Redis Cluster's "not run, resend"); otherwise it may have run there, and a write must not be resent blindly.
+     */
     private static CommandException failure(Member owner, Throwable e) {
+        String who = "node " + owner.id() + " (" + owner.endpoint() + ")";
+        if (notSent(e)) {
+            return new CommandException("TRYAGAIN " + who + " could not be reached: " + e.getMessage());
+        }
         String why = e instanceof java.util.concurrent.TimeoutException ? "no reply within the peer timeout"
                 : e.getMessage();
-        return new CommandException("TRYAGAIN node " + owner.id() + " (" + owner.endpoint() + ") did not answer: "
-                + why);
+        return new CommandException("UNREACHABLE " + who + " did not answer (" + why + "); a write may or may not"
+                + " have run there: read the key to see");
     }
 
     /** Writes a peer's reply to {@code r} and releases it unless {@code keep}. */

@@ -93,11 +93,9 @@ final class PeerCommands {
         refuseStale(node, epoch(c));
         byte[] key = c.bytes(2);
         long expireAt = Args.parseLong(c.bytes(3));
-        return Async.then(Values.put(c, 4, key, new PutOptions(expireAt, Condition.ALWAYS, false, false),
-                s.server.store()), r, result -> {
-                    r.ok();
-                    return null;
-                });
+        RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
+        return underReplicaLock(node, key, r, own, () -> Values.put(own, 4, key,
+                new PutOptions(expireAt, Condition.ALWAYS, false, false), s.server.store()));
     }
 
     /** KVT.RDEL epoch key: a backup deletes a key its primary no longer has. */
@@ -105,8 +103,29 @@ final class PeerCommands {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
         byte[] key = c.bytes(2);
-        return Async.then(s.server.store().remove(key, false), r, removed -> {
-            node.deletedLocally(key);
+        return underReplicaLock(node, key, r, null, () -> s.server.store().remove(key, false));
+    }
+
+    /**
+     * Applies a primary's state of {@code key} under the key's replica lock, marking it written first (an importing
+     * backup's transfer must not put an older copy over it), and answers OK. Releases {@code own}, if any, when done.
+     */
+    private static CompletableFuture<Void> underReplicaLock(ClusterNode node, byte[] key, Reply r, RespCommand own,
+                                                            java.util.function.Supplier<CompletableFuture<?>> apply) {
+        CompletableFuture<Void> done = node.replicaLocks().lock(key).thenCompose(unlock -> {
+            CompletableFuture<?> applied;
+            try {
+                node.wroteLocally(key);
+                applied = apply.get();
+            } catch (RuntimeException e) {
+                applied = CompletableFuture.failedFuture(e);
+            }
+            return applied.whenComplete((v, e) -> unlock.run()).thenApply(v -> (Void) null);
+        });
+        if (own != null) {
+            done = done.whenComplete((v, e) -> own.release());
+        }
+        return Async.then(done, r, v -> {
             r.ok();
             return null;
         });
@@ -148,7 +167,13 @@ final class PeerCommands {
                 unlock.run();
                 return null;
             }
-            CompletableFuture<Void> written = Values.write(s.server, ref, r);
+            CompletableFuture<Void> written;
+            try {
+                written = Values.write(s.server, ref, r);
+            } catch (RuntimeException e) {
+                unlock.run();
+                throw e;
+            }
             if (written == null) {
                 unlock.run();
                 return null;
