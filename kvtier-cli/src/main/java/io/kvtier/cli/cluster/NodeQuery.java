@@ -43,10 +43,7 @@ final class NodeQuery implements AutoCloseable {
                 .toList();
         List<CompletableFuture<String>> replies = new ArrayList<>();
         for (ClusterInfo.MemberRow m : members) {
-            int colon = m.endpoint().lastIndexOf(':');
-            replies.add(colon < 0 ? CompletableFuture.failedFuture(new UncheckedIOException(new IOException(
-                    "member " + m.id() + " advertises no endpoint"))) : clusterInfoAsync(stripBrackets(
-                    m.endpoint().substring(0, colon)), Integer.parseInt(m.endpoint().substring(colon + 1))));
+            replies.add(clusterInfoAsync(m));
         }
         List<NodeReport> reports = new ArrayList<>();
         for (int i = 0; i < members.size(); i++) {
@@ -58,6 +55,18 @@ final class NodeQuery implements AutoCloseable {
             }
         }
         return reports;
+    }
+
+    /** Asks {@code m} at the endpoint it advertises ({@code host:port}, an IPv6 host in brackets). */
+    private CompletableFuture<String> clusterInfoAsync(ClusterInfo.MemberRow m) {
+        int colon = m.endpoint().lastIndexOf(':');
+        try {
+            return clusterInfoAsync(stripBrackets(m.endpoint().substring(0, colon)),
+                    Integer.parseInt(m.endpoint().substring(colon + 1)));
+        } catch (RuntimeException e) { // no colon, or no port number after it
+            return CompletableFuture.failedFuture(failure("member " + m.id() + " advertises no usable endpoint ('"
+                    + m.endpoint() + "')"));
+        }
     }
 
     private CompletableFuture<String> clusterInfoAsync(String host, int port) {
