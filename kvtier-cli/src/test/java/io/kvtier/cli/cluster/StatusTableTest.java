@@ -68,7 +68,8 @@ class StatusTableTest {
                 .dropWhile(l -> !l.startsWith("  NODE")).toList();
         assertThat(table).hasSize(4);
         assertThat(table.get(0)).startsWith("  NODE  EPOCH  SERVING      IMPORTING  LAG");
-        assertThat(table.get(1)).startsWith("  n4 *      6  yes               8242  3 writes, 130 ms  copying at epoch 6");
+        assertThat(table.get(1)).startsWith("  n4 *      6  yes               8242  3 writes, 130 ms  "
+                + "copying at epoch 6");
         assertThat(table.get(2)).startsWith("  n1        6  yes                  0  3 writes, 130 ms  done at epoch 6");
         assertThat(table.get(3)).isEqualTo("  n2        -  unreachable                               "
                 + "cannot reach 127.0.0.1:7302: refused");
