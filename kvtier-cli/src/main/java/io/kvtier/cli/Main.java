@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code kvtier}: dispatches to subcommands and maps bad input to exit code 2 with one clear line. */
 @Command(name = "kvtier", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Tiered key-value store for LLM KV-cache offload, speaking the Redis protocol.",
-        subcommands = {ServerCommand.class, io.kvtier.bench.BenchCommand.class})
+        subcommands = {ServerCommand.class, io.kvtier.cli.cluster.ClusterCommand.class,
+                io.kvtier.bench.BenchCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
         CommandLine cli = new CommandLine(new Main());

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Jedis;
 
@@ -142,6 +143,49 @@ final class TestCluster implements AutoCloseable {
 
     long awaitAgreement(int members, long timeoutMillis) throws InterruptedException {
         return awaitAgreement(members, timeoutMillis, live());
+    }
+
+    /**
+     * Like {@link #start}, with {@code extraFlags.apply(i)} appended to the flags of node i (0-based; nodes added
+     * later with {@link #addWith} too), e.g. a {@code --metrics-port} each.
+     */
+    static TestCluster startWith(Path dir, int n, int capacity, IntFunction<List<String>> extraFlags)
+            throws Exception {
+        TestCluster c = new TestCluster(dir);
+        for (int i = 0; i < n + capacity; i++) {
+            c.respPorts.add(KvtierProcess.freePortForTests());
+            c.clusterPorts.add(KvtierProcess.freePortForTests());
+        }
+        List<CompletableFuture<KvtierProcess>> starting = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            starting.add(CompletableFuture.supplyAsync(() -> c.launchWith(k, extraFlags.apply(k))));
+        }
+        for (CompletableFuture<KvtierProcess> f : starting) {
+            c.nodes.add(f.join());
+        }
+        c.awaitAgreement(n, 60_000);
+        return c;
+    }
+
+    /** Starts the next unused node id with {@code extraFlags} after the usual ones; it joins the running cluster. */
+    KvtierProcess addWith(List<String> extraFlags) {
+        KvtierProcess p = launchWith(nodes.size(), extraFlags);
+        nodes.add(p);
+        return p;
+    }
+
+    private KvtierProcess launchWith(int i, List<String> extraFlags) {
+        String seeds = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
+                Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id", "n" + (i + 1), "--replicas", "1",
+                "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout", PEER_TIMEOUT));
+        flags.addAll(extraFlags);
+        try {
+            return KvtierProcess.startOn(respPorts.get(i), dir.resolve("n" + (i + 1)), flags.toArray(String[]::new));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Override

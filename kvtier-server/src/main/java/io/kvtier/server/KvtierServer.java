@@ -124,6 +124,7 @@ public final class KvtierServer implements AutoCloseable {
         cluster = io.kvtier.server.cluster.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
                 c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store);
         context.cluster(cluster); // before joining: peers may forward to this node as soon as it is in their table
+        metrics.bind(cluster);
         cluster.join();
         if (!cluster.awaitServing(10_000)) {
             log.warn("no slot table 10 s after joining; serving keys once one arrives");

@@ -120,6 +120,10 @@ public final class ClusterNode implements AutoCloseable {
     public final LongAdder fetchedKeys = new LongAdder();
     public final LongAdder fetchedBytes = new LongAdder();
     public final LongAdder refusedWrites = new LongAdder();
+    /** Replication sent to backups and not acknowledged yet: the replication lag. */
+    public final ReplicationBacklog replicationBacklog = new ReplicationBacklog();
+    /** The importer's progress through the slots this node took over (rebalancing). */
+    public final ImportProgress importProgress = new ImportProgress(fetchedKeys, fetchedBytes);
 
     private ClusterNode(ClusterSettings settings, TieredStore store) {
         this.settings = settings;

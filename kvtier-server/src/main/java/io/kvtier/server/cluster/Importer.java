@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * State transfer into this node: the background copy of every importing slot from its freshest holder, and the
  * on-demand fetch of single keys that commands touch meanwhile. One thread; at most one value in flight per call,
- * paced to {@code --rebalance-rate}. See {@link ClusterNode} for the rules that keep newer local writes winning.
+ * paced to {@code --rebalance-rate}; it reports how far it has come to {@link ImportProgress}. See
+ * {@link ClusterNode} for the rules that keep newer local writes winning.
  */
 final class Importer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Importer.class);
@@ -206,6 +207,8 @@ final class Importer implements AutoCloseable {
 
     private void importRound(BitSet want) throws InterruptedException {
         long epoch = node.epoch();
+        ImportProgress progress = node.importProgress;
+        progress.begin(epoch, want.cardinality());
         List<Member> others = node.others();
         Member[] best = new Member[SlotHash.SLOTS];
         long[] bestEpoch = new long[SlotHash.SLOTS];
@@ -240,16 +243,23 @@ final class Importer implements AutoCloseable {
                 bySource.computeIfAbsent(best[s], x -> new BitSet()).set(s);
             }
         }
+        progress.copying(bySource.size());
         if (!nobody.isEmpty()) {
             node.completed(nobody, epoch); // no other node ever held these slots completely: nothing to copy
+            progress.slotsDone(nobody.cardinality());
         }
         long started = System.nanoTime();
         long keys = 0;
         for (int pass = 1; pass <= 2; pass++) {
+            progress.pass(pass);
             for (Map.Entry<Member, BitSet> e : bySource.entrySet()) {
                 keys += copySlots(e.getKey(), e.getValue(), epoch);
                 if (node.epoch() != epoch || closed) {
+                    progress.superseded();
                     return; // the table changed: start over with the new one
+                }
+                if (pass == 1) {
+                    progress.slotsCopied(e.getValue().cardinality());
                 }
             }
             if (pass == 1) {
@@ -261,6 +271,11 @@ final class Importer implements AutoCloseable {
         BitSet done = new BitSet();
         bySource.values().forEach(done::or);
         node.completed(done, epoch);
+        if (node.epoch() == epoch) {
+            progress.finished();
+        } else {
+            progress.superseded(); // completed() ignored a round of an older table
+        }
         log.info("import at epoch {}: {} slots from {} sources, {} keys scanned in {} ms", epoch, done.cardinality(),
                 bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
     }
@@ -330,6 +345,7 @@ final class Importer implements AutoCloseable {
                 }
             }
             listed += keys.size();
+            node.importProgress.listed(keys.size());
         } while (!cursor.equals("0"));
         return listed;
     }

@@ -17,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * to the slot's backups as {@code KVT.REPL epoch key expireAt value} or {@code KVT.RDEL epoch key}. Shipping state
  * rather than commands keeps conditional commands (SETNX, SET XX, GETEX) from diverging on a backup that is still
  * importing. The caller holds the keys' locks until the returned future completes, so one key's states reach a
- * backup in the order they were applied.
+ * backup in the order they were applied. What has been sent and not acknowledged is the replication lag, counted in
+ * {@link ClusterNode#replicationBacklog}.
  */
 public final class Replicator {
     private final ClusterNode node;
@@ -33,6 +34,7 @@ public final class Replicator {
      * acknowledged, or fails with the first refusal or transport error (UNREPLICATED ...).
      */
     public CompletableFuture<Void> replicate(byte[][] keys, ClusterNode.Topology t) {
+        long startNanos = System.nanoTime();
         List<CompletableFuture<Void>> sends = new ArrayList<>();
         for (byte[] key : keys) {
             List<Member> backups = new ArrayList<>(t.table().owners(SlotHash.slot(key)));
@@ -48,26 +50,30 @@ public final class Replicator {
             String epoch = Long.toString(t.table().epoch());
             if (ref == null) {
                 for (Member b : backups) {
-                    sends.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.RDEL", epoch, key)));
+                    sends.add(tracked(1, key.length, checked(b, node.send(ClusterNode.Lane.REPLICATION, b,
+                            "KVT.RDEL", epoch, key))));
                 }
                 continue;
             }
             long expireAt = ref.expireAt();
-            sends.add(bytesOf(ref).thenCompose(buf -> {
+            long payload = (key.length + ref.length()) * backups.size();
+            sends.add(tracked(backups.size(), payload, bytesOf(ref).thenCompose(buf -> {
                 List<CompletableFuture<Void>> each = new ArrayList<>();
                 for (Member b : backups) {
-                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", epoch, key, Long.toString(expireAt),
-                            buf.retainedDuplicate())));
+                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", epoch, key,
+                            Long.toString(expireAt), buf.retainedDuplicate())));
                 }
                 return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                         .whenComplete((v, e) -> buf.release());
-            }));
+            })));
         }
         if (sends.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
+        int timed = node.replicationBacklog.writeStarted(startNanos);
         node.replicationPending.add(sends.size());
         return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            node.replicationBacklog.writeEnded(timed);
             node.replicationPending.add(-sends.size());
             if (e != null) {
                 node.replicationFailures.increment();
@@ -75,6 +81,13 @@ public final class Replicator {
                 node.replicated.add(sends.size());
             }
         });
+    }
+
+    /** Counts {@code calls} calls carrying {@code payload} bytes as in flight until {@code sent} completes. */
+    private CompletableFuture<Void> tracked(int calls, long payload, CompletableFuture<Void> sent) {
+        node.replicationBacklog.callsStarted(calls, payload);
+        sent.whenComplete((v, e) -> node.replicationBacklog.callsEnded(calls, payload));
+        return sent;
     }
 
     /** The value's bytes in one buffer (a copy for memory values; the staged read for disk ones). */

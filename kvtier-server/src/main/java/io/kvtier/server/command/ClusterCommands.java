@@ -220,7 +220,7 @@ final class ClusterCommands {
         return null;
     }
 
-    /** CLUSTER INFO: Redis's fields, then kvtier's (members, replication and state transfer). */
+    /** CLUSTER INFO: Redis's fields, then kvtier's (members, replication and state transfer, lag and progress). */
     static String infoText(ClusterNode node) {
         ClusterNode.Topology t = node.topology();
         SlotTable table = t.table();
@@ -261,6 +261,7 @@ final class ClusterCommands {
         b.append("kvtier_refused_writes_total:").append(node.refusedWrites.sum()).append("\r\n");
         b.append("kvtier_imported_keys_total:").append(node.fetchedKeys.sum()).append("\r\n");
         b.append("kvtier_imported_bytes_total:").append(node.fetchedBytes.sum()).append("\r\n");
+        ClusterProgressInfo.append(b, node);
         return b.toString();
     }
 

@@ -1,5 +1,6 @@
 package io.kvtier.server.metrics;
 
+import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.store.StoreStats;
 import io.kvtier.store.TieredStore;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -16,7 +17,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * The node's Prometheus registry and, when a port is given, its {@code /metrics} HTTP endpoint. Command metrics are
- * recorded on event loops (lock-free); tier metrics are read from {@link StoreStats} at scrape time.
+ * recorded on event loops (lock-free); tier and cluster metrics are read from {@link StoreStats} and
+ * {@link ClusterNode} at scrape time.
  */
 public final class Metrics implements AutoCloseable {
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -56,6 +58,11 @@ public final class Metrics implements AutoCloseable {
                 StoreStats::corruptReads);
         GaugeWithCallback.builder().name("kvtier_keys").help("Keys in the store")
                 .callback(cb -> cb.call(store.stats().keys())).register(registry);
+    }
+
+    /** Registers the cluster's gauges and counters (see {@link ClusterMetrics}); only a cluster node calls this. */
+    public void bind(ClusterNode node) {
+        ClusterMetrics.register(registry, node);
     }
 
     private void gauge(String name, String help, TieredStore store, ToLongFunction<StoreStats> memory,
