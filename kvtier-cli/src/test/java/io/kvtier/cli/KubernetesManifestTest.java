@@ -26,11 +26,12 @@ class KubernetesManifestTest {
     @Test
     void theConfigFileParsesWithTheServersOwnFlagCode() throws Exception {
         Map<String, String> settings = ConfigFile.read(CONF, ServerCommand.SETTINGS);
-        assertThat(settings).containsEntry("bind", "0.0.0.0").containsEntry("protected-mode", "no")
-                .containsKeys("memory", "disk", "dir", "metrics-port", "cluster-port", "replicas");
+        assertThat(settings).containsEntry("bind", "0.0.0.0").doesNotContainKey("protected-mode")
+                .doesNotContainKey("requirepass").containsKeys("memory", "disk", "dir", "metrics-port", "cluster-port", "replicas");
         ServerOptions o = podOptions();
         assertThat(o.bind()).isEqualTo("0.0.0.0");
-        assertThat(o.protectedMode()).isFalse();
+        assertThat(o.protectedMode()).isTrue();
+        assertThat(o.requirePass()).as("from the Secret, through the args").isEqualTo("s3cret");
         assertThat(o.cluster()).isNotNull();
         assertThat(o.cluster().membership().nodeId()).isEqualTo("kvtier-0");
         assertThat(o.cluster().membership().endpoint()).isEqualTo("10.1.2.3:6379");
@@ -44,7 +45,7 @@ class KubernetesManifestTest {
         assertThat(args.getFirst()).isEqualTo("server");
         CommandLine.Model.CommandSpec server = new CommandLine(new ServerCommand()).getCommandSpec();
         List<String> flags = args.stream().filter(a -> a.startsWith("--")).toList();
-        assertThat(flags).contains("--config", "--node-id", "--announce", "--dns-query");
+        assertThat(flags).contains("--config", "--node-id", "--announce", "--dns-query", "--requirepass");
         for (String flag : flags) {
             assertThat(server.findOption(flag)).as("kvtier server has no option " + flag).isNotNull();
         }
@@ -82,7 +83,7 @@ class KubernetesManifestTest {
         List<String> args = new ArrayList<>();
         for (String a : statefulSetArgs().subList(1, statefulSetArgs().size())) {
             args.add(a.replace("$(POD_NAME)", "kvtier-0").replace("$(POD_IP)", "10.1.2.3")
-                    .replace("$(POD_NAMESPACE)", "cache").replace("/etc/kvtier/kvtier.conf", CONF.toString()));
+                    .replace("$(POD_NAMESPACE)", "cache").replace("$(KVTIER_PASSWORD)", "s3cret").replace("/etc/kvtier/kvtier.conf", CONF.toString()));
         }
         assertThat(String.join(" ", args)).doesNotContain("$(");
         ServerCommand cmd = new ServerCommand();

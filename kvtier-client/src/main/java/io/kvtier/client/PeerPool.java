@@ -17,13 +17,16 @@ public final class PeerPool implements AutoCloseable {
     private final ClientResources resources;
     private final ClientOptions options;
     private final int connectionsPerPeer;
+    /** Sent with AUTH on every new connection before it takes commands; null for none. */
+    private final String password;
     private final ConcurrentHashMap<InetSocketAddress, Peer> peers = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private PeerPool(ClientResources resources, ClientOptions options, int connectionsPerPeer) {
+    private PeerPool(ClientResources resources, ClientOptions options, int connectionsPerPeer, String password) {
         this.resources = resources;
         this.options = options;
         this.connectionsPerPeer = connectionsPerPeer;
+        this.password = password;
     }
 
     /**
@@ -31,13 +34,23 @@ public final class PeerPool implements AutoCloseable {
      * {@code options}' connect and command timeouts. Close it before {@code resources}.
      */
     public static PeerPool create(ClientResources resources, ClientOptions options, int connectionsPerPeer) {
+        return create(resources, options, connectionsPerPeer, null);
+    }
+
+    /**
+     * Like {@link #create(ClientResources, ClientOptions, int)}, authenticating every connection with
+     * {@code AUTH password} (null: none) before it carries a command; a refused AUTH fails the connect, and with it
+     * the sends waiting for it, with {@link java.io.IOException}.
+     */
+    public static PeerPool create(ClientResources resources, ClientOptions options, int connectionsPerPeer,
+                                  String password) {
         if (resources == null || options == null) {
             throw new IllegalArgumentException("resources and options are required");
         }
         if (connectionsPerPeer < 1) {
             throw new IllegalArgumentException("connectionsPerPeer " + connectionsPerPeer + " must be at least 1");
         }
-        return new PeerPool(resources, options, connectionsPerPeer);
+        return new PeerPool(resources, options, connectionsPerPeer, password);
     }
 
     /**
@@ -174,16 +187,37 @@ public final class PeerPool implements AutoCloseable {
                 return;
             }
             RespConnection.connect(resources, address.getHostString(), address.getPort(), options)
+                    .thenCompose(this::authenticated)
                     .whenComplete((opened, error) -> {
                         if (error != null) {
-                            fresh.completeExceptionally(error);
+                            fresh.completeExceptionally(error instanceof CompletionException e && e.getCause() != null
+                                    ? e.getCause() : error);
                         } else if (!fresh.complete(opened)) {
                             opened.close(); // closed while connecting
                         }
                     });
         }
 
-        private static CompletableFuture<Reply> sendOn(RespConnection connection, Object[] args) {
+        /** {@code opened} once AUTH succeeded on it (at once without a password); closed if AUTH failed. */
+        private CompletableFuture<RespConnection> authenticated(RespConnection opened) {
+            if (password == null) {
+                return CompletableFuture.completedFuture(opened);
+            }
+            return sendOn(opened, "AUTH", password).handle((reply, error) -> {
+                try {
+                    if (error == null && !(reply instanceof Reply.Error)) {
+                        return opened;
+                    }
+                    opened.close();
+                    throw new CompletionException(new java.io.IOException("AUTH at " + address + " failed: "
+                            + (error != null ? error.getMessage() : ((Reply.Error) reply).message())));
+                } finally {
+                    Reply.release(reply);
+                }
+            });
+        }
+
+        private static CompletableFuture<Reply> sendOn(RespConnection connection, Object... args) {
             try {
                 return connection.send(args);
             } catch (RuntimeException e) {

@@ -61,6 +61,25 @@ class PeerPoolTest {
     }
 
     @Test
+    void authenticatesEveryConnectionBeforeItsFirstCommand() throws Exception {
+        try (PeerPool admin = PeerPool.create(resources, ClientOptions.defaults(), 1)) {
+            assertThat(admin.send(peer, "CONFIG", "SET", "requirepass", "s3cret").get(5, TimeUnit.SECONDS))
+                    .isInstanceOf(Reply.Simple.class);
+        }
+        try (PeerPool pool = PeerPool.create(resources, ClientOptions.defaults(), 2, "s3cret");
+             PeerPool wrong = PeerPool.create(resources, ClientOptions.defaults(), 1, "guess");
+             PeerPool none = PeerPool.create(resources, ClientOptions.defaults(), 1)) {
+            for (int i = 0; i < 4; i++) {
+                assertThat(pool.send(peer, "PING").get(5, TimeUnit.SECONDS)).isEqualTo(new Reply.Simple("PONG"));
+            }
+            assertThatThrownBy(() -> wrong.send(peer, "PING").get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(java.io.IOException.class).hasMessageContaining("AUTH at")
+                    .hasMessageContaining("WRONGPASS");
+            assertThat(none.send(peer, "PING").get(5, TimeUnit.SECONDS)).isInstanceOf(Reply.Error.class);
+        }
+    }
+
+    @Test
     void roundRobinsOverItsConnectionsToOnePeer() throws Exception {
         try (PeerPool pool = PeerPool.create(resources, ClientOptions.defaults(), 3)) {
             List<Long> ids = new ArrayList<>();

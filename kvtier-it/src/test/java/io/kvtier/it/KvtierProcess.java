@@ -129,6 +129,21 @@ public final class KvtierProcess implements AutoCloseable {
         return port;
     }
 
+    /** The node's --requirepass, or null. */
+    public String password() {
+        int i = extraArgs.indexOf("--requirepass");
+        return i >= 0 && i + 1 < extraArgs.size() ? extraArgs.get(i + 1) : null;
+    }
+
+    /** A plain Jedis connection to the node, authenticated if it has a password. */
+    public redis.clients.jedis.Jedis jedis(int timeoutMillis) {
+        redis.clients.jedis.Jedis j = new redis.clients.jedis.Jedis(host, port, timeoutMillis);
+        if (password() != null) {
+            j.auth(password());
+        }
+        return j;
+    }
+
     /** The address the node listens on (127.0.0.1 unless started with {@link #startAt}). */
     public String host() {
         return host;

@@ -109,7 +109,7 @@ final class LoadGenerator implements AutoCloseable {
                 if (jedis == null) {
                     List<KvtierProcess> live = targets.get();
                     KvtierProcess target = live.get(Math.floorMod(id + rnd.nextInt(live.size()), live.size()));
-                    jedis = new Jedis(target.host(), target.port(), 10_000);
+                    jedis = target.jedis(10_000);
                 }
                 if (write) {
                     long v = ++version;
@@ -196,7 +196,7 @@ final class LoadGenerator implements AutoCloseable {
      */
     List<String> verifyAll(KvtierProcess node) {
         List<String> problems = new ArrayList<>();
-        try (Jedis j = new Jedis(node.host(), node.port(), 10_000)) {
+        try (Jedis j = node.jedis(10_000)) {
             for (int t = 0; t < keys.length; t++) {
                 for (int k = 0; k < KEYS_PER_THREAD; k++) {
                     KeyState st = keys[t][k];
@@ -256,7 +256,7 @@ final class LoadGenerator implements AutoCloseable {
     private static long readAll(KvtierProcess node, List<String> keys, long sinceNanos, long deadline) {
         List<String> pending = keys;
         while (System.nanoTime() < deadline) {
-            try (Jedis j = new Jedis(node.host(), node.port(), 5_000)) {
+            try (Jedis j = node.jedis(5_000)) {
                 redis.clients.jedis.Pipeline p = j.pipelined();
                 List<redis.clients.jedis.Response<byte[]>> replies = new ArrayList<>();
                 for (String key : pending) {

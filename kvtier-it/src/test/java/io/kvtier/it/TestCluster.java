@@ -33,15 +33,25 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
     static TestCluster start(Path dir, int n, int capacity) throws Exception {
-        return start(dir, n, capacity, null);
+        return start(dir, n, capacity, null, i -> List.of());
     }
 
     /** Starts {@code n} nodes, node i in namespace i of {@code namespaces}, and waits until they agree. */
     static TestCluster startIn(NetworkNamespaces namespaces, Path dir, int n) throws Exception {
-        return start(dir, n, 0, namespaces);
+        return start(dir, n, 0, namespaces, i -> List.of());
     }
 
-    private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces) throws Exception {
+    /**
+     * Like {@link #start}, with {@code extraFlags.apply(i)} appended to the flags of node i (0-based; nodes added
+     * later with {@link #addWith} too), e.g. a {@code --metrics-port} each.
+     */
+    static TestCluster startWith(Path dir, int n, int capacity, IntFunction<List<String>> extraFlags)
+            throws Exception {
+        return start(dir, n, capacity, null, extraFlags);
+    }
+
+    private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
+                                     IntFunction<List<String>> extraFlags) throws Exception {
         TestCluster c = new TestCluster(dir, namespaces);
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
@@ -50,7 +60,7 @@ final class TestCluster implements AutoCloseable {
         List<CompletableFuture<KvtierProcess>> starting = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int k = i;
-            starting.add(CompletableFuture.supplyAsync(() -> c.launch(k)));
+            starting.add(CompletableFuture.supplyAsync(() -> c.launch(k, extraFlags.apply(k))));
         }
         for (CompletableFuture<KvtierProcess> f : starting) {
             c.nodes.add(f.join());
@@ -63,7 +73,7 @@ final class TestCluster implements AutoCloseable {
         return namespaces == null ? "127.0.0.1" : namespaces.address(i);
     }
 
-    private KvtierProcess launch(int i) {
+    private KvtierProcess launch(int i, List<String> extraFlags) {
         String seeds = java.util.stream.IntStream.range(0, clusterPorts.size())
                 .mapToObj(k -> host(k) + ":" + clusterPorts.get(k)).collect(Collectors.joining(","));
         List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
@@ -73,6 +83,7 @@ final class TestCluster implements AutoCloseable {
             // A namespace's address is not loopback: without a password, protected mode would refuse to start.
             flags.addAll(List.of("--bind", host(i), "--protected-mode", "no"));
         }
+        flags.addAll(extraFlags);
         try {
             return KvtierProcess.startAt(host(i), respPorts.get(i), namespaces == null ? List.of()
                     : namespaces.exec(i), dir.resolve("n" + (i + 1)), flags.toArray(String[]::new));
@@ -83,7 +94,12 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts the next unused node id and returns it (it joins the running cluster). */
     KvtierProcess add() {
-        KvtierProcess p = launch(nodes.size());
+        return addWith(List.of());
+    }
+
+    /** Starts the next unused node id with {@code extraFlags} after the usual ones; it joins the running cluster. */
+    KvtierProcess addWith(List<String> extraFlags) {
+        KvtierProcess p = launch(nodes.size(), extraFlags);
         nodes.add(p);
         return p;
     }
@@ -93,7 +109,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     static Map<String, String> clusterInfo(KvtierProcess node) {
-        try (Jedis j = new Jedis(node.host(), node.port(), 2_000)) {
+        try (Jedis j = node.jedis(2_000)) {
             return j.clusterInfo().lines().filter(l -> l.contains(":"))
                     .collect(Collectors.toMap(l -> l.substring(0, l.indexOf(':')), l -> l.substring(l.indexOf(':') + 1),
                             (a, b) -> b));
@@ -143,49 +159,6 @@ final class TestCluster implements AutoCloseable {
 
     long awaitAgreement(int members, long timeoutMillis) throws InterruptedException {
         return awaitAgreement(members, timeoutMillis, live());
-    }
-
-    /**
-     * Like {@link #start}, with {@code extraFlags.apply(i)} appended to the flags of node i (0-based; nodes added
-     * later with {@link #addWith} too), e.g. a {@code --metrics-port} each.
-     */
-    static TestCluster startWith(Path dir, int n, int capacity, IntFunction<List<String>> extraFlags)
-            throws Exception {
-        TestCluster c = new TestCluster(dir);
-        for (int i = 0; i < n + capacity; i++) {
-            c.respPorts.add(KvtierProcess.freePortForTests());
-            c.clusterPorts.add(KvtierProcess.freePortForTests());
-        }
-        List<CompletableFuture<KvtierProcess>> starting = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            int k = i;
-            starting.add(CompletableFuture.supplyAsync(() -> c.launchWith(k, extraFlags.apply(k))));
-        }
-        for (CompletableFuture<KvtierProcess> f : starting) {
-            c.nodes.add(f.join());
-        }
-        c.awaitAgreement(n, 60_000);
-        return c;
-    }
-
-    /** Starts the next unused node id with {@code extraFlags} after the usual ones; it joins the running cluster. */
-    KvtierProcess addWith(List<String> extraFlags) {
-        KvtierProcess p = launchWith(nodes.size(), extraFlags);
-        nodes.add(p);
-        return p;
-    }
-
-    private KvtierProcess launchWith(int i, List<String> extraFlags) {
-        String seeds = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
-        List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
-                Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id", "n" + (i + 1), "--replicas", "1",
-                "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout", PEER_TIMEOUT));
-        flags.addAll(extraFlags);
-        try {
-            return KvtierProcess.startOn(respPorts.get(i), dir.resolve("n" + (i + 1)), flags.toArray(String[]::new));
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     @Override

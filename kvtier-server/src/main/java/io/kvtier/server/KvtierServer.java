@@ -122,7 +122,8 @@ public final class KvtierServer implements AutoCloseable {
             endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + context.port();
         }
         cluster = io.kvtier.server.cluster.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
-                c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store);
+                c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store,
+                options.requirePass());
         context.cluster(cluster); // before joining: peers may forward to this node as soon as it is in their table
         metrics.bind(cluster);
         cluster.join();

@@ -125,13 +125,13 @@ public final class ClusterNode implements AutoCloseable {
     /** The importer's progress through the slots this node took over (rebalancing). */
     public final ImportProgress importProgress = new ImportProgress(fetchedKeys, fetchedBytes);
 
-    private ClusterNode(ClusterSettings settings, TieredStore store) {
+    private ClusterNode(ClusterSettings settings, TieredStore store, String password) {
         this.settings = settings;
         this.store = store;
         this.clientResources = ClientResources.create(1);
         ClientOptions options = new ClientOptions(settings.peerTimeout(), settings.peerTimeout());
         for (Lane lane : Lane.values()) {
-            lanes.put(lane, PeerPool.create(clientResources, options, CONNECTIONS_PER_LANE));
+            lanes.put(lane, PeerPool.create(clientResources, options, CONNECTIONS_PER_LANE, password));
         }
         Member self = new Member(settings.membership().nodeId(), settings.membership().weight(),
                 settings.membership().endpoint());
@@ -140,9 +140,13 @@ public final class ClusterNode implements AutoCloseable {
         this.pauseWatch = Thread.ofPlatform().name("kvtier-pause-watch").daemon().unstarted(this::watchPauses);
     }
 
-    /** A node of the cluster {@code settings} describe, not joined yet (it answers peers with TRYAGAIN). */
-    public static ClusterNode create(ClusterSettings settings, TieredStore store) {
-        return new ClusterNode(settings, store);
+    /**
+     * A node of the cluster {@code settings} describe, not joined yet (it answers peers with TRYAGAIN). Every node of
+     * a cluster has the same {@code password} (--requirepass, null for none): it authenticates the node's peer
+     * connections.
+     */
+    public static ClusterNode create(ClusterSettings settings, TieredStore store, String password) {
+        return new ClusterNode(settings, store, password);
     }
 
     /** Joins the cluster; the first slot table may still be on its way when this returns. */
