@@ -1,5 +1,8 @@
 package io.kvtier.cli.cluster;
 
+import io.kvtier.bench.report.Json;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -7,7 +10,7 @@ import java.util.Map;
  * {@code kvtier cluster status --json} for machines: one JSON object with the same figures as {@link StatusTable}
  * (members, epoch, slots, replication lag, rebalancing) in named fields, plus {@code info}, every CLUSTER INFO field as
  * the node sent it (strings), and with {@code --all} {@code nodes}, the other members' own reports in the same shape.
- * A pure function of its arguments; field names are stable.
+ * A pure function of its arguments; field names are stable. Written by the benchmark's JSON writer.
  */
 final class StatusJson {
     private StatusJson() {
@@ -19,114 +22,54 @@ final class StatusJson {
 
     /** The same, with {@code nodes}: every member's own report (or its error), {@code --all}. */
     static String format(ClusterInfo info, String target, List<NodeQuery.NodeReport> others) {
-        String body = fields(info, target).end();
-        if (others.isEmpty()) {
-            return body;
+        Map<String, Object> status = fields(info, target);
+        if (!others.isEmpty()) {
+            List<Object> nodes = new ArrayList<>();
+            for (NodeQuery.NodeReport r : others) {
+                nodes.add(object("id", r.id(), "endpoint", r.endpoint(), "error", r.error(), "status",
+                        r.info() == null ? null : fields(r.info(), r.endpoint())));
+            }
+            status.put("nodes", nodes);
         }
-        StringBuilder nodes = new StringBuilder("[");
-        for (NodeQuery.NodeReport r : others) {
-            nodes.append(nodes.length() == 1 ? "" : ",").append(new Obj().str("id", r.id())
-                    .str("endpoint", r.endpoint()).str("error", r.error())
-                    .raw("status", r.info() == null ? "null" : fields(r.info(), r.endpoint()).end()).end());
-        }
-        return body.substring(0, body.length() - 1) + ",\"nodes\":" + nodes.append(']') + "}";
+        return Json.write(status);
     }
 
-    private static Obj fields(ClusterInfo info, String target) {
-        Obj o = new Obj();
-        o.str("target", target).str("node_id", info.nodeId()).str("cluster_state", info.state())
-                .num("epoch", info.epoch()).bool("serving", info.serving()).str("down_reason", info.downReason())
-                .num("slots_with_primary", info.primarySlotsAssigned());
-        Obj self = new Obj().num("primary", info.slotsPrimary()).num("owned", info.slotsOwned())
-                .num("importing", info.slotsImporting());
-        o.raw("slots", self.end());
-        o.raw("members", members(info));
-        ClusterInfo.Lag lag = info.lag();
-        o.raw("replication", new Obj().str("mode", info.replication()).num("replicas", info.replicas())
-                .num("inflight_writes", lag.writes()).num("inflight_calls", lag.calls())
-                .num("inflight_bytes", lag.bytes()).num("lag_ms", lag.oldestMillis()).end());
-        ClusterInfo.Rebalance r = info.rebalance();
-        o.raw("rebalance", new Obj().str("state", r.state()).num("epoch", r.epoch()).num("slots", r.slots())
-                .num("slots_copied", r.slotsCopied()).num("slots_done", r.slotsDone()).num("sources", r.sources())
-                .num("pass", r.pass()).num("keys_listed", r.keysListed()).num("keys", r.keys())
-                .num("bytes", r.bytes()).num("started_at_ms", r.startedAtMillis())
-                .num("elapsed_ms", r.elapsedMillis()).num("rate_bytes_per_second", r.rate()).end());
-        ClusterInfo.Traffic t = info.traffic();
-        o.raw("traffic", new Obj().num("replicated", t.replicated()).num("replication_failures",
-                        t.replicationFailures()).num("forwarded", t.forwarded()).num("forward_failures",
-                        t.forwardFailures()).num("moved", t.moved()).num("refused_writes", t.refusedWrites())
-                .num("imported_keys", t.importedKeys()).num("imported_bytes", t.importedBytes()).end());
-        Obj raw = new Obj();
-        for (Map.Entry<String, String> e : info.raw().entrySet()) {
-            raw.str(e.getKey(), e.getValue());
+    private static Map<String, Object> fields(ClusterInfo info, String target) {
+        Map<String, Object> o = object("target", target, "node_id", info.nodeId(), "cluster_state", info.state(),
+                "epoch", info.epoch(), "serving", info.serving(), "down_reason", info.downReason(),
+                "slots_with_primary", info.primarySlotsAssigned());
+        o.put("slots", object("primary", info.slotsPrimary(), "owned", info.slotsOwned(), "importing",
+                info.slotsImporting()));
+        List<Object> members = new ArrayList<>();
+        for (ClusterInfo.MemberRow m : info.members()) {
+            members.add(object("id", m.id(), "endpoint", m.endpoint(), "self", m.id().equals(info.nodeId()),
+                    "weight", m.weight(), "primary_slots", m.primarySlots(), "owned_slots", m.ownedSlots()));
         }
-        o.raw("info", raw.end());
+        o.put("members", members);
+        ClusterInfo.Lag lag = info.lag();
+        o.put("replication", object("mode", info.replication(), "replicas", info.replicas(), "inflight_writes",
+                lag.writes(), "inflight_calls", lag.calls(), "inflight_bytes", lag.bytes(), "lag_ms",
+                lag.oldestMillis()));
+        ClusterInfo.Rebalance r = info.rebalance();
+        o.put("rebalance", object("state", r.state(), "epoch", r.epoch(), "slots", r.slots(), "slots_copied",
+                r.slotsCopied(), "slots_done", r.slotsDone(), "sources", r.sources(), "pass", r.pass(),
+                "keys_listed", r.keysListed(), "keys", r.keys(), "bytes", r.bytes(), "started_at_ms",
+                r.startedAtMillis(), "elapsed_ms", r.elapsedMillis(), "rate_bytes_per_second", r.rate()));
+        ClusterInfo.Traffic t = info.traffic();
+        o.put("traffic", object("replicated", t.replicated(), "replication_failures", t.replicationFailures(),
+                "forwarded", t.forwarded(), "forward_failures", t.forwardFailures(), "moved", t.moved(),
+                "refused_writes", t.refusedWrites(), "imported_keys", t.importedKeys(), "imported_bytes",
+                t.importedBytes()));
+        o.put("info", new LinkedHashMap<String, Object>(info.raw()));
         return o;
     }
 
-    private static String members(ClusterInfo info) {
-        List<ClusterInfo.MemberRow> rows = info.members();
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < rows.size(); i++) {
-            ClusterInfo.MemberRow m = rows.get(i);
-            b.append(i == 0 ? "" : ",").append(new Obj().str("id", m.id()).str("endpoint", m.endpoint())
-                    .bool("self", m.id().equals(info.nodeId())).num("weight", m.weight())
-                    .num("primary_slots", m.primarySlots()).num("owned_slots", m.ownedSlots()).end());
+    /** An object of name, value pairs, in order. */
+    private static Map<String, Object> object(Object... pairs) {
+        Map<String, Object> o = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            o.put((String) pairs[i], pairs[i + 1]);
         }
-        return b.append(']').toString();
-    }
-
-    /** A JSON object under construction, fields in the order added. */
-    private static final class Obj {
-        private final StringBuilder b = new StringBuilder("{");
-
-        private Obj key(String name) {
-            if (b.length() > 1) {
-                b.append(',');
-            }
-            b.append(quote(name)).append(':');
-            return this;
-        }
-
-        Obj str(String name, String value) {
-            key(name).b.append(value == null ? "null" : quote(value));
-            return this;
-        }
-
-        Obj num(String name, long value) {
-            key(name).b.append(value);
-            return this;
-        }
-
-        Obj bool(String name, boolean value) {
-            key(name).b.append(value);
-            return this;
-        }
-
-        Obj raw(String name, String json) {
-            key(name).b.append(json);
-            return this;
-        }
-
-        String end() {
-            return b.append('}').toString();
-        }
-    }
-
-    /** {@code value} as a JSON string literal (RFC 8259 escapes). */
-    static String quote(String value) {
-        StringBuilder out = new StringBuilder(value.length() + 2).append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> out.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-            }
-        }
-        return out.append('"').toString();
+        return o;
     }
 }
