@@ -58,13 +58,13 @@ public record FailoverSummary(double killAt, double viewChangeAfterKill, double 
     /** The lines printed after the run. */
     List<String> lines() {
         return List.of(
-                f("kill -9 n2 at %.1f s: the watched node showed a new table %s s later; the first command sent after"
-                        + " the kill succeeded on n2's keys %s s after it; errors stopped %s s after it (%d errors"
+                f("kill -9 n2 at %.1f s, then: new table on the watched node %s, n2's keys served again %s"
+                        + " (first success of a command sent after the kill), errors stopped %s (%d errors"
                         + " from the kill to the join)", killAt, s(viewChangeAfterKill), s(victimKeysServedAfter),
                         s(errorsStoppedAfterKill), errorsAfterKill),
-                f("join started at %.1f s: new table %s s later, rebalanced (nothing left to import anywhere) %s s"
-                        + " later; %d errors from the join to the end", joinAt, s(joinViewAfter),
-                        s(rebalancedAfterJoin), errorsAfterJoin),
+                f("join started at %.1f s, then: new table %s, rebalanced (nothing left to import anywhere) %s;"
+                        + " %d errors from the join to the end", joinAt, s(joinViewAfter), s(rebalancedAfterJoin),
+                        errorsAfterJoin),
                 f("ops/s: %.0f in the 5 s before the kill, %.0f from the kill to the join, %.0f in the last 5 s;"
                         + " %d ok, %d errors in all; longest command %.0f ms", opsBeforeKill, opsKillToJoin,
                         opsLast5s, ok, errors, maxLatencyMs));
@@ -95,6 +95,6 @@ public record FailoverSummary(double killAt, double viewChangeAfterKill, double 
     }
 
     private static String s(double seconds) {
-        return Double.isNaN(seconds) ? "(never)" : String.format(Locale.ROOT, "%.2f", seconds);
+        return Double.isNaN(seconds) ? "never" : String.format(Locale.ROOT, "+%.2f s", seconds);
     }
 }

@@ -15,8 +15,11 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -63,6 +66,7 @@ public final class ClusterRouter implements AutoCloseable {
     private final LongAdder refreshFailures = new LongAdder();
     private final AtomicLong longestRefreshNanos = new AtomicLong();
     private volatile String lastRefreshFailure = "";
+    private final List<String> startNotes = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private ClusterRouter(RouterOptions options, CommandObserver observer) {
@@ -114,20 +118,33 @@ public final class ClusterRouter implements AutoCloseable {
         connectAll();
     }
 
+    /**
+     * Connects every pool. A primary that cannot be reached does not stop the run (the map may still list a node
+     * that just died): its commands fail until the map moves its slots; only when no primary answers is it fatal.
+     */
     private void connectAll() throws IOException {
+        IOException last = null;
+        int reached = 0;
         for (NodePool pool : pools.values()) {
-            for (int i = 0; i < pool.size(); i++) {
-                try {
+            try {
+                for (int i = 0; i < pool.size(); i++) {
                     pool.connection(i).get(options.timeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-                } catch (Exception e) {
-                    if (e instanceof InterruptedException) {
-                        Thread.currentThread().interrupt();
-                    }
-                    Throwable cause = e.getCause() == null ? e : e.getCause();
-                    throw new IOException("--cluster: cannot connect to " + pool.node().host() + ":"
-                            + pool.node().port() + " (" + cause + ")", cause);
                 }
+                reached++;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while connecting to the cluster", e);
+            } catch (ExecutionException | TimeoutException e) {
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                last = new IOException("--cluster: cannot connect to " + pool.node().host() + ":"
+                        + pool.node().port() + " (" + cause + ")", cause);
+                startNotes.add("cluster: at the start " + pool.node().host() + ":" + pool.node().port()
+                        + " could not be reached (" + cause.getMessage() + "); its commands failed until the map"
+                        + " moved its slots");
             }
+        }
+        if (reached == 0) {
+            throw last;
         }
     }
 
@@ -250,6 +267,7 @@ public final class ClusterRouter implements AutoCloseable {
                 + " refreshes (longest %.0f ms), %d reconnects", map.primaries().size(), String.join(" ",
                 map.primaries().stream().map(n -> n.host() + ":" + n.port()).toList()), redirects.sum(),
                 refresher.runs(), longestRefreshNanos.get() / 1e6, reconnects));
+        notes.addAll(startNotes);
         if (refreshFailures.sum() > 0) {
             notes.add("cluster: " + refreshFailures.sum() + " refreshes reached no node (last: " + lastRefreshFailure
                     + ")");

@@ -30,7 +30,8 @@ public record Redirect(int slot, HostPort target) {
             if (slot < 0 || slot >= SlotHash.SLOTS) {
                 return Optional.empty();
             }
-            String endpoint = parts[1].startsWith(":") ? from.host() + parts[1] : parts[1];
+            boolean noHost = parts[1].startsWith(":") && parts[1].indexOf(':', 1) < 0; // ":7001", not "::1:7001"
+            String endpoint = noHost ? from.host() + parts[1] : parts[1];
             return Optional.of(new Redirect(slot, HostPort.parse(endpoint, "MOVED target")));
         } catch (IllegalArgumentException malformed) {
             return Optional.empty();
