@@ -30,6 +30,7 @@ import java.util.Map;
  */
 final class FailoverRun {
     private static final Duration WARM_UP_MAX = Duration.ofSeconds(5);
+    private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
 
     private final ClusterBenchOptions o;
     private final PrintStream out;
@@ -69,9 +70,9 @@ final class FailoverRun {
                     problems = scenario.problems();
                 }
                 TimelineData data = timeline.snapshot(timeline.bucketsFor(o.timeline()));
-                List<OpResult> verify = o.verify() ? generator.run(load.readAll()).results() : List.of();
-                List<String> notes = new ArrayList<>(endpoint.notes());
-                notes.addAll(problems);
+                List<String> notes = new ArrayList<>(problems);
+                List<OpResult> verify = o.verify() ? verify(cluster, generator, load, notes) : List.of();
+                notes.addAll(0, endpoint.notes());
                 FailoverSummary summary = FailoverSummary.of(data, events, o.timeline().toMillis() / 1000.0);
                 ChartFiles chart = chart(data, events);
                 return new FailoverResult(data, events, summary, mixed.results(), verify, notes, chart);
@@ -90,6 +91,25 @@ final class FailoverRun {
         }
     }
 
+    /**
+     * Reads every key once the cluster has settled (every live node on one table of the expected size, nothing left
+     * to import; waited for at most {@link #SETTLE_TIMEOUT}), so that a miss means a lost key and not a table change
+     * in progress.
+     */
+    private List<OpResult> verify(LocalCluster cluster, LoadGenerator generator, FailoverLoad load,
+            List<String> notes) throws InterruptedException {
+        int members = cluster.live().size();
+        out.printf("failover: waiting for the %d live nodes to settle, then reading every key ...%n", members);
+        try {
+            Duration settled = cluster.awaitAgreement(members, SETTLE_TIMEOUT);
+            notes.add(String.format(Locale.ROOT, "the %d live nodes agreed on one table with nothing left to import"
+                    + " %.1f s after the timeline ended", members, settled.toMillis() / 1000.0));
+        } catch (IOException e) {
+            notes.add("the final read ran before the cluster settled: " + e.getMessage());
+        }
+        return generator.run(load.readAll()).results();
+    }
+
     private Duration warmUp() {
         return o.serverWarmUp().compareTo(WARM_UP_MAX) < 0 ? o.serverWarmUp() : WARM_UP_MAX;
     }
@@ -100,15 +120,18 @@ final class FailoverRun {
         double[] reads = new double[n];
         double[] writes = new double[n];
         double[] errors = new double[n];
+        double[] victim = new double[n];
         for (int b = 0; b < n; b++) {
             seconds[b] = data.startSeconds(b) + data.bucketSeconds() / 2;
             reads[b] = data.perSecond(data.get(TimelineData.READS_OK, b));
             writes[b] = data.perSecond(data.get(TimelineData.WRITES_OK, b));
             errors[b] = data.perSecond(data.errors(b));
+            victim[b] = data.perSecond(data.get(TimelineData.VICTIM_OK, b));
         }
         Map<String, double[]> left = new LinkedHashMap<>();
         left.put("GET ok/s", reads);
         left.put("SET ok/s", writes);
+        left.put("ok/s on n2's keys (sent after the kill)", victim);
         String via = o.via() == RouterOptions.Mode.SLOTS ? "cluster client" : "through node 1's proxy";
         String title = String.format(Locale.ROOT, "Failover: %d nodes, kill -9 n2, a node joins (%s, %s values, "
                 + "c=%d)", o.nodes(), via, Units.bytes(o.timelineValueSize()), o.connections());

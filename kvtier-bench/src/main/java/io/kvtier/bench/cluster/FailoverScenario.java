@@ -4,6 +4,7 @@ import io.kvtier.bench.routing.ClusterRouter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,12 +58,17 @@ final class FailoverScenario implements AutoCloseable {
         return s;
     }
 
+    /**
+     * The marker goes at the signal; successes on the victim's keys count from when the process is gone (it may
+     * still answer in the milliseconds between SIGKILL and its exit).
+     */
     private void kill() {
         LocalCluster.Node victim = cluster.nodes().get(VICTIM);
-        long now = System.nanoTime();
-        timeline.markKill(now, router.slotsOf(victim.endpoint()));
-        events.add(new TimelineEvent(timeline.seconds(now), TimelineEvent.KILL, "kill -9 " + victim.id()));
+        BitSet slots = router.slotsOf(victim.endpoint());
+        long signal = System.nanoTime();
         victim.process().kill();
+        timeline.markKill(System.nanoTime(), slots);
+        events.add(new TimelineEvent(timeline.seconds(signal), TimelineEvent.KILL, "kill -9 " + victim.id()));
     }
 
     private void join() {

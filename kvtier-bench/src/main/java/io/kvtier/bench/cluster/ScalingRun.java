@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The scaling comparison: a 1-node cluster and a {@code nodes}-node cluster (both started with {@code --seeds}, so
@@ -44,10 +46,11 @@ final class ScalingRun {
     private List<ScalingPass> run(Cleanup cleanup) throws IOException, InterruptedException {
         out.printf("scaling: starting a 1-node and a %d-node cluster (--replicas %d; --memory %s each) ...%n",
                 o.nodes(), o.node().replicas(), Units.bytes(o.node().memory()));
-        try (LocalCluster one = cleanup.add(LocalCluster.start(o.node(), scratch.resolve("scaling-1"),
-                "kvtier-bench-1node", 1, 0));
-             LocalCluster many = cleanup.add(LocalCluster.start(o.node(), scratch.resolve("scaling-" + o.nodes()),
-                     "kvtier-bench-" + o.nodes() + "nodes", o.nodes(), 0))) {
+        // Started together (a node's start is mostly waiting: JGroups discovery, merge rounds), measured apart. A
+        // cluster that starts while the other failed is in the cleanup's hands.
+        CompletableFuture<LocalCluster> oneStarting = CompletableFuture.supplyAsync(() -> start(cleanup, 1));
+        CompletableFuture<LocalCluster> manyStarting = CompletableFuture.supplyAsync(() -> start(cleanup, o.nodes()));
+        try (LocalCluster one = join(oneStarting); LocalCluster many = join(manyStarting)) {
             warmUp(List.of(one, many));
             for (int round = 1; round <= o.rounds(); round++) {
                 for (LocalCluster cluster : List.of(one, many)) {
@@ -55,6 +58,29 @@ final class ScalingRun {
                 }
             }
             return List.copyOf(passes);
+        }
+    }
+
+    private LocalCluster start(Cleanup cleanup, int nodes) {
+        try {
+            return cleanup.add(LocalCluster.start(o.node(), scratch.resolve("scaling-" + nodes),
+                    "kvtier-bench-" + nodes + "node" + (nodes == 1 ? "" : "s"), nodes, 0));
+        } catch (IOException e) {
+            throw new CompletionException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(new IOException("interrupted while starting the clusters", e));
+        }
+    }
+
+    private static LocalCluster join(CompletableFuture<LocalCluster> starting) throws IOException {
+        try {
+            return starting.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
         }
     }
 

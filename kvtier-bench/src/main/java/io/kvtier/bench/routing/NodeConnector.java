@@ -34,9 +34,13 @@ final class NodeConnector {
 
     /** A connection that has passed its handshake; fails with the transport's exception or the refusal. */
     CompletableFuture<RespConnection> connect(HostPort node) {
+        return connect(node, options);
+    }
+
+    private CompletableFuture<RespConnection> connect(HostPort node, ClientOptions with) {
         CompletableFuture<RespConnection> connected;
         try {
-            connected = RespConnection.connect(resources, node.host(), node.port(), options);
+            connected = RespConnection.connect(resources, node.host(), node.port(), with);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -74,12 +78,13 @@ final class NodeConnector {
     }
 
     /**
-     * Asks {@code node} for CLUSTER SLOTS on a connection of its own; blocks up to the connect timeout plus
-     * {@code replyTimeout} (a 3-node kvtier table is about 14,000 ranges, 2 MB, and a loaded node may take a while).
+     * Asks {@code node} for CLUSTER SLOTS on a connection of its own, whose replies may take {@code replyTimeout} (a
+     * 3-node kvtier table is about 14,000 ranges, 2 MB, and a loaded or just started node may take a while).
      */
     List<SlotRange> fetchSlots(HostPort node, Duration replyTimeout) throws IOException {
-        long waitMillis = options.connectTimeout().toMillis() + options.commandTimeout().toMillis();
-        CompletableFuture<RespConnection> connecting = connect(node);
+        long waitMillis = options.connectTimeout().toMillis() + replyTimeout.toMillis();
+        CompletableFuture<RespConnection> connecting = connect(node, new ClientOptions(options.connectTimeout(),
+                replyTimeout));
         RespConnection c;
         try {
             c = await(connecting, node, waitMillis);
@@ -88,7 +93,7 @@ final class NodeConnector {
             throw e;
         }
         try {
-            Reply reply = await(c.send("CLUSTER", "SLOTS"), node, replyTimeout.toMillis());
+            Reply reply = await(c.send("CLUSTER", "SLOTS"), node, replyTimeout.toMillis() + 1000);
             try {
                 return ClusterSlots.parse(reply, node);
             } catch (IllegalArgumentException e) {
