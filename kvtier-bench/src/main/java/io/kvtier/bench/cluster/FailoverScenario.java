@@ -87,11 +87,19 @@ final class FailoverScenario implements AutoCloseable {
         }
     }
 
-    /** Stops the threads (a join still starting is interrupted) and returns the events, earliest first. */
-    List<TimelineEvent> stop() throws InterruptedException {
+    /**
+     * Stops the threads (a join still starting is interrupted) and returns the events, earliest first. An interrupt
+     * while waiting for them is kept for the caller (the interrupt flag) and the events so far are returned.
+     */
+    List<TimelineEvent> stop() {
         threads.shutdownNow();
-        if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
-            problems.add("the failover threads did not stop within 10 s");
+        try {
+            if (!threads.awaitTermination(10, TimeUnit.SECONDS)) {
+                problems.add("the failover threads did not stop within 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            problems.add("interrupted while stopping the failover threads");
         }
         List<TimelineEvent> sorted = new ArrayList<>(events);
         sorted.sort(Comparator.comparingDouble(TimelineEvent::seconds));
@@ -104,7 +112,7 @@ final class FailoverScenario implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         stop();
     }
 }

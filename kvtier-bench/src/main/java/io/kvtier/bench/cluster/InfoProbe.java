@@ -21,7 +21,7 @@ final class InfoProbe {
 
     /** The node's CLUSTER INFO; throws when it cannot be reached within {@code timeout} or answers an error. */
     static ClusterInfo clusterInfo(String host, int port, Duration timeout) throws IOException {
-        int millis = (int) Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
+        int millis = Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE);
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), millis);
             s.setSoTimeout(millis);

@@ -84,9 +84,17 @@ final class RedisCluster implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         for (Process p : processes) {
-            p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            p.destroyForcibly();
+        }
+        for (Process p : processes) {
+            try {
+                p.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 }
