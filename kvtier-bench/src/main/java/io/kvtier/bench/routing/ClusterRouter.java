@@ -29,9 +29,12 @@ import java.util.concurrent.atomic.LongAdder;
  * REFRESH_INTERVAL_MILLIS (MapRefresher), whenever something says it is stale:
  *   -MOVED slot host:port   the slot is patched at once and the command resent there (at most MAX_REDIRECTS times),
  *                           as Redis Cluster clients do; a refresh then picks up the other slots that moved with it.
- *   a node cannot be reached (refused, reset)   the command was not sent: it waits for the next refresh and goes to
- *                           the slot's new primary if there is one, else it fails. Its connection slot reconnects at
- *                           most every NodePool.RETRY_MILLIS, so a dead node costs a bounded error rate, not a spin.
+ *   a node cannot be reached (refused, reset)   the command was not sent: it is sent once to another node (the
+ *                           entry node), which answers MOVED to the new primary as soon as it has the new table (one
+ *                           round trip, where a refresh is 2 MB of CLUSTER SLOTS for three kvtier nodes); if that
+ *                           leads back to the dead node, it waits for the next refresh and goes to the slot's new
+ *                           primary if there is one, else it fails. Its connection slot reconnects at most every
+ *                           NodePool.RETRY_MILLIS, so a dead node costs a bounded error rate, not a spin.
  *   a connection closes with the command in flight   the command may have run: it fails, and the map is refreshed.
  *   -TRYAGAIN, -CLUSTERDOWN and other errors   returned as they are: the benchmark counts them, it does not retry.
  * Every command is bounded by the timeout, redirects and waits included. Connections are made cluster-aware so that
@@ -181,6 +184,21 @@ public final class ClusterRouter implements AutoCloseable {
         }
         return pools.computeIfAbsent(node, n -> newPool(n, ConnectionShares.shareOfNewcomer(options.connections(),
                 pools.size() + 1)));
+    }
+
+    /**
+     * A pool of a node other than {@code unreachable} to ask about a slot (the entry node if it is another, else
+     * any); null in proxy mode, where every command goes to the entry node, or when no other node is known.
+     */
+    NodePool anotherPool(HostPort unreachable) {
+        if (options.mode() != RouterOptions.Mode.SLOTS) {
+            return null;
+        }
+        NodePool entry = pools.get(options.entry());
+        if (entry != null && !options.entry().equals(unreachable)) {
+            return entry;
+        }
+        return pools.values().stream().filter(p -> !p.node().equals(unreachable)).findFirst().orElse(null);
     }
 
     HostPort primaryFor(int slot) {

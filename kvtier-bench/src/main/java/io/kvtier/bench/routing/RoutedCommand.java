@@ -34,6 +34,7 @@ final class RoutedCommand {
     private final CompletableFuture<Reply> result = new CompletableFuture<>();
     private Object[] args; // null once released
     private volatile int hops;
+    private volatile boolean askedOther;
 
     RoutedCommand(ClusterRouter router, int lane, int slot, Object[] args) {
         this.router = router;
@@ -60,6 +61,10 @@ final class RoutedCommand {
             unreachable(null, new IllegalStateException("no node is known to serve slot " + slot));
             return;
         }
+        attemptOn(pool);
+    }
+
+    private void attemptOn(NodePool pool) {
         pool.connection(lane).whenComplete((connection, failure) -> {
             if (failure != null) {
                 unreachable(pool.node(), failure);
@@ -102,8 +107,21 @@ final class RoutedCommand {
         finish(reply, null);
     }
 
-    /** Not sent: wait for a fresher map, and go to the slot's new primary if it has moved. */
+    /**
+     * Not sent. The first time, ask another node: once any survivor has the new table it answers with the value or
+     * a MOVED to the new primary, one round trip instead of a whole map refresh (2 MB of CLUSTER SLOTS for three
+     * kvtier nodes, which a busy node takes a second to send). After that, or when no other node is known, wait for
+     * a fresher map and go to the slot's new primary if it has moved.
+     */
     private void unreachable(HostPort node, Throwable failure) {
+        NodePool other = askedOther || hops >= ClusterRouter.MAX_REDIRECTS ? null : router.anotherPool(node);
+        if (other != null && !result.isDone()) {
+            askedOther = true;
+            hops++;
+            router.refreshed(); // meanwhile, for the commands that come next
+            attemptOn(other);
+            return;
+        }
         router.refreshed().whenComplete((ignored, refreshFailure) -> {
             HostPort now = router.primaryFor(slot);
             if (now != null && !now.equals(node) && hops < ClusterRouter.MAX_REDIRECTS && !result.isDone()) {

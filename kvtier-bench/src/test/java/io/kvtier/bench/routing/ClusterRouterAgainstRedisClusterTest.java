@@ -146,6 +146,26 @@ class ClusterRouterAgainstRedisClusterTest {
 
     @Test
     @Order(100)
+    void aCommandForADeadNodeAsksAnotherNodeWhichPointsToTheSlotsNewPrimary() throws Exception {
+        HostPort dead = new HostPort("127.0.0.1", redis.ports.get(2));
+        int newOwner = redis.ports.get(1);
+        try (ClusterRouter router = ClusterRouter.open(options(Duration.ofSeconds(5)), CommandObserver.NONE)) {
+            byte[] key = keyOn(router, dead, true);
+            String id = RedisCluster.cli(newOwner, "CLUSTER", "MYID");
+            for (int port : redis.ports.subList(0, 2)) { // a failover, as far as the live nodes know
+                assertThat(RedisCluster.cli(port, "CLUSTER", "SETSLOT", Integer.toString(SlotHash.slot(key)), "NODE",
+                        id)).isEqualTo("OK");
+            }
+
+            Reply reply = router.send(0, key, "SET", key, "v").get(5, TimeUnit.SECONDS);
+
+            assertThat(reply).isEqualTo(new Reply.Simple("OK"));
+            assertThat(router.notes().getFirst()).as("the entry node answered MOVED").contains("1 MOVED followed");
+        }
+    }
+
+    @Test
+    @Order(101)
     void aWorkloadAgainstAClusterWithADeadNodeRunsToItsEndCountingErrors() throws Exception {
         // The dead node is still in CLUSTER SLOTS (Redis marks it failed only after its node timeout): the run
         // starts on the two live primaries, and the commands for the third fail, each within the timeout.
