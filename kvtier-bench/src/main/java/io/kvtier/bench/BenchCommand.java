@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
             "Latency is measured per command from send start to the last reply byte into HdrHistograms; without "
                     + "--rate the loop is closed (service times), with --rate it is open (from the intended send "
                     + "time, so stalls are charged)."},
-        subcommands = {SetGetCommand.class, LmcacheCommand.class, OverflowCommand.class, CompareCommand.class})
+        subcommands = {SetGetCommand.class, LmcacheCommand.class, OverflowCommand.class, CompareCommand.class,
+            ClusterCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -19,10 +19,11 @@ import java.util.OptionalDouble;
  * ({@code "--connections 0 is below the minimum 1"}). Immutable. Build with {@link #builder(WorkloadSpec)}, which
  * starts from the defaults the CLI documents.
  *
- * @param host        RESP endpoint host
+ * @param host        RESP endpoint host (with {@code cluster}: the node first asked for CLUSTER SLOTS)
  * @param port        RESP endpoint port
+ * @param cluster     route each command to its key's primary in a Redis-Cluster-style cluster
  * @param password    AUTH password, if the server wants one
- * @param connections connections opened
+ * @param connections connections opened (with {@code cluster}: in all, spread over the primaries)
  * @param pipeline    requests each connection keeps in flight (lanes per connection)
  * @param valueSizes  value sizes in bytes, run in order (lmcache: the chunk size)
  * @param keySpace    distinct keys per size for setget; 0 = automatic (1 GiB worth per size)
@@ -36,7 +37,7 @@ import java.util.OptionalDouble;
  * @param rate        open-loop rate in requests/s; empty for a closed loop
  * @param timeout     per-command timeout
  */
-public record BenchOptions(String host, int port, Optional<String> password, int connections, int pipeline,
+public record BenchOptions(String host, int port, boolean cluster, Optional<String> password, int connections, int pipeline,
         List<Integer> valueSizes, long keySpace, String keyPrefix, WorkloadSpec workload, Limit limit, Limit warmUp,
         boolean verify, long seed, Path outputDir, OptionalDouble rate, Duration timeout) {
 
@@ -106,8 +107,8 @@ public record BenchOptions(String host, int port, Optional<String> password, int
     /** Without the password. */
     @Override
     public String toString() {
-        return "BenchOptions[" + target() + ", " + workload.name() + ", connections=" + connections + ", pipeline="
-                + pipeline + ", sizes=" + valueSizesText() + ", limit=" + limit + ", warmUp=" + warmUp + ", verify="
+        return "BenchOptions[" + (cluster ? "cluster " : "") + target() + ", " + workload.name() + ", connections="
+                + connections + ", pipeline=" + pipeline + ", sizes=" + valueSizesText() + ", limit=" + limit + ", warmUp=" + warmUp + ", verify="
                 + verify + ", seed=" + seed + ", rate=" + rate + ", password=" + (password.isPresent() ? "***" : "none")
                 + "]";
     }
@@ -137,6 +138,7 @@ public record BenchOptions(String host, int port, Optional<String> password, int
 
         private String host = DEFAULT_HOST;
         private int port = DEFAULT_PORT;
+        private boolean cluster;
         private Optional<String> password = Optional.empty();
         private int connections = DEFAULT_CONNECTIONS;
         private int pipeline = DEFAULT_PIPELINE;
@@ -163,6 +165,7 @@ public record BenchOptions(String host, int port, Optional<String> password, int
 
         public Builder host(String v) { host = v; return this; }
         public Builder port(int v) { port = v; return this; }
+        public Builder cluster(boolean v) { cluster = v; return this; }
         public Builder password(String v) { password = Optional.ofNullable(v); return this; }
         public Builder connections(int v) { connections = v; return this; }
         public Builder pipeline(int v) { pipeline = v; return this; }
@@ -178,7 +181,7 @@ public record BenchOptions(String host, int port, Optional<String> password, int
         public Builder timeout(Duration v) { timeout = v; return this; }
 
         public BenchOptions build() {
-            return new BenchOptions(host, port, password, connections, pipeline, valueSizes, keySpace, keyPrefix,
+            return new BenchOptions(host, port, cluster, password, connections, pipeline, valueSizes, keySpace, keyPrefix,
                     workload, limit, warmUp, verify, seed, outputDir, rate, timeout);
         }
     }

@@ -1,6 +1,7 @@
 package io.kvtier.bench;
 
 import io.kvtier.bench.load.Connections;
+import io.kvtier.bench.load.Endpoint;
 import io.kvtier.bench.load.LoadGenerator;
 import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.load.Payloads;
@@ -11,6 +12,9 @@ import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
 import io.kvtier.bench.report.ResultTable;
 import io.kvtier.bench.report.RunInfo;
+import io.kvtier.bench.routing.ClusterEndpoint;
+import io.kvtier.bench.routing.CommandObserver;
+import io.kvtier.bench.routing.RouterOptions;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.LmcacheWorkload;
 import io.kvtier.bench.workload.OverflowSpec;
@@ -20,7 +24,7 @@ import io.kvtier.bench.workload.SetGetWorkload;
 import io.kvtier.bench.workload.WarmUp;
 import io.kvtier.bench.workload.Workload;
 import io.kvtier.client.ClientOptions;
-import io.kvtier.client.Reply;
+import io.kvtier.cluster.HostPort;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -34,10 +38,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs one workload against one endpoint: connect, warm up (untimed, its keys deleted afterwards), run the
- * workload's phases, then print the table and write {@code <out>/<workload>.json} and {@code .csv}. Runs on the
- * caller's thread; the requests themselves run on the client's event loops. Owns and closes the connections,
- * payload buffers and load generator it makes.
+ * Runs one workload against one endpoint (a server, or with {@code --cluster} every primary of a cluster): connect,
+ * warm up (untimed, its keys deleted afterwards), run the workload's phases, then print the table and write
+ * {@code <out>/<workload>.json} and {@code .csv}. Runs on the caller's thread; the requests themselves run on the
+ * client's event loops. Owns and closes the connections, payload buffers and load generator it makes.
  */
 public final class BenchRun {
     private BenchRun() {
@@ -48,9 +52,9 @@ public final class BenchRun {
         Workload workload = workload(options);
         String startedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         List<OpResult> rows = new ArrayList<>();
-        long closed = measure(options, workload, progress, rows);
+        List<String> notes = measure(options, workload, progress, rows);
         BenchResult result = new BenchResult(runInfo(options, startedAt), rows);
-        report(result, options, workload.name(), closed, out);
+        report(result, options, workload.name(), notes, out);
         return result;
     }
 
@@ -63,32 +67,39 @@ public final class BenchRun {
         return new BenchResult(runInfo(options, startedAt), rows);
     }
 
-    /** Runs the warm-up and the workload, adding a row per operation; returns the connections that closed. */
-    private static long measure(BenchOptions options, Workload workload, ProgressListener progress,
+    /** Runs the warm-up and the workload, adding a row per operation; returns the endpoint's notes. */
+    private static List<String> measure(BenchOptions options, Workload workload, ProgressListener progress,
             List<OpResult> rows) throws IOException {
-        ClientOptions client = new ClientOptions(min(options.timeout(), Duration.ofSeconds(10)), options.timeout());
-        try (Connections connections = Connections.open(options.host(), options.port(),
-                options.password().orElse(null), options.connections(), client);
+        try (Endpoint endpoint = open(options);
              Payloads payloads = new Payloads(options.verify(), options.seed());
-             LoadGenerator generator = new LoadGenerator(connections.list(), options.pipeline(),
+             LoadGenerator generator = new LoadGenerator(endpoint.senders(), options.pipeline(),
                      options.rate().orElse(Double.NaN), payloads, progress)) {
-            warmUp(options, connections, generator);
+            warmUp(options, endpoint, generator);
             workload.run(phase -> {
                 PhaseOutcome outcome = generator.run(phase);
                 rows.addAll(outcome.results());
                 return outcome;
             });
-            return connections.list().stream().filter(c -> !c.isOpen()).count();
+            return endpoint.notes();
         }
     }
 
-    private static void report(BenchResult result, BenchOptions options, String name, long closed, PrintStream out)
-            throws IOException {
-        ResultTable.print(result, out);
-        if (closed > 0) {
-            out.printf("note: %d of %d connections closed during the run (a timeout closes its connection); the"
-                    + " phases after that ran on the rest%n", closed, options.connections());
+    /** One server, or with {@code --cluster} every primary of the cluster the endpoint belongs to. */
+    static Endpoint open(BenchOptions options) throws IOException {
+        if (options.cluster()) {
+            return ClusterEndpoint.open(new RouterOptions(new HostPort(options.host(), options.port()),
+                    options.password().orElse(null), options.connections(), options.timeout(),
+                    RouterOptions.Mode.SLOTS), CommandObserver.NONE);
         }
+        ClientOptions client = new ClientOptions(min(options.timeout(), Duration.ofSeconds(10)), options.timeout());
+        return Connections.open(options.host(), options.port(), options.password().orElse(null),
+                options.connections(), client);
+    }
+
+    private static void report(BenchResult result, BenchOptions options, String name, List<String> notes,
+            PrintStream out) throws IOException {
+        ResultTable.print(result, out);
+        notes.forEach(out::println);
         Files.createDirectories(options.outputDir());
         Path json = options.outputDir().resolve(name + ".json");
         Path csv = options.outputDir().resolve(name + ".csv");
@@ -106,7 +117,7 @@ public final class BenchRun {
     }
 
     /** Untimed; its failures are reported on stderr (they usually foretell the run's) but not counted. */
-    private static void warmUp(BenchOptions options, Connections connections, LoadGenerator generator)
+    private static void warmUp(BenchOptions options, Endpoint endpoint, LoadGenerator generator)
             throws IOException {
         if (options.warmUp().isNone()) {
             return;
@@ -116,10 +127,7 @@ public final class BenchRun {
         outcome.results().stream().filter(OpResult::failed).forEach(r -> System.err.printf(
                 "warm-up %s: %d errors, %d wrong bytes (first error: %s)%n", r.op(), r.errors(), r.wrongBytes(),
                 r.firstError()));
-        List<Object> del = new ArrayList<>();
-        del.add("DEL");
-        del.addAll(WarmUp.keys(options.keyPrefix()));
-        Reply.release(connections.call(options.timeout().toMillis() + 1000, del.toArray()));
+        endpoint.delete(WarmUp.keys(options.keyPrefix()), options.timeout().toMillis() + 1000);
     }
 
     static RunInfo runInfo(BenchOptions o, String startedAt) {
@@ -131,6 +139,9 @@ public final class BenchRun {
         parameters.put("warmUp", o.warmUp().toString());
         parameters.put("timeout", o.timeout().toMillis() + "ms");
         parameters.putAll(o.workload().parameters());
+        if (o.cluster()) {
+            parameters.put("cluster", "true");
+        }
         double rate = o.rate().orElse(Double.NaN);
         return new RunInfo(startedAt, o.target(), o.workload().name(), o.connections(), o.pipeline(), rate,
                 o.verify(), o.seed(), RunInfo.latencyNote(o.connections(), o.pipeline(), rate), parameters);

@@ -18,8 +18,17 @@ final class TargetFlags {
             description = "Password sent with AUTH on every connection (default: none, no AUTH).")
     String password;
 
+    @Option(names = "--cluster", defaultValue = "false",
+            description = "The endpoint is a node of a cluster (kvtier or Redis Cluster): read CLUSTER SLOTS from it,"
+                    + " connect to every primary and send each command to its key's primary; follow -MOVED, refresh"
+                    + " the slot map when a node dies or joins. -TRYAGAIN, -CLUSTERDOWN and unreachable nodes count as"
+                    + " errors and the run goes on (default: ${DEFAULT-VALUE}).")
+    boolean cluster;
+
     @Option(names = {"-c", "--connections"}, paramLabel = "N", defaultValue = "4",
-            description = "Connections to open (default: ${DEFAULT-VALUE}; at most 1024).")
+            description = "Connections to open (default: ${DEFAULT-VALUE}; at most 1024). With --cluster, N in all,"
+                    + " spread over the primaries (16 over 3 nodes: 6+5+5; a node that joins later gets N/nodes); each"
+                    + " of the N x --pipeline lanes sends to whichever node owns its key.")
     int connections;
 
     @Option(names = {"-P", "--pipeline"}, paramLabel = "N", defaultValue = "1",
@@ -32,7 +41,7 @@ final class TargetFlags {
     Duration timeout;
 
     void applyTo(BenchOptions.Builder builder) {
-        builder.host(host).port(port).password(password).connections(connections).pipeline(pipeline)
+        builder.host(host).port(port).cluster(cluster).password(password).connections(connections).pipeline(pipeline)
                 .timeout(timeout);
     }
 }

@@ -155,7 +155,7 @@ class LoadGeneratorAgainstRedisTest {
         byte[] key = "kvtier-bench:corrupt".getBytes(StandardCharsets.UTF_8);
         try (Connections connections = Connections.open("127.0.0.1", port, null, 1, ClientOptions.defaults());
              Payloads payloads = new Payloads(true, 1);
-             LoadGenerator generator = new LoadGenerator(connections.list(), 1, Double.NaN, payloads,
+             LoadGenerator generator = new LoadGenerator(connections.senders(), 1, Double.NaN, payloads,
                      ProgressListener.NONE)) {
             generator.run(new Phase("t", 4096, "set", List.of("SET"), new Limit.Requests(1),
                     i -> lane -> lane.set("SET", key, 5, 4096)));

@@ -13,9 +13,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A server process started for a comparison, listening on a loopback port, its output in a log file. Owns the
- * process: {@link #close} ends it and its descendants (SIGTERM, then SIGKILL after 5 s). Not thread-safe, except
- * that {@link #close} may also run from a shutdown hook.
+ * A server process started for a benchmark, listening on a loopback port, its output in a log file. Owns the
+ * process: {@link #close} ends it and its descendants (SIGTERM, then SIGKILL after 5 s), {@link #kill} at once
+ * (SIGKILL: no graceful shutdown, no flush). Not thread-safe, except that {@link #close} and {@link #kill} may also
+ * run from a shutdown hook or another thread.
  */
 public final class ServerProcess implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
@@ -126,6 +127,26 @@ public final class ServerProcess implements AutoCloseable {
     public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
+        }
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** kill -9 of the process and its descendants; waits until it is gone (up to 5 s). Idempotent. */
+    public void kill() {
+        List<ProcessHandle> children = process.descendants().toList();
+        process.destroyForcibly();
+        children.forEach(ProcessHandle::destroyForcibly);
+        try {
+            process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeoutException;
  * resources (event loops) they run on. Owns both: {@link #close()} closes the connections, then the event loops.
  * Opened and closed from one thread; the connections themselves are thread-safe.
  */
-public final class Connections implements AutoCloseable {
+public final class Connections implements Endpoint {
     private final ClientResources resources;
     private final List<RespConnection> list;
     private final String host;
@@ -60,6 +60,29 @@ public final class Connections implements AutoCloseable {
 
     public List<RespConnection> list() {
         return list;
+    }
+
+    @Override
+    public List<CommandSender> senders() {
+        return list.stream().map(CommandSender::of).toList();
+    }
+
+    @Override
+    public void delete(List<byte[]> keys, long timeoutMillis) throws IOException {
+        List<Object> del = new ArrayList<>();
+        del.add("DEL");
+        del.addAll(keys);
+        Reply.release(call(timeoutMillis, del.toArray()));
+    }
+
+    @Override
+    public List<String> notes() {
+        long closed = list.stream().filter(c -> !c.isOpen()).count();
+        if (closed == 0) {
+            return List.of();
+        }
+        return List.of(String.format("note: %d of %d connections closed during the run (a timeout closes its"
+                + " connection); the phases after that ran on the rest", closed, list.size()));
     }
 
     private static void authenticate(RespConnection c, String password, String host, int port, long timeoutMillis)

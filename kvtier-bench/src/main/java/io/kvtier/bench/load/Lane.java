@@ -1,7 +1,6 @@
 package io.kvtier.bench.load;
 
 import io.kvtier.client.Reply;
-import io.kvtier.client.RespConnection;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -13,9 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One slot of concurrency: a connection plus the statistics of the tasks it runs, one task at a time. A task may
- * have several commands in flight on the lane (LMCache's gathered GETs); the load generator gives each connection
- * {@code pipeline} lanes.
+ * One slot of concurrency: a sender (a connection, or a cluster router's share of its connections) plus the
+ * statistics of the tasks it runs, one task at a time. A task may have several commands in flight on the lane
+ * (LMCache's gathered GETs); the load generator gives each sender {@code pipeline} lanes.
  *
  * <p>Each command's latency runs from its send start to its reply (the client completes the future when the last
  * reply byte is decoded); the first command of a task starts its clock at the task's start, which under an
@@ -30,7 +29,7 @@ public final class Lane {
     private static final byte[] EXISTS = ascii("EXISTS");
     private static final long NO_PENDING_START = Long.MIN_VALUE;
 
-    private final RespConnection connection;
+    private final CommandSender sender;
     private final Map<String, OpStats> stats = new LinkedHashMap<>();
     private final Payloads payloads;
     private final LongAdder ops;
@@ -38,8 +37,8 @@ public final class Lane {
     private final AtomicLong pendingStart = new AtomicLong(NO_PENDING_START);
     private volatile long taskStart;
 
-    Lane(RespConnection connection, List<String> opNames, Payloads payloads, LongAdder ops, LongAdder bytes) {
-        this.connection = connection;
+    Lane(CommandSender sender, List<String> opNames, Payloads payloads, LongAdder ops, LongAdder bytes) {
+        this.sender = sender;
         this.payloads = payloads;
         this.ops = ops;
         this.bytes = bytes;
@@ -61,7 +60,7 @@ public final class Lane {
     }
 
     boolean isOpen() {
-        return connection.isOpen();
+        return sender.isOpen();
     }
 
     /** The statistics of an operation the phase declared. */
@@ -77,7 +76,7 @@ public final class Lane {
     public CompletableFuture<Outcome> set(String op, byte[] key, long version, int size) {
         OpStats s = stats(op);
         ByteBuf value = payloads.value(key, version, size);
-        return send(s, SET, key, value).handle((reply, failure) -> {
+        return send(s, key, SET, key, value).handle((reply, failure) -> {
             try {
                 if (failure == null && reply instanceof Reply.Simple(String text) && text.equals("OK")) {
                     s.done(size);
@@ -94,7 +93,7 @@ public final class Lane {
     /** {@code GET key}: OK with a value (checked against {@code expectedSize} and, if verifying, its bytes). */
     public CompletableFuture<Outcome> get(String op, byte[] key, int expectedSize) {
         OpStats s = stats(op);
-        return send(s, GET, key).handle((reply, failure) -> {
+        return send(s, key, GET, key).handle((reply, failure) -> {
             try {
                 if (failure == null && reply instanceof Reply.Bulk(ByteBuf content)) {
                     int n = content.readableBytes();
@@ -117,7 +116,7 @@ public final class Lane {
     /** {@code EXISTS key}: OK for 1, MISS for 0. */
     public CompletableFuture<Outcome> exists(String op, byte[] key) {
         OpStats s = stats(op);
-        return send(s, EXISTS, key).handle((reply, failure) -> {
+        return send(s, key, EXISTS, key).handle((reply, failure) -> {
             try {
                 if (failure == null && reply instanceof Reply.Int(long n) && (n == 0 || n == 1)) {
                     if (n == 1) {
@@ -136,13 +135,13 @@ public final class Lane {
     }
 
     /** Sends and records the latency of everything but errors; a send that throws becomes a failed future. */
-    private CompletableFuture<Reply> send(OpStats s, Object... args) {
+    private CompletableFuture<Reply> send(OpStats s, byte[] key, Object... args) {
         long now = System.nanoTime();
         long pending = pendingStart.getAndSet(NO_PENDING_START);
         long start = pending == NO_PENDING_START ? now : Math.min(pending, now);
         CompletableFuture<Reply> sent;
         try {
-            sent = connection.send(args);
+            sent = sender.send(key, args);
         } catch (RuntimeException e) {
             // send() owns ByteBuf arguments even when it throws: nothing to release here.
             sent = CompletableFuture.failedFuture(e);

@@ -1,13 +1,13 @@
 package io.kvtier.bench.load;
 
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.client.RespConnection;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Drives phases over {@code connections x pipeline} lanes, each running one task at a time.
+ * Drives phases over {@code senders x pipeline} lanes, each running one task at a time (a sender is a connection,
+ * or a cluster router's share of its connections).
  *
  * <p><b>Closed loop</b> (no rate): a lane sends its next request as soon as the previous one completed, so the
  * server is kept saturated and each latency is a service time from send start to the last reply byte. Time a
@@ -18,10 +18,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * (the correction wrk2 makes); see {@link PhaseRun}.
  *
  * <p>Runs one phase at a time, from the caller's thread, which also feeds the progress listener. Owns the pacer
- * thread; does not own the connections or payloads.
+ * thread; does not own the senders or payloads.
  */
 public final class LoadGenerator implements PhaseRunner, AutoCloseable {
-    private final List<RespConnection> connections;
+    private final List<CommandSender> senders;
     private final int pipeline;
     private final double rate;
     private final Payloads payloads;
@@ -33,12 +33,12 @@ public final class LoadGenerator implements PhaseRunner, AutoCloseable {
     });
 
     /** {@code rate} in requests/s, or NaN for a closed loop. */
-    public LoadGenerator(List<RespConnection> connections, int pipeline, double rate, Payloads payloads,
+    public LoadGenerator(List<CommandSender> senders, int pipeline, double rate, Payloads payloads,
             ProgressListener progress) {
-        if (connections.isEmpty() || pipeline < 1) {
+        if (senders.isEmpty() || pipeline < 1) {
             throw new IllegalArgumentException("need at least one connection and a pipeline of 1");
         }
-        this.connections = List.copyOf(connections);
+        this.senders = List.copyOf(senders);
         this.pipeline = pipeline;
         this.rate = rate;
         this.payloads = payloads;
@@ -47,7 +47,7 @@ public final class LoadGenerator implements PhaseRunner, AutoCloseable {
 
     @Override
     public PhaseOutcome run(Phase phase) {
-        return new PhaseRun(phase, connections, pipeline, rate, payloads, pacer).execute(progress);
+        return new PhaseRun(phase, senders, pipeline, rate, payloads, pacer).execute(progress);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.kvtier.bench.load;
 
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.client.RespConnection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,14 +38,14 @@ final class PhaseRun {
     private final LongAdder bytes = new LongAdder();
     private long startNanos;
 
-    PhaseRun(Phase phase, List<RespConnection> connections, int pipeline, double rate, Payloads payloads,
+    PhaseRun(Phase phase, List<CommandSender> senders, int pipeline, double rate, Payloads payloads,
             ScheduledExecutorService pacer) {
         this.phase = phase;
         this.nanosPerRequest = Double.isNaN(rate) ? Double.NaN : 1e9 / rate;
         this.pacer = pacer;
         for (int p = 0; p < pipeline; p++) {
-            for (RespConnection c : connections) {
-                lanes.add(new Lane(c, phase.ops(), payloads, ops, bytes));
+            for (CommandSender sender : senders) {
+                lanes.add(new Lane(sender, phase.ops(), payloads, ops, bytes));
             }
         }
     }
