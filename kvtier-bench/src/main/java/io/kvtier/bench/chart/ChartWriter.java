@@ -9,6 +9,11 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder;
@@ -30,6 +35,10 @@ final class ChartWriter {
     /** Dark, distinct colours (Tableau 10); the first goes to the first system, which is kvtier by convention. */
     private static final Color[] PALETTE = {new Color(31, 119, 180), new Color(214, 39, 40), new Color(44, 160, 44),
         new Color(148, 103, 189), new Color(140, 86, 75), new Color(23, 190, 207)};
+    private static final Pattern DECIMALS = Pattern.compile("(\\d\\.\\d)\\d+");
+    private static final Pattern STYLE = Pattern.compile("style=\"([^\"]*)\"");
+    private static final Pattern SEGMENT = Pattern.compile(
+            "<line (style=\"[^\"]*\") x1=\"([^\"]*)\" x2=\"([^\"]*)\" y1=\"([^\"]*)\" y2=\"([^\"]*)\"/>\\s*");
 
     static {
         // Charts are drawn off-screen, on machines (CI) with no display; an explicit -Djava.awt.headless wins.
@@ -38,9 +47,37 @@ final class ChartWriter {
         }
     }
 
-    private static final Pattern DECIMALS = Pattern.compile("(\\d\\.\\d)\\d+");
-
     private ChartWriter() {}
+
+    /** Consecutive {@code <line>}s of one style where each starts at the previous one's end become a polyline. */
+    static String joinSegments(String svg) {
+        Matcher m = SEGMENT.matcher(svg);
+        StringBuilder out = new StringBuilder(svg.length());
+        int copied = 0;
+        while (m.find(copied)) {
+            out.append(svg, copied, m.start());
+            int start = m.start();
+            int firstEnd = m.end();
+            String style = m.group(1);
+            List<String> points = new ArrayList<>(List.of(m.group(2) + "," + m.group(4), m.group(3) + ","
+                    + m.group(5)));
+            int end = firstEnd;
+            while (m.find(end) && m.start() == end && m.group(1).equals(style)
+                    && (m.group(2) + "," + m.group(4)).equals(points.getLast())) {
+                points.add(m.group(3) + "," + m.group(5));
+                end = m.end();
+            }
+            if (points.size() == 2) {
+                out.append(svg, start, firstEnd);
+            } else {
+                out.append("<polyline ").append(style).append(" points=\"").append(String.join(" ", points))
+                        .append("\"/>\n");
+            }
+            copied = end;
+        }
+        out.append(svg, copied, svg.length());
+        return out.toString();
+    }
 
     static XYChart newChart(String title, String xTitle, String yTitle) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
@@ -79,11 +116,30 @@ final class ChartWriter {
     }
 
     /**
-     * Cuts every coordinate to one decimal: the SVG encoder draws text as outlines with ten-digit coordinates, which
-     * made a timeline chart half a megabyte; a tenth of a pixel is invisible.
+     * Shrinks the encoder's SVG without changing the picture: coordinates cut to one decimal (text is drawn as
+     * outlines with ten-digit coordinates; a tenth of a pixel is invisible) and each distinct inline style turned
+     * into a CSS class (every segment of a line is a {@code <line>} with its own 120-character style), and runs of
+     * segments that continue each other joined into one {@code <polyline>}. A 45 s timeline went from 1.1 MB to
+     * about 150 KB.
      */
     static String compact(String svg) {
-        return DECIMALS.matcher(svg).replaceAll("$1");
+        String cut = joinSegments(DECIMALS.matcher(svg).replaceAll("$1"));
+        Map<String, String> classes = new LinkedHashMap<>();
+        Matcher m = STYLE.matcher(cut);
+        StringBuilder out = new StringBuilder(cut.length());
+        while (m.find()) {
+            String name = classes.computeIfAbsent(m.group(1), style -> "s" + classes.size());
+            m.appendReplacement(out, "class=\"" + name + "\"");
+        }
+        m.appendTail(out);
+        int svgTag = out.indexOf("<svg");
+        int afterTag = svgTag < 0 ? -1 : out.indexOf(">", svgTag) + 1;
+        if (classes.isEmpty() || afterTag <= 0) {
+            return cut;
+        }
+        StringBuilder css = new StringBuilder("\n<style>");
+        classes.forEach((style, name) -> css.append('.').append(name).append('{').append(style).append('}'));
+        return out.insert(afterTag, css.append("</style>")).toString();
     }
 
     private static Path sibling(Path prefix, String extension) {

@@ -50,6 +50,8 @@ public final class TimelineChart {
         chart.getStyler().setYAxisMax(0, top);
         chart.getStyler().setXAxisMin(0.0);
         chart.getStyler().setXAxisMax(seconds[seconds.length - 1]);
+        // Solid grid lines: the dashed default is drawn as hundreds of tiny rectangles, a third of the SVG.
+        chart.getStyler().setPlotGridLinesStroke(new BasicStroke(1f));
         int i = 0;
         for (Map.Entry<String, double[]> e : left.entrySet()) {
             line(chart, e.getKey(), seconds, e.getValue(), 0).setLineColor(LEFT_COLORS[i++ % LEFT_COLORS.length]);

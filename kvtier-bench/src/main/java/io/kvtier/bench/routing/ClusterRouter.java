@@ -215,9 +215,9 @@ public final class ClusterRouter implements AutoCloseable {
         refresher.request();
     }
 
-    /** Completes once a map refresh that started after this call has run. */
+    /** Completes once a map refresh that started after this call has run (at once in proxy mode: no map needed). */
     CompletableFuture<Void> refreshed() {
-        return refresher.request();
+        return followsRedirects() ? refresher.request() : CompletableFuture.completedFuture(null);
     }
 
     ScheduledThreadPoolExecutor timer() {
@@ -281,6 +281,11 @@ public final class ClusterRouter implements AutoCloseable {
     public List<String> notes() {
         long reconnects = pools.values().stream().mapToLong(NodePool::reconnects).sum();
         List<String> notes = new ArrayList<>();
+        if (options.mode() == RouterOptions.Mode.PROXY) {
+            notes.add(String.format(Locale.ROOT, "proxy: every command sent to %s:%d on cluster-unaware connections"
+                    + " (it forwards); %d reconnects", options.entry().host(), options.entry().port(), reconnects));
+            return notes;
+        }
         notes.add(String.format(Locale.ROOT, "cluster: %d primaries at the end (%s); %d MOVED followed, %d slot-map"
                 + " refreshes (longest %.0f ms), %d reconnects", map.primaries().size(), String.join(" ",
                 map.primaries().stream().map(n -> n.host() + ":" + n.port()).toList()), redirects.sum(),

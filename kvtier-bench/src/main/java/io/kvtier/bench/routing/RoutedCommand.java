@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One command's way through a {@link ClusterRouter}: sent to its slot's primary, resent after {@code -MOVED} or
- * after a refresh moved the slot away from an unreachable node, and finished by its reply, its failure or the
- * router's timeout, whichever comes first. Owns the command's ByteBuf arguments until it finishes (each send gets a
+ * One command's way through a {@link ClusterRouter}: sent to its slot's primary; resent after {@code -MOVED}; when
+ * the primary cannot be reached, sent once to another node (which may answer MOVED) and then, if need be, to the
+ * slot's primary after a map refresh; finished by its reply, its failure or the router's timeout, whichever comes
+ * first. Owns the command's ByteBuf arguments until it finishes (each send gets a
  * retained duplicate, so a resend still has the bytes). Thread-safe: attempts continue on I/O, timer and refresher
  * threads, one at a time; the argument buffers are guarded by this object's lock.
  */
