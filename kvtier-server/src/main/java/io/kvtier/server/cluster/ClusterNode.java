@@ -341,8 +341,11 @@ public final class ClusterNode implements AutoCloseable {
             trusted = false;
             rejoining = false;
         }
+        // Slots whose local keys were dropped just now: whatever they hold already came with this table (replication
+        // from primaries that installed it first), so it is not purged again below.
+        BitSet dropped = new BitSet(SlotHash.SLOTS);
         if (!trusted) {
-            distrust(table);
+            dropped = distrust(table);
             trusted = true;
         }
         boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
@@ -360,7 +363,7 @@ public final class ClusterNode implements AutoCloseable {
                 } else {
                     next = IMPORTING;
                     if (old == NONE) {
-                        purge.set(s); // leftovers from an earlier ownership: stale
+                        purge.set(s, !dropped.get(s)); // leftovers from an earlier ownership: stale
                     }
                 }
                 if (next == COMPLETE) {
@@ -395,9 +398,10 @@ public final class ClusterNode implements AutoCloseable {
      * Per slot, a copy is kept if this node held the slot completely at an epoch no other member has a newer complete
      * copy from (the other side of a partition that kept writing has one; a two-node cluster's restarted peer has
      * none): so the survivor of a two-node cluster keeps its data when its peer comes back. A fresh process knows no
-     * such epochs, and a silent member may hold newer copies of anything: then everything goes.
+     * such epochs, and a silent member may hold newer copies of anything: then everything goes. Returns the slots
+     * whose keys were dropped.
      */
-    private void distrust(SlotTable table) {
+    private BitSet distrust(SlotTable table) {
         Member self = topology.self();
         BitSet stale = staleSlots(table);
         if (stale == null) {
@@ -409,7 +413,9 @@ public final class ClusterNode implements AutoCloseable {
                 state.set(s, NONE);
                 lastComplete.set(s, 0);
             }
-            return;
+            BitSet all = new BitSet(SlotHash.SLOTS);
+            all.set(0, SlotHash.SLOTS);
+            return all;
         }
         purgeSlots(stale);
         tombstones.clear();
@@ -424,6 +430,7 @@ public final class ClusterNode implements AutoCloseable {
         log.info("{}: rejoining at epoch {}: kept {} slots no other member has newer copies of, dropped the keys of"
                 + " {} slots (they may be stale)", self.id(), table.epoch(), SlotHash.SLOTS - stale.cardinality(),
                 stale.cardinality());
+        return stale;
     }
 
     /**
