@@ -324,10 +324,20 @@ final class ClusterRouter {
         }
         Object[] copy = args.clone();
         copy[1] = Long.toString(epoch);
-        for (int i = 2; i < copy.length; i++) {
-            if (copy[i] instanceof io.netty.buffer.ByteBuf b) {
-                copy[i] = b.retainedDuplicate();
+        try {
+            for (int i = 2; i < copy.length; i++) {
+                if (copy[i] instanceof io.netty.buffer.ByteBuf b) {
+                    copy[i] = b.retainedDuplicate();
+                }
             }
+        } catch (io.netty.util.IllegalReferenceCountException timedOut) {
+            // The call timed out between the check above and here and released its arguments.
+            for (int i = 2; i < copy.length; i++) {
+                if (copy[i] instanceof io.netty.buffer.ByteBuf b && b != args[i]) {
+                    b.release();
+                }
+            }
+            return;
         }
         node.send(ClusterNode.Lane.FORWARD, owner, copy).whenComplete((reply, e) -> {
             boolean retry = System.nanoTime() + RETRY_PAUSE_NANOS < deadline && (e != null && notSent(cause(e))
