@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * coordinator announced to it. After a merge of two partitions, the merged coordinator may have seen lower epochs than
  * the other side installed; those nodes would reject its table forever. So a node that drops a table below the
  * highest epoch it has seen broadcasts an epoch hint, and a coordinator hinted above its installed epoch republishes
- * above the hint. Not a consensus protocol: two coordinators at once (a split) may publish the same epoch with
- * different members; the merge that heals the split republishes above both.
+ * above the hint. Not a consensus protocol: two coordinators at once (a split, or nodes that started alone and then
+ * merged) may publish the same epoch with different members; a node that drops a table of its own epoch that differs
+ * from its own hints one above it, so the merged coordinator republishes above both.
  *
  * Threading. JGroups threads only enqueue; one service thread handles views and messages in arrival order, computes
  * tables (milliseconds: keeps Placement off JGroups' view-installation path) and calls the listener, so installs are
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SlotTableService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SlotTableService.class);
-    /** First byte of an epoch hint: kind, then the highest epoch the sender has seen (long). */
+    /** First byte of an epoch hint: kind, then an epoch the coordinator must publish above (long). */
     static final byte EPOCH_HINT_KIND = 2;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
 
@@ -175,11 +176,18 @@ public final class SlotTableService implements AutoCloseable {
                     e.getMessage());
             return;
         }
-        if (!install(announcement.table())) {
+        SlotTable table = announcement.table();
+        if (!install(table)) {
             log.debug("{}: ignored slot table epoch {} from {}: installed epoch {}", membership.self().id(),
                     announcement.epoch(), from.id(), epoch());
-            if (announcement.epoch() < installed.maxSeenEpoch()) {
-                sendEpochHint();
+            if (table.epoch() == epoch() && !table.equals(current())) {
+                // Two coordinators published one epoch (nodes that bootstrapped or split apart, then merged): the
+                // coordinator must publish above it, or the two sides keep different tables of equal epoch forever.
+                log.info("{}: slot table epoch {} from {} differs from the installed one; asking for a newer table",
+                        membership.self().id(), table.epoch(), from.id());
+                sendEpochHint(installed.maxSeenEpoch() + 1);
+            } else if (announcement.epoch() < installed.maxSeenEpoch()) {
+                sendEpochHint(installed.maxSeenEpoch());
             }
         }
     }
@@ -191,9 +199,9 @@ public final class SlotTableService implements AutoCloseable {
         }
     }
 
-    private void sendEpochHint() {
-        byte[] hint = ByteBuffer.allocate(1 + Long.BYTES).put(EPOCH_HINT_KIND).putLong(installed.maxSeenEpoch())
-                .array();
+    /** Asks the coordinator to publish above {@code epoch}; every node remembers it as seen. */
+    private void sendEpochHint(long epoch) {
+        byte[] hint = ByteBuffer.allocate(1 + Long.BYTES).put(EPOCH_HINT_KIND).putLong(epoch).array();
         try {
             membership.broadcast(hint);
         } catch (IOException e) {
