@@ -1,5 +1,7 @@
 package io.kvtier.bench.cluster;
 
+import io.kvtier.bench.compare.Cleanup;
+
 import io.kvtier.bench.report.Units;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -31,7 +33,7 @@ public final class ClusterBenchRun {
 
     public static Outcome execute(ClusterBenchOptions o, PrintStream out) throws IOException, InterruptedException {
         Path scratch = Files.createTempDirectory("kvtier-bench-cluster-");
-        Cleanup cleanup = new Cleanup(scratch);
+        Cleanup<LocalCluster> cleanup = new Cleanup<>(scratch, LocalCluster::close);
         Thread hook = new Thread(cleanup::run, "kvtier-bench-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

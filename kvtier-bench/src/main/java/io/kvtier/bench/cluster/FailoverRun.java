@@ -1,5 +1,7 @@
 package io.kvtier.bench.cluster;
 
+import io.kvtier.bench.compare.Cleanup;
+
 import io.kvtier.bench.chart.ChartFiles;
 import io.kvtier.bench.chart.Marker;
 import io.kvtier.bench.chart.TimelineChart;
@@ -40,12 +42,12 @@ final class FailoverRun {
         this.out = out;
     }
 
-    static FailoverResult execute(ClusterBenchOptions o, Path scratch, PrintStream out, Cleanup cleanup)
+    static FailoverResult execute(ClusterBenchOptions o, Path scratch, PrintStream out, Cleanup<LocalCluster> cleanup)
             throws IOException, InterruptedException {
         return new FailoverRun(o, out).run(scratch, cleanup);
     }
 
-    private FailoverResult run(Path scratch, Cleanup cleanup) throws IOException, InterruptedException {
+    private FailoverResult run(Path scratch, Cleanup<LocalCluster> cleanup) throws IOException, InterruptedException {
         out.printf("failover: starting %d nodes (--replicas %d, failure timeout %d ms) ...%n", o.nodes(),
                 o.node().replicas(), o.node().failureTimeout().toMillis());
         try (LocalCluster cluster = cleanup.add(LocalCluster.start(o.node(), scratch.resolve("failover"),

@@ -1,5 +1,7 @@
 package io.kvtier.bench.cluster;
 
+import io.kvtier.bench.compare.Cleanup;
+
 import io.kvtier.bench.BenchOptions;
 import io.kvtier.bench.BenchRun;
 import io.kvtier.bench.load.Limit;
@@ -38,12 +40,12 @@ final class ScalingRun {
         this.out = out;
     }
 
-    static List<ScalingPass> execute(ClusterBenchOptions o, Path scratch, PrintStream out, Cleanup cleanup)
+    static List<ScalingPass> execute(ClusterBenchOptions o, Path scratch, PrintStream out, Cleanup<LocalCluster> cleanup)
             throws IOException, InterruptedException {
         return new ScalingRun(o, scratch, out).run(cleanup);
     }
 
-    private List<ScalingPass> run(Cleanup cleanup) throws IOException, InterruptedException {
+    private List<ScalingPass> run(Cleanup<LocalCluster> cleanup) throws IOException, InterruptedException {
         out.printf("scaling: starting a 1-node and a %d-node cluster (--replicas %d; --memory %s each) ...%n",
                 o.nodes(), o.node().replicas(), Units.bytes(o.node().memory()));
         // Started together (a node's start is mostly waiting: JGroups discovery, merge rounds), measured apart. A
@@ -61,7 +63,7 @@ final class ScalingRun {
         }
     }
 
-    private LocalCluster start(Cleanup cleanup, int nodes) {
+    private LocalCluster start(Cleanup<LocalCluster> cleanup, int nodes) {
         try {
             return cleanup.add(LocalCluster.start(o.node(), scratch.resolve("scaling-" + nodes),
                     "kvtier-bench-" + nodes + "node" + (nodes == 1 ? "" : "s"), nodes, 0));

@@ -24,7 +24,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Runs one comparison: measures the machine's limits (before the servers start, so they measure the machine
@@ -62,7 +61,7 @@ public final class CompareRun {
 
     private Outcome run() throws IOException, InterruptedException {
         Path scratch = Files.createTempDirectory("kvtier-compare-");
-        Cleanup cleanup = new Cleanup(scratch);
+        Cleanup<ServerProcess> cleanup = new Cleanup<>(scratch, ServerProcess::close);
         Thread hook = new Thread(cleanup::run, "kvtier-compare-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
@@ -213,42 +212,5 @@ public final class CompareRun {
                 + " charts (PNG + SVG)");
         boolean failed = passes.stream().anyMatch(p -> p.server() == Server.KVTIER && p.result().failed());
         return new Outcome(comparisons, limits, List.copyOf(passes), charts, failed);
-    }
-
-    /** Stops the servers and deletes the scratch dir, once, whichever of the run or the shutdown hook comes first. */
-    private static final class Cleanup {
-        private final Path scratch;
-        private final List<ServerProcess> servers = new ArrayList<>();
-        private boolean done;
-
-        Cleanup(Path scratch) {
-            this.scratch = scratch;
-        }
-
-        synchronized ServerProcess add(ServerProcess server) {
-            if (done) {
-                server.close();
-                throw new IllegalStateException("shutting down");
-            }
-            servers.add(server);
-            return server;
-        }
-
-        synchronized void run() {
-            if (done) {
-                return;
-            }
-            done = true;
-            servers.forEach(ServerProcess::close);
-            deleteTree(scratch);
-        }
-
-        private static void deleteTree(Path root) {
-            try (Stream<Path> paths = Files.walk(root)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                System.err.println("could not delete " + root + ": " + e.getMessage());
-            }
-        }
     }
 }
