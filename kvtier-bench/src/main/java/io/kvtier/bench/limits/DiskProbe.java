@@ -164,7 +164,12 @@ final class DiskProbe {
         }
     }
 
-    private static ByteBuffer alignedBuffer(int bytes, int alignment) {
-        return ByteBuffer.allocateDirect(bytes + alignment).alignedSlice(alignment).limit(bytes);
+    /**
+     * A direct buffer of exactly {@code bytes} starting at an {@code alignment} boundary. Exactly: an aligned slice can
+     * be larger when the allocation happens to start aligned, and clear() would then let a read of a file's last
+     * block run past its end ("unexpected end of ...", seen once in CI).
+     */
+    static ByteBuffer alignedBuffer(int bytes, int alignment) {
+        return ByteBuffer.allocateDirect(bytes + alignment).alignedSlice(alignment).limit(bytes).slice();
     }
 }

@@ -36,6 +36,16 @@ class DiskProbeTest {
     }
 
     @Test
+    void alignedReadBuffersHoldExactlyOneBlockWhateverTheAllocationsAlignment() {
+        for (int i = 0; i < 200; i++) {
+            java.nio.ByteBuffer buffer = DiskProbe.alignedBuffer(DiskProbe.READ_BLOCK, 4096);
+            assertThat(buffer.capacity()).isEqualTo(DiskProbe.READ_BLOCK);
+            assertThat(buffer.alignmentOffset(0, 4096)).isZero();
+            assertThat(buffer.clear().remaining()).isEqualTo(DiskProbe.READ_BLOCK);
+        }
+    }
+
+    @Test
     void alignmentIsAPowerOfTwoNoLargerThanARead() {
         int alignment = DiskProbe.alignment(dir);
 
