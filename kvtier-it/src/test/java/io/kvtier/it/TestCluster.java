@@ -62,10 +62,23 @@ final class TestCluster implements AutoCloseable {
             int k = i;
             starting.add(CompletableFuture.supplyAsync(() -> c.launch(k, extraFlags.apply(k))));
         }
-        for (CompletableFuture<KvtierProcess> f : starting) {
-            c.nodes.add(f.join());
+        try {
+            for (CompletableFuture<KvtierProcess> f : starting) {
+                c.nodes.add(f.join());
+            }
+            c.awaitAgreement(n, 60_000);
+        } catch (RuntimeException | Error | InterruptedException e) {
+            // The caller never gets the cluster to close: kill what started (and what is still starting).
+            for (CompletableFuture<KvtierProcess> f : starting) {
+                f.thenAccept(p -> {
+                    if (!c.nodes.contains(p)) {
+                        c.nodes.add(p);
+                    }
+                }).exceptionally(x -> null).join();
+            }
+            c.close();
+            throw e;
         }
-        c.awaitAgreement(n, 60_000);
         return c;
     }
 
