@@ -116,7 +116,6 @@ public final class ClusterNode implements AutoCloseable {
     public final LongAdder movedReplies = new LongAdder();
     public final LongAdder replicated = new LongAdder();
     public final LongAdder replicationFailures = new LongAdder();
-    public final LongAdder replicationPending = new LongAdder();
     public final LongAdder fetchedKeys = new LongAdder();
     public final LongAdder fetchedBytes = new LongAdder();
     public final LongAdder refusedWrites = new LongAdder();

@@ -71,10 +71,8 @@ public final class Replicator {
             return CompletableFuture.completedFuture(null);
         }
         int timed = node.replicationBacklog.writeStarted(startNanos);
-        node.replicationPending.add(sends.size());
         return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
             node.replicationBacklog.writeEnded(timed);
-            node.replicationPending.add(-sends.size());
             if (e != null) {
                 node.replicationFailures.increment();
             } else {

@@ -252,7 +252,8 @@ final class ClusterCommands {
                     .append(",weight=").append(m.weight()).append(",primary_slots=").append(table.primaryCount(m))
                     .append(",owned_slots=").append(table.ownedCount(m)).append("\r\n");
         }
-        b.append("kvtier_replication_pending:").append(node.replicationPending.sum()).append("\r\n");
+        // Kept for scripts that read it: the replication calls in flight (kvtier_replication_inflight_calls).
+        b.append("kvtier_replication_pending:").append(node.replicationBacklog.calls()).append("\r\n");
         b.append("kvtier_replicated_total:").append(node.replicated.sum()).append("\r\n");
         b.append("kvtier_replication_failures_total:").append(node.replicationFailures.sum()).append("\r\n");
         b.append("kvtier_forwarded_total:").append(node.forwarded.sum()).append("\r\n");
