@@ -162,6 +162,18 @@ public final class SlotTable {
         }
     }
 
+    /**
+     * A hash of what decides the placement (replicas and members: ids, weights, endpoints), equal on every JVM: two
+     * tables of one epoch published by different coordinators (the two sides of a partition) differ in it.
+     */
+    public int fingerprint() {
+        int h = replicas;
+        for (Member m : members) {
+            h = 31 * (31 * (31 * h + m.id().hashCode()) + Long.hashCode(m.weight())) + m.endpoint().hashCode();
+        }
+        return h;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof SlotTable t && epoch == t.epoch && replicas == t.replicas && members.equals(t.members)

@@ -33,6 +33,17 @@ class SlotTableTest {
     }
 
     @Test
+    void fingerprintTellsTablesOfOneEpochOverDifferentMembersApart() {
+        SlotTable same = Placement.compute(4, List.copyOf(members), 2);
+        SlotTable otherSide = Placement.compute(4, members.subList(0, 8), 2);
+        SlotTable thisSide = Placement.compute(4, members.subList(1, 9), 2);
+
+        assertThat(same.fingerprint()).isEqualTo(table.fingerprint());
+        assertThat(otherSide.fingerprint()).isNotEqualTo(thisSide.fingerprint()).isNotEqualTo(table.fingerprint());
+        assertThat(Placement.compute(4, members, 1).fingerprint()).isNotEqualTo(table.fingerprint());
+    }
+
+    @Test
     void givesAStrangerNoSlots() {
         Member stranger = new Member("stranger", 1);
 

@@ -16,7 +16,7 @@ import redis.clients.jedis.Jedis;
  * the link is back it rejoins, drops what it held and never serves a value overwritten or deleted meanwhile.
  */
 class ClusterPartitionIT {
-    @TempDir
+    @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
 
     @Test

@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * move:
  *
  * - Slot states. NONE (not an owner), IMPORTING (an owner that does not hold all of the slot's data yet), COMPLETE.
- *   lastComplete[slot] is the newest epoch at which this node was a complete owner of the slot. Between nodes, the
- *   holder with the highest lastComplete has the freshest copy: every write after that epoch went to the newer owners.
+ *   lastComplete[slot] stamps the newest table in which this node was a complete owner of the slot: its epoch, and
+ *   the table's fingerprint below it (stamp()), since the two sides of a partition can each publish a table of the
+ *   same epoch. Between nodes, the holder with the highest lastComplete has the freshest copy: every write after that
+ *   epoch went to the newer owners.
  *   That is how an importer picks its source, with no history of earlier tables (a joiner has none).
  * - Import. An owner that is IMPORTING first fetches, on demand, every key a command touches (ensureLocal), then runs
  *   the command locally; a background Importer copies the rest of the slot from the freshest holder, throttled
@@ -59,8 +61,10 @@ import org.slf4j.LoggerFactory;
  *   in a minority (not more than half of the last view it served in) stops serving keys (CLUSTERDOWN); so does a node
  *   whose own process was paused (SIGSTOP, a long GC) for half the failure timeout or more, until a new table arrives
  *   or twice the failure timeout passes: the others may have moved on without it. When such a node serves again it
- *   keeps each slot no other member has a newer complete copy of (lastComplete, asked with KVT.SLOTINFO) and drops
- *   the rest (distrust): the survivor of a two-node cluster keeps its data when its peer comes back.
+ *   keeps each slot no other member has a newer complete copy of (lastComplete, asked with KVT.SLOTINFO), nor one
+ *   from another table of the same epoch, and drops the rest (distrust): the survivor of a two-node cluster keeps its
+ *   data when its peer comes back; a node that briefly served a table its peers never installed (it saw one of them
+ *   leave before it lost the other) does not keep what it held then.
  * - Writes re-read the topology once they hold their keys' locks: a write that waited while a newer table arrived, or
  *   while a new owner announced itself (observedEpoch), has not run and answers TRYAGAIN. A write that fails still
  *   replicates its keys' state, since it may have changed one before failing.
@@ -119,6 +123,8 @@ public final class ClusterNode implements AutoCloseable {
     public final LongAdder fetchedKeys = new LongAdder();
     public final LongAdder fetchedBytes = new LongAdder();
     public final LongAdder refusedWrites = new LongAdder();
+    /** Peer writes refused because they arrived after their sender's deadline. */
+    public final LongAdder lateRequests = new LongAdder();
     /** Replication sent to backups and not acknowledged yet: the replication lag. */
     public final ReplicationBacklog replicationBacklog = new ReplicationBacklog();
     /** The importer's progress through the slots this node took over (rebalancing). */
@@ -266,7 +272,7 @@ public final class ClusterNode implements AutoCloseable {
             }
             for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
                 if (state.compareAndSet(s, IMPORTING, COMPLETE)) {
-                    lastComplete.set(s, epoch);
+                    lastComplete.set(s, stamp(topology.table()));
                 }
             }
             tombstones.keySet().removeIf(k -> !importing(SlotHash.slot(k.bytes())));
@@ -298,6 +304,23 @@ public final class ClusterNode implements AutoCloseable {
     /** Whether {@code slot} is set in a {@link #toBitmap} bitmap. */
     public static boolean inBitmap(byte[] bitmap, int slot) {
         return (bitmap[slot >> 3] & (1 << (slot & 7))) != 0;
+    }
+
+    /**
+     * The first argument of a peer write: {@code epoch:deadline}, the deadline (epoch millis) being when its sender
+     * stops waiting, {@code timeoutMillis} from now. The receiver refuses it at another epoch or well after that.
+     */
+    public static String requestEpoch(long epoch, long timeoutMillis) {
+        return epoch + ":" + (System.currentTimeMillis() + Math.max(0, timeoutMillis));
+    }
+
+    /** lastComplete's stamp for {@code table}: its epoch in the high 32 bits, its fingerprint in the low 32. */
+    static long stamp(SlotTable table) {
+        return table.epoch() << 32 | table.fingerprint() & 0xffffffffL;
+    }
+
+    static long epochOf(long stamp) {
+        return stamp >>> 32;
     }
 
     /** lastComplete of every slot, 8 bytes each, big-endian: what KVT.SLOTINFO answers. */
@@ -366,7 +389,7 @@ public final class ClusterNode implements AutoCloseable {
                     }
                 }
                 if (next == COMPLETE) {
-                    lastComplete.set(s, table.epoch());
+                    lastComplete.set(s, stamp(table));
                 }
                 if (next == IMPORTING) {
                     importing++;
@@ -445,7 +468,10 @@ public final class ClusterNode implements AutoCloseable {
         if (!any) {
             return null;
         }
-        long[] newest = new long[SlotHash.SLOTS];
+        BitSet stale = new BitSet(SlotHash.SLOTS);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            stale.set(s, lastComplete.get(s) == 0);
+        }
         for (Member m : table.members()) {
             if (m.id().equals(topology.self().id())) {
                 continue;
@@ -455,14 +481,11 @@ public final class ClusterNode implements AutoCloseable {
                 return null;
             }
             for (int s = 0; s < SlotHash.SLOTS; s++) {
-                newest[s] = Math.max(newest[s], info[s]);
-            }
-        }
-        BitSet stale = new BitSet(SlotHash.SLOTS);
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            long mine = lastComplete.get(s);
-            if (mine == 0 || newest[s] > mine) {
-                stale.set(s);
+                long mine = lastComplete.get(s);
+                long theirs = info[s];
+                if (epochOf(theirs) > epochOf(mine) || epochOf(theirs) == epochOf(mine) && theirs != mine) {
+                    stale.set(s);
+                }
             }
         }
         return stale;

@@ -47,7 +47,8 @@ public final class Replicator {
                 }
                 continue;
             }
-            String epoch = Long.toString(t.table().epoch());
+            String epoch = ClusterNode.requestEpoch(t.table().epoch(),
+                    node.settings().peerTimeout().toMillis());
             if (ref == null) {
                 for (Member b : backups) {
                     sends.add(tracked(1, key.length, checked(b, node.send(ClusterNode.Lane.REPLICATION, b,

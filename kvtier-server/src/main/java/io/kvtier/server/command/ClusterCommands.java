@@ -260,6 +260,7 @@ final class ClusterCommands {
         b.append("kvtier_forward_failures_total:").append(node.forwardFailures.sum()).append("\r\n");
         b.append("kvtier_moved_total:").append(node.movedReplies.sum()).append("\r\n");
         b.append("kvtier_refused_writes_total:").append(node.refusedWrites.sum()).append("\r\n");
+        b.append("kvtier_late_peer_requests_total:").append(node.lateRequests.sum()).append("\r\n");
         b.append("kvtier_imported_keys_total:").append(node.fetchedKeys.sum()).append("\r\n");
         b.append("kvtier_imported_bytes_total:").append(node.fetchedBytes.sum()).append("\r\n");
         ClusterProgressInfo.append(b, node);

@@ -323,7 +323,7 @@ final class ClusterRouter {
             return; // timed out while waiting to retry
         }
         Object[] copy = args.clone();
-        copy[1] = Long.toString(epoch);
+        copy[1] = ClusterNode.requestEpoch(epoch, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         try {
             for (int i = 2; i < copy.length; i++) {
                 if (copy[i] instanceof io.netty.buffer.ByteBuf b) {

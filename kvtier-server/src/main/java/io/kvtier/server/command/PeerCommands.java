@@ -46,14 +46,53 @@ final class PeerCommands {
         return node;
     }
 
-    private static long epoch(RespCommand c) {
-        return Args.parseLong(c.bytes(1));
+    /**
+     * A peer request's first argument: {@code epoch} or {@code epoch:deadline}. The deadline (epoch millis) is when the
+     * sender gives up on the call: TCP can deliver a request long after that, when a partition heals, and a write run
+     * then could overwrite newer ones (see {@link #refuseLate}).
+     */
+    static long epoch(RespCommand c) {
+        byte[] b = c.bytes(1);
+        int colon = indexOf(b, (byte) ':');
+        return Args.parseLong(colon < 0 ? b : java.util.Arrays.copyOf(b, colon));
     }
 
-    /** KVT.FWD epoch command args...: runs the command here as its slot's primary, never forwarding again. */
+    private static int indexOf(byte[] b, byte x) {
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] == x) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Refuses a write whose sender gave up on it a while ago (its deadline plus {@code graceMillis}, for clock skew
+     * between nodes): it is not run, and the sender, having timed out, has already answered that it may have run.
+     */
+    private static void refuseLate(ClusterNode node, RespCommand c) {
+        byte[] b = c.bytes(1);
+        int colon = indexOf(b, (byte) ':');
+        if (colon < 0) {
+            return;
+        }
+        long deadline = Args.parseLong(java.util.Arrays.copyOfRange(b, colon + 1, b.length));
+        long late = System.currentTimeMillis() - deadline - node.settings().peerTimeout().toMillis();
+        if (late > 0) {
+            node.lateRequests.increment();
+            throw new CommandException("TRYAGAIN request arrived " + late + " ms after its sender gave up; not run");
+        }
+    }
+
+    /**
+     * KVT.FWD epoch[:deadline] command args...: runs the command here as its slot's primary, never forwarding again;
+     * only at the sender's epoch, and not after its deadline. A forward from an older epoch (say, delivered by TCP when
+     * a partition heals) would otherwise overwrite what was written since.
+     */
     private static CompletableFuture<Void> fwd(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         node.observe(epoch(c));
+        refuseLate(node, c);
         int[] inner = new int[c.argCount() - 2];
         for (int i = 0; i < inner.length; i++) {
             inner[i] = i + 2;
@@ -68,10 +107,10 @@ final class PeerCommands {
                 throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
             }
             ClusterNode.Topology t = node.topology();
-            if (!t.serving() || t.table().epoch() < epoch(c)) {
-                // Not yet (or no longer) serving, or behind the sender: the proxy retries shortly.
+            if (!t.serving() || t.table().epoch() != epoch(c)) {
+                // Not yet (or no longer) serving, or not at the sender's epoch: the proxy retries shortly.
                 throw new CommandException("TRYAGAIN " + t.self().id() + " is at epoch " + t.table().epoch()
-                        + (t.serving() ? "" : " and not serving: " + t.downReason()));
+                        + ", the request at " + epoch(c) + (t.serving() ? "" : "; not serving: " + t.downReason()));
             }
             int[] keys = ClusterRouter.keyIndexes(spec, cmd);
             for (int k : keys) {
@@ -87,10 +126,11 @@ final class PeerCommands {
         }
     }
 
-    /** KVT.REPL epoch key expireAt value: a backup stores the primary's state of a key. */
+    /** KVT.REPL epoch[:deadline] key expireAt value: a backup stores the primary's state of a key. */
     private static CompletableFuture<Void> repl(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
+        refuseLate(node, c);
         byte[] key = c.bytes(2);
         long expireAt = Args.parseLong(c.bytes(3));
         RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
@@ -98,10 +138,11 @@ final class PeerCommands {
                 new PutOptions(expireAt, Condition.ALWAYS, false, false), s.server.store()));
     }
 
-    /** KVT.RDEL epoch key: a backup deletes a key its primary no longer has. */
+    /** KVT.RDEL epoch[:deadline] key: a backup deletes a key its primary no longer has. */
     private static CompletableFuture<Void> rdel(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
+        refuseLate(node, c);
         byte[] key = c.bytes(2);
         return underReplicaLock(node, key, r, null, () -> s.server.store().remove(key, false));
     }

@@ -78,6 +78,8 @@ final class ClusterMetrics {
         counter("kvtier_cluster_forward_failures", "Forwarded commands that failed", node.forwardFailures);
         counter("kvtier_cluster_moved", "-MOVED replies to cluster-aware clients", node.movedReplies);
         counter("kvtier_cluster_refused_writes", "Writes refused while installing a newer table", node.refusedWrites);
+        counter("kvtier_cluster_late_peer_requests", "Peer writes refused: they arrived after their sender gave up",
+                node.lateRequests);
         counter("kvtier_cluster_imported_keys", "Values copied into this node by state transfer", node.fetchedKeys);
         counter("kvtier_cluster_imported_bytes", "Bytes copied into this node by state transfer", node.fetchedBytes);
     }
