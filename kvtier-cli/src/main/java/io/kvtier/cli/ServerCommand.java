@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 final class ServerCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads",
+            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "seeds", "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
             "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate");
 
@@ -67,6 +67,10 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--io-threads", paramLabel = "N", description = "Event-loop threads serving connections "
             + "(default: half the cores, at least 1).")
     String ioThreads;
+
+    @Option(names = "--pin-share", paramLabel = "FRACTION", description = "Share of --memory that keys pinned with "
+            + "KVC.PIN may hold, 0..0.5 (default 0.25).")
+    String pinShare;
 
     @Option(names = "--seeds", paramLabel = "HOSTS", description = "Cluster: host:port (cluster ports) of nodes to "
             + "join, comma-separated; this node's own address may be among them. Without --seeds or --dns-query the "
@@ -159,7 +163,8 @@ final class ServerCommand implements Callable<Integer> {
                 integer("max-clients", pick(maxClients, file, "max-clients", Integer.toString(d.maxClients()))),
                 integer("disk-threads", pick(diskThreads, file, "disk-threads", Integer.toString(d.diskThreads()))),
                 integer("io-threads", pick(ioThreads, file, "io-threads", Integer.toString(d.ioThreads()))),
-                d.diskReadBufferBytes(), null);
+                d.diskReadBufferBytes(),
+                fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))), null);
         String seedList = pick(seeds, file, "seeds", null);
         String dns = pick(dnsQuery, file, "dns-query", null);
         if (seedList == null && dns == null) {
@@ -249,6 +254,14 @@ final class ServerCommand implements Callable<Integer> {
             return Integer.parseInt(text.trim());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--" + name + ": '" + text + "' is not a whole number");
+        }
+    }
+
+    private static double fraction(String name, String text) {
+        try {
+            return Double.parseDouble(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + ": '" + text + "' is not a number such as 0.25");
         }
     }
 

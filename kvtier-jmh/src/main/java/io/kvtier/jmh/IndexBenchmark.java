@@ -54,7 +54,7 @@ public class IndexBenchmark extends KvtierBenchmark {
     @Setup
     public void setUp() throws IOException {
         dir = Files.createTempDirectory("kvtier-jmh-index");
-        store = TieredStore.open(new StoreOptions(dir, MEMORY, DISK, MAX_VALUE, MEMORY_WAIT_MILLIS));
+        store = TieredStore.open(new StoreOptions(dir, MEMORY, DISK, MAX_VALUE, MEMORY_WAIT_MILLIS, 0));
         keys = new byte[KEYS][];
         missingKeys = new byte[KEYS][];
         for (int i = 0; i < KEYS; i++) {

@@ -1,5 +1,6 @@
 package io.kvtier.server;
 
+import io.kvtier.kvcache.KvCache;
 import io.kvtier.server.command.CommandTable;
 import io.kvtier.server.metrics.Metrics;
 import io.kvtier.server.net.ConnectionHandler;
@@ -38,6 +39,7 @@ public final class KvtierServer implements AutoCloseable {
     private final ServerOptions options;
     private final TieredStore store;
     private final DiskReads diskReads;
+    private final KvCache kvcache;
     private final Metrics metrics;
     private final ServerContext context;
     private final EventLoopGroup boss;
@@ -48,11 +50,14 @@ public final class KvtierServer implements AutoCloseable {
 
     private KvtierServer(ServerOptions options) throws IOException {
         this.options = options;
-        this.store = TieredStore.open(options.storeOptions());
+        this.kvcache = new KvCache();
+        this.store = TieredStore.open(options.storeOptions(), kvcache);
+        kvcache.attach(store, options.cluster() == null); // a chunk's two halves share one store only on one node
         this.diskReads = new DiskReads(store, options.diskThreads(), options.diskReadBufferBytes());
         this.metrics = new Metrics();
         metrics.bind(store);
-        this.context = new ServerContext(options, store, diskReads, new CommandTable(), metrics);
+        metrics.bind(kvcache);
+        this.context = new ServerContext(options, store, kvcache, diskReads, new CommandTable(), metrics);
         IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.boss = new MultiThreadIoEventLoopGroup(1, io);
         this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), io);
@@ -162,6 +167,7 @@ public final class KvtierServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        kvcache.close();
         store.close();
         log.info("shutdown complete");
     }

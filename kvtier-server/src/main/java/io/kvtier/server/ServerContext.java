@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ServerContext {
     private final ServerOptions options;
     private final TieredStore store;
+    private final io.kvtier.kvcache.KvCache kvcache;
     private final DiskReads diskReads;
     private final CommandTable commands;
     private final Metrics metrics;
@@ -29,10 +30,11 @@ public final class ServerContext {
     private volatile io.kvtier.server.cluster.ClusterNode cluster;
     private volatile io.kvtier.server.cluster.Replicator replicator;
 
-    public ServerContext(ServerOptions options, TieredStore store, DiskReads diskReads, CommandTable commands,
-                         Metrics metrics) {
+    public ServerContext(ServerOptions options, TieredStore store, io.kvtier.kvcache.KvCache kvcache,
+                         DiskReads diskReads, CommandTable commands, Metrics metrics) {
         this.options = options;
         this.store = store;
+        this.kvcache = kvcache;
         this.diskReads = diskReads;
         this.commands = commands;
         this.metrics = metrics;
@@ -44,6 +46,11 @@ public final class ServerContext {
 
     public TieredStore store() {
         return store;
+    }
+
+    /** The KV-cache layer over the store: LMCache key statistics, companion fate, prefix lookups. */
+    public io.kvtier.kvcache.KvCache kvcache() {
+        return kvcache;
     }
 
     public DiskReads diskReads() {

@@ -23,6 +23,7 @@ public record ServerOptions(
         int diskThreads,
         int ioThreads,
         long diskReadBufferBytes,
+        double pinShare,
         ClusterSettings cluster) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
@@ -40,6 +41,8 @@ public record ServerOptions(
      */
     public static final int DEFAULT_IO_THREADS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     public static final long DEFAULT_DISK_READ_BUFFER = 256L << 20;
+    /** Share of the memory budget pinned keys (KVC.PIN) may hold: room for system prompts, not the whole tier. */
+    public static final double DEFAULT_PIN_SHARE = 0.25;
 
     public ServerOptions {
         if (port < 0 || port > 65535) {
@@ -60,6 +63,10 @@ public record ServerOptions(
         if (diskReadBufferBytes < (1 << 20)) {
             throw new IllegalArgumentException("disk read buffer " + diskReadBufferBytes + " is below 1 MiB");
         }
+        if (!(pinShare >= 0 && pinShare <= 0.5)) {
+            throw new IllegalArgumentException("--pin-share " + pinShare + " is outside 0..0.5 (a share of --memory;"
+                    + " values over half of it bypass memory)");
+        }
         if (memoryBytes < StoreOptions.MIN_MEMORY) {
             throw new IllegalArgumentException("--memory " + memoryBytes + " is below the minimum "
                     + StoreOptions.MIN_MEMORY + " (1 MiB)");
@@ -78,15 +85,15 @@ public record ServerOptions(
             throw new IllegalArgumentException("refusing to listen on " + bind + " without a password: set "
                     + "--requirepass, bind 127.0.0.1, or pass --protected-mode no if the network is trusted");
         }
-        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes); // validates the store's half
+        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare); // validates the store's half
     }
 
-    private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue) {
-        return new StoreOptions(dir, memory, disk, maxValue, 30_000);
+    private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue, double pinShare) {
+        return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare));
     }
 
     public StoreOptions storeOptions() {
-        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes);
+        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare);
     }
 
     static boolean isLoopback(String bind) {
@@ -106,12 +113,12 @@ public record ServerOptions(
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
                 DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
-                DEFAULT_DISK_READ_BUFFER, null);
+                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, null);
     }
 
     /** These options as a member of a cluster ({@code null}: a single-node store). */
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
-                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, settings);
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, settings);
     }
 }

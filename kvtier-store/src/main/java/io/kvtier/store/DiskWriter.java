@@ -275,12 +275,7 @@ final class DiskWriter implements Runnable {
                 }
             }
             if (back) {
-                store.policyLock.lock();
-                try {
-                    store.policy.add(e);
-                } finally {
-                    store.policyLock.unlock();
-                }
+                store.admit(e);
             }
         }
     }
@@ -307,6 +302,7 @@ final class DiskWriter implements Runnable {
                 store.index.remove(e.key, e);
                 store.counters.evictions.increment();
                 store.counters.evictedBytes.add(e.length);
+                store.gone(e, KeyListener.Removal.LOST);
             }
         }
     }

@@ -3,10 +3,12 @@ package io.kvtier.store;
 import java.nio.file.Path;
 
 /**
- * How a store is laid out: data directory, memory and disk budgets, the largest value accepted, and how long a
- * writer may wait for memory before its write fails. Validated on construction; messages name the value and limit.
+ * How a store is laid out: data directory, memory and disk budgets, the largest value accepted, how long a writer may
+ * wait for memory before its write fails, and how many bytes of memory pinned keys may hold (at most half the memory
+ * budget: larger values bypass memory). Validated on construction; messages name the value and limit.
  */
-public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis) {
+public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
+                          long pinBytes) {
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MIN_DISK = 16L << 20;
     /** Values are at most 2 GiB less room for the largest key and headers (lengths are 32-bit on disk). */
@@ -25,6 +27,10 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
         if (maxValueBytes < 1 || maxValueBytes > MAX_VALUE) {
             throw new IllegalArgumentException("max value size " + maxValueBytes + " must be between 1 and "
                     + MAX_VALUE);
+        }
+        if (pinBytes < 0 || pinBytes > memoryBytes / 2) {
+            throw new IllegalArgumentException("pin budget " + pinBytes + " must be between 0 and half the memory "
+                    + "budget, " + memoryBytes / 2);
         }
         if (memoryWaitMillis < 1) {
             throw new IllegalArgumentException("memory wait " + memoryWaitMillis + " ms must be positive");

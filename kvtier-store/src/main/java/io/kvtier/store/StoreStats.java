@@ -11,7 +11,8 @@ public record StoreStats(
         long memoryHits, long diskHits, long misses,
         long demotions, long demotedBytes, long promotions,
         long evictions, long evictedBytes, long evictedRegions,
-        long corruptReads, long expiredKeys, long diskReadBytes, long waitingBytes) {
+        long corruptReads, long expiredKeys, long diskReadBytes, long waitingBytes,
+        long pinnedKeys, long pinnedBytes, long pinBudget) {
 
     static StoreStats of(TieredStore s) {
         StoreCounters c = s.counters;
@@ -22,6 +23,7 @@ public record StoreStats(
                 c.memoryHits.sum(), c.diskHits.sum(), c.misses.sum(),
                 c.demotions.sum(), c.demotedBytes.sum(), c.promotions.sum(),
                 c.evictions.sum(), c.evictedBytes.sum(), s.disk.evictedRegions(),
-                c.corruptReads.sum(), c.expired.sum(), c.diskReadBytes.sum(), s.waitingBytes());
+                c.corruptReads.sum(), c.expired.sum(), c.diskReadBytes.sum(), s.waitingBytes(),
+                s.pinCount(), s.pinnedBytes(), s.options.pinBytes());
     }
 }

@@ -76,10 +76,14 @@ public final class TieredStore implements AutoCloseable {
     private final java.util.concurrent.ExecutorService directWrites;
     final DiskWriter writer;
     private final RecoveryStats recovery;
+    final KeyListener listener;
+    private final Pins pins;
     private volatile boolean closed;
 
-    private TieredStore(StoreOptions options) throws IOException {
+    private TieredStore(StoreOptions options, KeyListener listener) throws IOException {
         this.options = options;
+        this.listener = listener;
+        this.pins = new Pins(options.pinBytes());
         this.memory = new MemoryTier(options.memoryBytes());
         this.policy = new S3FifoPolicy(memory.budget(), MAX_GHOSTS);
         this.writer = new DiskWriter(this);
@@ -95,6 +99,7 @@ public final class TieredStore implements AutoCloseable {
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
             index.put(e.key, e);
+            listener.added(e.key.bytes, e.length);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
                 expiring.add(e.key);
@@ -107,6 +112,7 @@ public final class TieredStore implements AutoCloseable {
         this.directWrites = Executors.newFixedThreadPool(2, r -> daemon(r, "kvtier-direct-write"));
         timer.scheduleWithFixedDelay(this::sweepExpired, 100, 100, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(waiters::expireOverdue, 100, 100, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::endDuePins, 100, 100, TimeUnit.MILLISECONDS);
         writer.start();
         log.info("recovered {} keys ({} records, {} bytes) from {} regions in {} ms; dropped {} torn or corrupt "
                         + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
@@ -116,7 +122,12 @@ public final class TieredStore implements AutoCloseable {
 
     /** Opens (recovering if present) the store in {@code options.dir()}. */
     public static TieredStore open(StoreOptions options) throws IOException {
-        return new TieredStore(options);
+        return new TieredStore(options, KeyListener.NONE);
+    }
+
+    /** Opens the store, telling {@code listener} of every key recovered, written and removed from now on. */
+    public static TieredStore open(StoreOptions options, KeyListener listener) throws IOException {
+        return new TieredStore(options, listener);
     }
 
     static Thread daemon(Runnable r, String name) {
@@ -266,12 +277,13 @@ public final class TieredStore implements AutoCloseable {
             return CompletableFuture.completedFuture(new PutResult(newerExists[0], old[0]));
         }
         counters.created(EntryState.DISK, e.length);
+        added(e);
         writer.track(e, loc);
         if (expireAt != 0) {
             expiring.add(key);
         }
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
-                : retire(replaced[0], seq);
+                : retire(replaced[0], seq, KeyListener.Removal.REPLACED);
         ValueRef previous = old[0];
         return closingOnFailure(durable, previous).thenApply(v -> new PutResult(true, previous));
     }
@@ -325,18 +337,14 @@ public final class TieredStore implements AutoCloseable {
             return CompletableFuture.completedFuture(new PutResult(false, old[0]));
         }
         Entry e = created[0];
-        policyLock.lock();
-        try {
-            policy.add(e);
-        } finally {
-            policyLock.unlock();
-        }
+        added(e);
+        admit(e);
         if (e.expireAt != 0) {
             expiring.add(key);
         }
         writer.wakeIfPressured();
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
-                : retire(replaced[0], e.seq);
+                : retire(replaced[0], e.seq, KeyListener.Removal.REPLACED);
         ValueRef previous = old[0];
         return closingOnFailure(durable, previous).thenApply(v -> new PutResult(true, previous));
     }
@@ -358,7 +366,7 @@ public final class TieredStore implements AutoCloseable {
         }
         boolean expired = e.isExpired(System.currentTimeMillis());
         ValueRef old = returnOld && !expired ? ValueRef.retain(e) : null;
-        return closingOnFailure(retire(e, tombstoneSeq[0]), old)
+        return closingOnFailure(retire(e, tombstoneSeq[0], KeyListener.Removal.DELETED), old)
                 .thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
     }
 
@@ -379,7 +387,7 @@ public final class TieredStore implements AutoCloseable {
      * record, appends a tombstone with sequence {@code tombstoneSeq} (none if negative: the caller deletes the log
      * itself). Completes when that tombstone is written.
      */
-    private CompletableFuture<Void> retire(Entry e, long tombstoneSeq) {
+    private CompletableFuture<Void> retire(Entry e, long tombstoneSeq, KeyListener.Removal why) {
         boolean tombstone;
         MemoryValue mem;
         synchronized (e) {
@@ -400,6 +408,7 @@ public final class TieredStore implements AutoCloseable {
             }
             mem.release();
         }
+        gone(e, why);
         return tombstone ? writer.journal(PendingRecord.tombstone(e.key.bytes, tombstoneSeq))
                 : CompletableFuture.completedFuture(null);
     }
@@ -445,7 +454,7 @@ public final class TieredStore implements AutoCloseable {
         return writer.submit(() -> {
             for (Entry e : index.values()) {
                 if (index.remove(e.key, e)) { // not it.remove(): that would drop a version put meanwhile unretired
-                    retire(e, -1);
+                    retire(e, -1, KeyListener.Removal.DELETED);
                 }
             }
             expiring.clear();
@@ -513,6 +522,7 @@ public final class TieredStore implements AutoCloseable {
         }
         if (gone) {
             index.remove(e.key, e);
+            gone(e, KeyListener.Removal.LOST);
         }
     }
 
@@ -521,7 +531,7 @@ public final class TieredStore implements AutoCloseable {
             return;
         }
         synchronized (e) {
-            if (++e.diskHits < 2 || e.state() != EntryState.DISK || e.disk != loc) {
+            if (++e.diskHits < 2 && !pins.contains(e.key) || e.state() != EntryState.DISK || e.disk != loc) {
                 return;
             }
         }
@@ -542,12 +552,7 @@ public final class TieredStore implements AutoCloseable {
             mem.release();
             return;
         }
-        policyLock.lock();
-        try {
-            policy.add(e);
-        } finally {
-            policyLock.unlock();
-        }
+        admit(e);
         counters.promotions.increment();
         writer.wakeIfPressured();
     }
@@ -651,7 +656,7 @@ public final class TieredStore implements AutoCloseable {
         });
         if (tombstoneSeq[0] >= 0) {
             counters.expired.increment();
-            retire(e, tombstoneSeq[0]);
+            retire(e, tombstoneSeq[0], KeyListener.Removal.EXPIRED);
         }
     }
 
@@ -674,6 +679,127 @@ public final class TieredStore implements AutoCloseable {
             }
         } catch (RuntimeException ex) {
             log.error("expiry sweep failed", ex);
+        }
+    }
+
+    // ---- lifecycle hooks and pins ---------------------------------------------------------------------------------
+
+    private void added(Entry e) {
+        if (pins.contains(e.key)) {
+            pins.resized(e.key, e.length);
+        }
+        listener.added(e.key.bytes, e.length);
+    }
+
+    /** A version left the index for good: tells the listener; a pin ends with its key (not with an overwrite). */
+    void gone(Entry e, KeyListener.Removal why) {
+        if (why != KeyListener.Removal.REPLACED && !index.containsKey(e.key)) {
+            pins.unpin(e.key);
+        }
+        listener.removed(e.key.bytes, e.length, why);
+    }
+
+    /** Offers an entry that just arrived in memory to the policy, unless its key is pinned or it is queued already. */
+    void admit(Entry e) {
+        policyLock.lock();
+        try {
+            if (!e.isQueued() && !pins.contains(e.key)) {
+                policy.add(e);
+            }
+        } finally {
+            policyLock.unlock();
+        }
+    }
+
+    /**
+     * Pins {@code key} in memory until {@code untilMillis} (0: until unpinned); renewing a pin resets its deadline. A
+     * value on disk stays there until it is next read, which promotes it (a pinned key is promoted on its first disk
+     * hit). Throws {@link PinBudgetException} if the pinned bytes would pass the budget.
+     */
+    public PinOutcome pin(byte[] keyBytes, long untilMillis) {
+        Key key = new Key(keyBytes);
+        Entry e = index.get(key);
+        if (e == null || expireIfDue(e)) {
+            return PinOutcome.NO_KEY;
+        }
+        pins.pin(key, e.length, untilMillis);
+        Entry now = e;
+        for (int i = 0; i < 2 && now != null; i++) { // the version pinned, and one that replaced it meanwhile
+            policyLock.lock();
+            try {
+                if (now.isQueued()) {
+                    policy.remove(now);
+                }
+            } finally {
+                policyLock.unlock();
+            }
+            Entry next = index.get(key);
+            if (next == now) {
+                break;
+            }
+            now = next;
+        }
+        if (now == null) {
+            pins.unpin(key);
+            return PinOutcome.NO_KEY;
+        }
+        synchronized (now) {
+            return now.memory != null ? PinOutcome.IN_MEMORY : PinOutcome.ON_DISK;
+        }
+    }
+
+    /** Ends {@code key}'s pin; its value becomes an ordinary candidate for demotion. False if it was not pinned. */
+    public boolean unpin(byte[] keyBytes) {
+        Key key = new Key(keyBytes);
+        if (!pins.unpin(key)) {
+            return false;
+        }
+        Entry e = index.get(key);
+        if (e != null) {
+            boolean inMemory;
+            synchronized (e) {
+                inMemory = e.state() == EntryState.MEMORY;
+            }
+            if (inMemory) {
+                admit(e);
+            }
+        }
+        return true;
+    }
+
+    long pinCount() {
+        return pins.count();
+    }
+
+    long pinnedBytes() {
+        return pins.bytes();
+    }
+
+    public boolean isPinned(byte[] keyBytes) {
+        return pins.contains(new Key(keyBytes));
+    }
+
+    private void endDuePins() {
+        try {
+            for (Key k : pins.due(System.currentTimeMillis())) {
+                unpin(k.bytes);
+            }
+        } catch (RuntimeException ex) {
+            log.error("pin expiry sweep failed", ex);
+        }
+    }
+
+    /** Where {@code key}'s value is: in memory (possibly also on disk), only on disk, or null if there is no key. */
+    public Residence residence(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        if (e == null || expireIfDue(e)) {
+            return null;
+        }
+        synchronized (e) {
+            if (!e.state().isLive()) {
+                return null;
+            }
+            return e.memory != null ? Residence.MEMORY : Residence.DISK;
         }
     }
 

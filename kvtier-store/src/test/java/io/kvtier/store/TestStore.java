@@ -18,12 +18,12 @@ final class TestStore implements AutoCloseable {
 
     final TieredStore store;
 
-    private TestStore(TieredStore store) {
+    TestStore(TieredStore store) {
         this.store = store;
     }
 
     static TestStore open(Path dir, long memoryBytes, long diskBytes) throws IOException {
-        return new TestStore(TieredStore.open(new StoreOptions(dir, memoryBytes, diskBytes, 64 * MiB, 10_000)));
+        return new TestStore(TieredStore.open(new StoreOptions(dir, memoryBytes, diskBytes, 64 * MiB, 10_000, memoryBytes / 4)));
     }
 
     static byte[] key(String key) {

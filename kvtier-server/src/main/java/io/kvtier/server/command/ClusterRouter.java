@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ClusterRouter {
     /** Commands a proxy splits by owner; the rest must keep their keys in one slot, as in Redis Cluster. */
-    private static final Set<String> SPLITTABLE = Set.of("mget", "mset", "del", "unlink", "exists", "touch");
+    private static final Set<String> SPLITTABLE = Set.of("mget", "mset", "del", "unlink", "exists", "touch",
+            "kvc.lookup", "kvc.prefix");
     /** Between retries of a proxied call that was refused: about how long a table change takes to reach a node. */
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -130,7 +131,7 @@ final class ClusterRouter {
     private static void merge(String name, RespCommand c, int[] keys, Map<Member, List<Integer>> byOwner,
                               List<Member> owners, List<io.kvtier.client.Reply> replies, Reply r) {
         switch (name) {
-            case "mget" -> {
+            case "mget", "kvc.lookup" -> {
                 Map<Integer, io.kvtier.client.Reply> byKey = new java.util.HashMap<>();
                 for (int i = 0; i < owners.size(); i++) {
                     List<Integer> ks = byOwner.get(owners.get(i));
@@ -146,6 +147,24 @@ final class ClusterRouter {
                 }
             }
             case "mset" -> r.ok();
+            case "kvc.prefix" -> {
+                // Each owner counted the present prefix of its own keys (in request order): the first absent key of
+                // the whole request is the earliest of the owners' first absent keys.
+                int firstAbsent = keys.length;
+                for (int i = 0; i < owners.size(); i++) {
+                    List<Integer> ks = byOwner.get(owners.get(i));
+                    long present = ((io.kvtier.client.Reply.Int) replies.get(i)).value();
+                    if (present < ks.size()) {
+                        int keyIndex = ks.get((int) present);
+                        for (int j = 0; j < keys.length; j++) {
+                            if (keys[j] == keyIndex) {
+                                firstAbsent = Math.min(firstAbsent, j);
+                            }
+                        }
+                    }
+                }
+                r.integer(firstAbsent);
+            }
             default -> {
                 long sum = 0;
                 for (io.kvtier.client.Reply x : replies) {

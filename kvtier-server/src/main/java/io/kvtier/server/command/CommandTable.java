@@ -25,6 +25,9 @@ public final class CommandTable {
         for (CommandSpec spec : ClusterCommands.specs()) {
             add(spec);
         }
+        for (CommandSpec spec : KvCacheCommands.specs()) {
+            add(spec);
+        }
         for (CommandSpec spec : PeerCommands.specs()) {
             add(spec);
         }

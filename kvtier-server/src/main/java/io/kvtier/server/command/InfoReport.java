@@ -13,7 +13,7 @@ import java.util.Map;
 /** The text of INFO: Redis's sections and field names where they apply, plus "# Tiers" for kvtier's tiers. */
 final class InfoReport {
     private static final List<String> DEFAULT = List.of("server", "clients", "memory", "persistence", "stats",
-            "tiers", "cluster", "keyspace");
+            "tiers", "kvcache", "cluster", "keyspace");
 
     private InfoReport() {
     }
@@ -35,6 +35,7 @@ final class InfoReport {
                 case "persistence" -> persistence(server, fields);
                 case "stats" -> stats(server, fields, st);
                 case "tiers" -> tiers(fields, st);
+                case "kvcache" -> kvcache(server, fields, st);
                 case "cluster" -> fields.put("cluster_enabled", server.cluster() == null ? 0 : 1);
                 case "keyspace" -> keyspace(fields, st);
                 default -> throw new IllegalStateException("no INFO section " + section);
@@ -42,8 +43,8 @@ final class InfoReport {
             if (!out.isEmpty()) {
                 out.append("\r\n");
             }
-            out.append("# ").append(Character.toUpperCase(section.charAt(0))).append(section.substring(1))
-                    .append("\r\n");
+            out.append("# ").append(section.equals("kvcache") ? "KVCache"
+                    : Character.toUpperCase(section.charAt(0)) + section.substring(1)).append("\r\n");
             fields.forEach((k, v) -> out.append(k).append(':').append(v).append("\r\n"));
         }
         return out.toString();
@@ -105,6 +106,30 @@ final class InfoReport {
         f.put("evicted_keys", st.evictions());
         f.put("keyspace_hits", st.memoryHits() + st.diskHits());
         f.put("keyspace_misses", st.misses());
+    }
+
+    /**
+     * LMCache's KV-cache in this store, one line per model in the style of Redis's keyspace lines: chunks (kv_bytes or
+     * whole-chunk keys), keys and bytes held; chunk reads and probes by outcome; chunks lost for room.
+     */
+    private static void kvcache(ServerContext server, Map<String, Object> f, StoreStats st) {
+        io.kvtier.kvcache.KvCache kv = server.kvcache();
+        List<io.kvtier.kvcache.ModelSnapshot> models = kv.models();
+        f.put("kvcache_models", models.size());
+        f.put("kvcache_companion_fate", kv.companionFate() ? 1 : 0);
+        f.put("kvcache_companion_deletes", kv.companionDeletes());
+        f.put("kvcache_hidden_metadata_reads", kv.hiddenMetadata());
+        f.put("pinned_keys", st.pinnedKeys());
+        f.put("pinned_bytes", st.pinnedBytes());
+        f.put("pin_budget_bytes", st.pinBudget());
+        for (int i = 0; i < models.size(); i++) {
+            io.kvtier.kvcache.ModelSnapshot m = models.get(i);
+            f.put("model_" + i, "name=" + m.model().replaceAll("[,=:\\s]", "_") + ",chunks=" + m.chunks()
+                    + ",keys=" + m.keys() + ",bytes=" + m.bytes() + ",hits_memory=" + m.memoryHits()
+                    + ",hits_disk=" + m.diskHits() + ",misses=" + m.misses()
+                    + ",hit_rate=" + String.format(java.util.Locale.ROOT, "%.4f", m.hitRate())
+                    + ",lost_chunks=" + m.lostChunks());
+        }
     }
 
     private static void tiers(Map<String, Object> f, StoreStats st) {

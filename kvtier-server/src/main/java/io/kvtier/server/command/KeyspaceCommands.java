@@ -26,7 +26,7 @@ final class KeyspaceCommands {
         return List.of(
                 of("del", -2, "write", 1, -1, 1, KeyspaceCommands::del),
                 of("unlink", -2, "write fast", 1, -1, 1, KeyspaceCommands::del),
-                of("exists", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.store()::exists)),
+                of("exists", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.kvcache()::exists)),
                 of("touch", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.store()::touch)),
                 of("type", 2, "readonly fast", 1, 1, 1, (s, c, r) -> {
                     r.simple(s.server.store().exists(c.bytes(1)) ? "string" : "none");

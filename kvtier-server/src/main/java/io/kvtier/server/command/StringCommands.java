@@ -42,7 +42,7 @@ final class StringCommands {
     }
 
     private static CompletableFuture<Void> get(Session s, RespCommand c, Reply r) {
-        return Values.write(s.server, s.server.store().get(c.bytes(1)), r);
+        return Values.write(s.server, s.server.kvcache().get(c.bytes(1)), r);
     }
 
     private static CompletableFuture<Void> set(Session s, RespCommand c, Reply r) {
@@ -116,7 +116,7 @@ final class StringCommands {
 
     private static CompletableFuture<Void> mgetFrom(Session s, RespCommand c, Reply r, int from) {
         for (int i = from; i < c.argCount(); i++) {
-            CompletableFuture<Void> pending = Values.writeOrNil(s.server, s.server.store().get(c.bytes(i)), r);
+            CompletableFuture<Void> pending = Values.writeOrNil(s.server, s.server.kvcache().get(c.bytes(i)), r);
             if (pending != null) {
                 int next = i + 1;
                 return pending.thenComposeAsync(v -> {

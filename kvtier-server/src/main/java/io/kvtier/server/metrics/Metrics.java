@@ -39,6 +39,34 @@ public final class Metrics implements AutoCloseable {
                 .register(registry);
     }
 
+    /** Registers per-model KV-cache gauges and counters (label {@code model}), read at scrape time. */
+    public void bind(io.kvtier.kvcache.KvCache kv) {
+        modelGauge("kvtier_kvcache_chunks", "LMCache chunks held (kv_bytes or whole-chunk keys), by model", kv,
+                io.kvtier.kvcache.ModelSnapshot::chunks);
+        modelGauge("kvtier_kvcache_bytes", "Bytes of LMCache keys held, by model", kv,
+                io.kvtier.kvcache.ModelSnapshot::bytes);
+        CounterWithCallback.builder().name("kvtier_kvcache_lookups")
+                .help("Reads of LMCache chunk data and probes of LMCache keys, by model and outcome")
+                .labelNames("model", "outcome")
+                .callback(cb -> kv.models().forEach(m -> {
+                    cb.call(m.memoryHits(), m.model(), "memory");
+                    cb.call(m.diskHits(), m.model(), "disk");
+                    cb.call(m.misses(), m.model(), "miss");
+                })).register(registry);
+        CounterWithCallback.builder().name("kvtier_kvcache_lost_chunks")
+                .help("LMCache chunks the disk tier evicted for room, by model").labelNames("model")
+                .callback(cb -> kv.models().forEach(m -> cb.call(m.lostChunks(), m.model()))).register(registry);
+        CounterWithCallback.builder().name("kvtier_kvcache_companion_deletes")
+                .help("LMCache metadata or kv_bytes keys deleted because their other half left")
+                .callback(cb -> cb.call(kv.companionDeletes())).register(registry);
+    }
+
+    private void modelGauge(String name, String help, io.kvtier.kvcache.KvCache kv,
+                            ToLongFunction<io.kvtier.kvcache.ModelSnapshot> value) {
+        GaugeWithCallback.builder().name(name).help(help).labelNames("model")
+                .callback(cb -> kv.models().forEach(m -> cb.call(value.applyAsLong(m), m.model()))).register(registry);
+    }
+
     /** Registers the store's per-tier gauges and counters. */
     public void bind(TieredStore store) {
         gauge("kvtier_tier_bytes_used", "Bytes in use per tier (memory: whole pages; disk: region files)", store,
@@ -58,6 +86,8 @@ public final class Metrics implements AutoCloseable {
                 StoreStats::corruptReads);
         GaugeWithCallback.builder().name("kvtier_keys").help("Keys in the store")
                 .callback(cb -> cb.call(store.stats().keys())).register(registry);
+        GaugeWithCallback.builder().name("kvtier_pinned_bytes").help("Bytes of keys pinned in memory (KVC.PIN)")
+                .callback(cb -> cb.call(store.stats().pinnedBytes())).register(registry);
     }
 
     /** Registers the cluster's gauges and counters (see {@link ClusterMetrics}); only a cluster node calls this. */

@@ -1,0 +1,36 @@
+package io.kvtier.store;
+
+/**
+ * Told when a version of a key enters or leaves the store, for accounting above the store (per-model statistics) and
+ * for keys whose fate is tied to another's. Called on store and network threads, never under a store lock, but often
+ * on a hot path: implementations must be fast, thread-safe, and must not block.
+ */
+public interface KeyListener {
+    /** Why a version left the store. */
+    enum Removal {
+        /** Overwritten by a newer version of the same key. */
+        REPLACED,
+        /** Deleted (DEL, FLUSHALL, a pin-less cleanup). */
+        DELETED,
+        /** Its expiry passed. */
+        EXPIRED,
+        /** Dropped by the store: its disk region was evicted for room, or its record failed its checksum. */
+        LOST
+    }
+
+    KeyListener NONE = new KeyListener() {
+        @Override
+        public void added(byte[] key, long length) {
+        }
+
+        @Override
+        public void removed(byte[] key, long length, Removal why) {
+        }
+    };
+
+    /** A version of {@code key} of {@code length} bytes is now live (written, or recovered at start). */
+    void added(byte[] key, long length);
+
+    /** A version of {@code key} of {@code length} bytes is gone, for reason {@code why}. */
+    void removed(byte[] key, long length, Removal why);
+}
