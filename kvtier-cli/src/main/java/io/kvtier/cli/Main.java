@@ -10,6 +10,11 @@ import picocli.CommandLine.Command;
                 io.kvtier.bench.BenchCommand.class, io.kvtier.cli.sizing.SizeCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with kvtier's error handling: bad input is exit code 2 and one line on stderr. */
+    public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
         cli.setParameterExceptionHandler((e, a) -> {
             System.err.println("kvtier: " + e.getMessage());
@@ -24,7 +29,7 @@ public final class Main implements Runnable {
             System.err.println("kvtier: " + (e instanceof java.io.IOException ? e.getMessage() : e.toString()));
             return 1;
         });
-        System.exit(cli.execute(args));
+        return cli;
     }
 
     @Override
