@@ -7,9 +7,14 @@ import picocli.CommandLine.Command;
 @Command(name = "kvtier", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Tiered key-value store for LLM KV-cache offload, speaking the Redis protocol.",
         subcommands = {ServerCommand.class, io.kvtier.cli.cluster.ClusterCommand.class,
-                io.kvtier.bench.BenchCommand.class})
+                io.kvtier.bench.BenchCommand.class, io.kvtier.cli.sizing.SizeCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with kvtier's error handling: bad input is exit code 2 and one line on stderr. */
+    public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
         cli.setParameterExceptionHandler((e, a) -> {
             System.err.println("kvtier: " + e.getMessage());
@@ -24,7 +29,7 @@ public final class Main implements Runnable {
             System.err.println("kvtier: " + (e instanceof java.io.IOException ? e.getMessage() : e.toString()));
             return 1;
         });
-        System.exit(cli.execute(args));
+        return cli;
     }
 
     @Override

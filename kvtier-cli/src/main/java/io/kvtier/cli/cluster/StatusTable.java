@@ -1,5 +1,6 @@
 package io.kvtier.cli.cluster;
 
+import io.kvtier.cli.Columns;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -93,7 +94,7 @@ final class StatusTable {
             rows.add(r.info() == null ? new String[] {r.id(), "-", "unreachable", "", "", r.error()}
                     : nodeRow(r.id(), r.info()));
         }
-        table(b, rows, new boolean[] {false, true, false, true, false, false});
+        Columns.append(b, rows, new boolean[] {false, true, false, true, false, false});
     }
 
     private static String[] nodeRow(String id, ClusterInfo i) {
@@ -117,25 +118,7 @@ final class StatusTable {
         rows.add(new String[] {"total", "", "", Integer.toString(info.primarySlotsAssigned()),
                 percent(info.primarySlotsAssigned(), primaries), Integer.toString(info.ownedSlotsAssigned()),
                 percent(info.ownedSlotsAssigned(), owned)});
-        table(b, rows, new boolean[] {false, false, true, true, true, true, true});
-    }
-
-    /** Rows in aligned columns, two spaces apart; {@code right[i]}: column i holds numbers, aligned right. */
-    private static void table(StringBuilder b, List<String[]> rows, boolean[] right) {
-        int[] width = new int[right.length];
-        for (String[] row : rows) {
-            for (int i = 0; i < row.length; i++) {
-                width[i] = Math.max(width[i], row[i].length());
-            }
-        }
-        for (String[] row : rows) {
-            StringBuilder line = new StringBuilder("  ");
-            for (int i = 0; i < row.length; i++) {
-                String pad = " ".repeat(width[i] - row[i].length());
-                line.append(right[i] ? pad + row[i] : row[i] + pad).append("  ");
-            }
-            b.append(line.toString().stripTrailing()).append('\n');
-        }
+        Columns.append(b, rows, new boolean[] {false, false, true, true, true, true, true});
     }
 
     private static String percent(int part, int whole) {
