@@ -43,7 +43,8 @@ final class TestCluster implements AutoCloseable {
 
     /**
      * Like {@link #start}, with {@code extraFlags.apply(i)} appended to the flags of node i (0-based; nodes added
-     * later with {@link #addWith} too), e.g. a {@code --metrics-port} each.
+     * later with {@link #addWith} too), e.g. a {@code --metrics-port} each. A flag given there with a value replaces
+     * the default of the same name (e.g. {@code --memory 256m}).
      */
     static TestCluster startWith(Path dir, int n, int capacity, IntFunction<List<String>> extraFlags)
             throws Exception {
@@ -95,6 +96,12 @@ final class TestCluster implements AutoCloseable {
         if (namespaces != null) {
             // A namespace's address is not loopback: without a password, protected mode would refuse to start.
             flags.addAll(List.of("--bind", host(i), "--protected-mode", "no"));
+        }
+        for (int f = 0; f + 1 < extraFlags.size(); f += 2) { // an extra flag replaces the default of that name
+            int at = flags.indexOf(extraFlags.get(f));
+            if (at >= 0 && extraFlags.get(f).startsWith("--")) {
+                flags.subList(at, at + 2).clear();
+            }
         }
         flags.addAll(extraFlags);
         try {
