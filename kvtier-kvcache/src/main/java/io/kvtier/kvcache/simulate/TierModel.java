@@ -7,7 +7,6 @@ import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.policy.PolicyNode;
 import io.kvtier.store.policy.S3FifoPolicy;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 
 /*
@@ -36,7 +35,7 @@ final class TierModel {
     private final long memoryBudget;
     private final S3FifoPolicy policy;
     private final RegionLogModel disk;             // null: no disk tier
-    private final HashMap<Long, ChunkEntry> index = new HashMap<>();
+    private final ChunkIndex index = new ChunkIndex();
     private long memoryUsed;
     final TierCounters counters = new TierCounters();
 
@@ -66,7 +65,7 @@ final class TierModel {
     }
 
     boolean contains(long key) {
-        return index.containsKey(key);
+        return index.get(key) != null;
     }
 
     /** GET: a memory hit counts an access for S3-FIFO; a disk hit may promote (TieredStore.get, readFromDisk). */
@@ -88,7 +87,7 @@ final class TierModel {
     /** SET of a key not present. */
     void put(long key, long length) {
         ChunkEntry e = new ChunkEntry(key, length);
-        index.put(key, e);
+        index.add(e);
         counters.writtenBytes += length;
         if (TieringRules.bypassesMemory(length, memoryBudget)) {
             e.region = disk.adopt(DirectWrite.VALUE_OFFSET + length);
