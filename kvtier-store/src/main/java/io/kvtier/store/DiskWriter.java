@@ -24,8 +24,6 @@ import org.slf4j.LoggerFactory;
  */
 final class DiskWriter implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(DiskWriter.class);
-    private static final long BATCH_BYTES = 16L << 20;
-    private static final int BATCH_ENTRIES = 1024;
 
     /** What the shutdown flush wrote. */
     record ShutdownStats(long values, long bytes) {
@@ -109,8 +107,7 @@ final class DiskWriter implements Runnable {
     }
 
     private long lowWatermark() {
-        long base = Math.min(store.memory.budget() / 8, 256L << 20);
-        return Math.min(store.memory.budget(), Math.max(base, store.waitingBytes()));
+        return TieringRules.lowWatermark(store.memory.budget(), store.waitingBytes());
     }
 
     @Override
@@ -185,7 +182,8 @@ final class DiskWriter implements Runnable {
         int moved = 0;
         store.policyLock.lock();
         try {
-            while (freed < wanted && bytes < BATCH_BYTES && dirty.size() < BATCH_ENTRIES) {
+            while (freed < wanted && bytes < TieringRules.DEMOTION_BATCH_BYTES
+                    && dirty.size() < TieringRules.DEMOTION_BATCH_ENTRIES) {
                 PolicyNode node = store.policy.nextVictim();
                 if (node == null) {
                     break;

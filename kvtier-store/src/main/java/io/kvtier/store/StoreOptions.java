@@ -39,6 +39,11 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
 
     /** Region files: 1/16 of the disk budget, between 1 MiB and 64 MiB. */
     public long regionBytes() {
+        return regionBytes(diskBytes);
+    }
+
+    /** The region size for a disk budget of {@code diskBytes}: 1/16 of it, between 1 MiB and 64 MiB. */
+    public static long regionBytes(long diskBytes) {
         return Math.max(1L << 20, Math.min(64L << 20, diskBytes / 16));
     }
 }

@@ -60,7 +60,6 @@ import org.slf4j.LoggerFactory;
 /** A two-tier key-value store (off-heap memory over a disk log); see the essay above. Thread-safe. */
 public final class TieredStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TieredStore.class);
-    private static final int MAX_GHOSTS = 1 << 20;
 
     final StoreOptions options;
     final ConcurrentHashMap<Key, Entry> index = new ConcurrentHashMap<>();
@@ -85,7 +84,7 @@ public final class TieredStore implements AutoCloseable {
         this.listener = listener;
         this.pins = new Pins(options.pinBytes());
         this.memory = new MemoryTier(options.memoryBytes());
-        this.policy = new S3FifoPolicy(memory.budget(), MAX_GHOSTS);
+        this.policy = new S3FifoPolicy(memory.budget(), TieringRules.MAX_GHOSTS);
         this.writer = new DiskWriter(this);
         IndexBuilder builder = new IndexBuilder();
         RecoveryStats[] stats = new RecoveryStats[1];
@@ -195,7 +194,7 @@ public final class TieredStore implements AutoCloseable {
 
     /** Whether a value of {@code length} bytes is too large for the memory tier (over half its budget). */
     public boolean bypassesMemory(long length) {
-        return MemoryTier.footprintOf(length) > memory.budget() / 2;
+        return TieringRules.bypassesMemory(length, memory.budget());
     }
 
     /**
@@ -531,7 +530,8 @@ public final class TieredStore implements AutoCloseable {
             return;
         }
         synchronized (e) {
-            if (++e.diskHits < 2 && !pins.contains(e.key) || e.state() != EntryState.DISK || e.disk != loc) {
+            if (++e.diskHits < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e.key) || e.state() != EntryState.DISK
+                    || e.disk != loc) {
                 return;
             }
         }

@@ -115,6 +115,28 @@ final class ChartWriter {
         return new ChartFiles(png, svg);
     }
 
+    /** Writes {@code chart} to {@code file} alone, as a PNG or an SVG by its extension ({@code .png}, {@code .svg}). */
+    static Path writeFile(XYChart chart, Path file) throws IOException {
+        String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        if (!name.endsWith(".png") && !name.endsWith(".svg")) {
+            throw new IllegalArgumentException("chart file " + file + " must end in .png or .svg");
+        }
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        if (name.endsWith(".png")) {
+            try (OutputStream out = Files.newOutputStream(file)) {
+                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
+            }
+        } else {
+            ByteArrayOutputStream vector = new ByteArrayOutputStream();
+            VectorGraphicsEncoder.saveVectorGraphic(chart, vector, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+            Files.writeString(file, compact(vector.toString(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
+        }
+        return file;
+    }
+
     /**
      * Shrinks the encoder's SVG without changing the picture: coordinates cut to one decimal (text is drawn as
      * outlines with ten-digit coordinates; a tenth of a pixel is invisible) and each distinct inline style turned

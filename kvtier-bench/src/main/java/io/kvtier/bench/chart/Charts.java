@@ -120,6 +120,26 @@ public final class Charts {
         return ChartWriter.write(chart, outPrefix);
     }
 
+    /**
+     * Hit rate (0..1, drawn as %) by total budget (memory + disk, bytes, log scale), one line per series, e.g. per
+     * memory budget: the chart of {@code kvtier simulate}. Written to {@code file}, a PNG or an SVG by its extension.
+     */
+    public static Path hitRateVsBudget(Path file, String title, Map<String, SortedMap<Long, Double>> hitRateBySeries)
+            throws IOException {
+        requireSeries(hitRateBySeries);
+        XYChart chart = ChartWriter.newChart(title, "Memory + disk budget (log scale)", "Hit rate (% of prompt tokens)");
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::binarySizeLabel);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisMax(100.0);
+        for (Map.Entry<String, SortedMap<Long, Double>> series : hitRateBySeries.entrySet()) {
+            SortedMap<Long, Double> points = requirePoints(series.getKey(), series.getValue());
+            double[] x = points.keySet().stream().mapToDouble(size -> log2(series.getKey(), size)).toArray();
+            double[] y = points.values().stream().mapToDouble(rate -> percent(series.getKey(), rate)).toArray();
+            chart.addSeries(series.getKey(), x, y);
+        }
+        return ChartWriter.writeFile(chart, file);
+    }
+
     private static XYChart newLatencyChart(String title) {
         XYChart chart = ChartWriter.newChart(title, "Latency (ms, log scale)", "Percentile");
         // XChart's own log axis labels only whole decades, none at all on a narrower range: plot log10(ms) instead.

@@ -19,7 +19,8 @@ import java.util.zip.CRC32C;
  * {@link #append} and {@link #finish} are for one producer thread; the rest is called by the tier.
  */
 public final class DirectWrite {
-    static final long VALUE_OFFSET = 2L * RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH;
+    /** Where the value starts in its file: room for the largest key and two headers comes first. */
+    public static final long VALUE_OFFSET = 2L * RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH;
 
     private final Path file;
     private final FileChannel channel;

@@ -41,7 +41,7 @@ public final class MemoryTier implements AutoCloseable {
             throw new IllegalArgumentException("memory budget " + budgetBytes + " is below the minimum " + 16 * PAGE_SIZE);
         }
         this.totalPages = Math.toIntExact(budgetBytes / PAGE_SIZE);
-        this.budget = (long) totalPages * PAGE_SIZE;
+        this.budget = budgetOf(budgetBytes);
         this.pagesPerSlab = (int) Math.min(MAX_SLAB / PAGE_SIZE, totalPages);
         this.slabs = new MemorySegment[(totalPages + pagesPerSlab - 1) / pagesPerSlab];
         this.freePages = new int[totalPages];
@@ -67,6 +67,11 @@ public final class MemoryTier implements AutoCloseable {
     /** Sets what to run (outside the lock) whenever pages return to the pool; used to wake waiting writers. */
     public void onFree(Runnable listener) {
         this.onFree = listener;
+    }
+
+    /** The budget a tier asked for {@code budgetBytes} really has: whole pages, rounded down. */
+    public static long budgetOf(long budgetBytes) {
+        return budgetBytes / PAGE_SIZE * PAGE_SIZE;
     }
 
     /** The budget in bytes (rounded down to whole pages). */

@@ -1,0 +1,34 @@
+package io.kvtier.kvcache.simulate;
+
+/**
+ * What one budget did with the whole trace. Hit rate = prompt tokens served from the store / all prompt tokens;
+ * a token is served from memory or from disk according to where its chunk was when read. Bytes are values' bytes
+ * (KV data), without record headers or keys. Immutable.
+ *
+ * @param writtenBytes     chunks stored (SET), into memory or (too large for it) straight to disk
+ * @param diskWrittenBytes values written to the disk log: demotions of values not yet on disk, and direct writes
+ * @param evictedBytes     values lost: their region was evicted (or, with no disk, they left memory)
+ */
+public record SimulationResult(Budget budget, long requests, long promptTokens, long memoryHitTokens,
+                               long diskHitTokens, long memoryReadBytes, long diskReadBytes, long writtenBytes,
+                               long diskWrittenBytes, long evictedBytes, long promotions, long evictedRegions) {
+    public long hitTokens() {
+        return memoryHitTokens + diskHitTokens;
+    }
+
+    public double hitRate() {
+        return ratio(hitTokens());
+    }
+
+    public double memoryHitRate() {
+        return ratio(memoryHitTokens);
+    }
+
+    public double diskHitRate() {
+        return ratio(diskHitTokens);
+    }
+
+    private double ratio(long tokens) {
+        return promptTokens == 0 ? 0 : (double) tokens / promptTokens;
+    }
+}

@@ -1,0 +1,132 @@
+package io.kvtier.kvcache.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The simulated store's tiering against the store's rules: demotion, promotion, region eviction, bypass. */
+class TierModelTest {
+    private static final long KiB = 1024;
+    private static final long MiB = 1024 * KiB;
+    private static final long CHUNK = 256 * KiB;
+
+    @Test
+    void demotesTheOldestValuesWhenMemoryIsFull() {
+        TierModel store = new TierModel(new Budget(MiB, 64 * MiB));
+        for (long k = 0; k < 4; k++) {
+            store.put(k, CHUNK);
+        }
+
+        // 1 MiB holds 4 values, but the demoter keeps 1/8 (128 KiB) free: the first one left for disk
+        assertThat(store.where(0)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(1)).isEqualTo(TierModel.Hit.MEMORY);
+        assertThat(store.where(3)).isEqualTo(TierModel.Hit.MEMORY);
+        assertThat(store.counters.diskWrittenBytes).isEqualTo(CHUNK);
+        assertThat(store.memoryUsedBytes()).isLessThanOrEqualTo(MiB - MiB / 8);
+    }
+
+    @Test
+    void promotesOnTheSecondDiskHitAndKeepsTheDiskCopy() {
+        TierModel store = new TierModel(new Budget(MiB, 64 * MiB));
+        for (long k = 0; k < 4; k++) {
+            store.put(k, CHUNK);
+        }
+
+        assertThat(store.get(0)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(0)).as("one disk hit does not promote").isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.get(0)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(0)).isEqualTo(TierModel.Hit.MEMORY);
+        assertThat(store.isClean(0)).isTrue();
+        assertThat(store.counters.promotions).isEqualTo(1);
+        assertThat(store.get(0)).isEqualTo(TierModel.Hit.MEMORY);
+    }
+
+    @Test
+    void demotingAPromotedValueAgainWritesNothing() {
+        TierModel store = new TierModel(new Budget(MiB, 64 * MiB));
+        for (long k = 0; k < 7; k++) {
+            store.put(k, CHUNK); // memory keeps 3 (4, 5, 6); 0-3 went to disk
+        }
+        for (long k = 0; k < 3; k++) {
+            store.get(k);
+            store.get(k); // promoted into S3-FIFO's main queue (they are ghosts); 4, 5, 6 leave the small one
+        }
+        long written = store.counters.diskWrittenBytes;
+
+        store.get(3);
+        store.get(3); // promoting 3 fills memory; the small queue is empty, so main's head, 0, leaves
+
+        assertThat(store.where(0)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(3)).isEqualTo(TierModel.Hit.MEMORY);
+        assertThat(store.counters.diskWrittenBytes).as("0 was clean: nothing written").isEqualTo(written);
+        assertThat(store.counters.promotions).isEqualTo(4);
+    }
+
+    @Test
+    void evictsWholeRegionsOldestFirst() {
+        // 16 MiB of disk: regions of 1 MiB, three 256 KiB records each (a fourth would overflow by its header)
+        TierModel store = new TierModel(new Budget(MiB, 16 * MiB));
+        int n = 100;
+        for (long k = 0; k < n; k++) {
+            store.put(k, CHUNK);
+        }
+
+        int firstKept = 0;
+        while (store.where(firstKept) == TierModel.Hit.MISS) {
+            firstKept++;
+        }
+        for (long k = firstKept; k < n; k++) {
+            assertThat(store.where(k)).as("key %d", k).isNotEqualTo(TierModel.Hit.MISS);
+        }
+        assertThat(firstKept % 3).as("lost in whole regions of 3 records").isZero();
+        assertThat(store.counters.evictedBytes).isEqualTo(firstKept * CHUNK);
+        assertThat(store.evictedRegions()).isEqualTo(firstKept / 3);
+        assertThat(store.diskUsedBytes()).isLessThanOrEqualTo(16 * MiB);
+    }
+
+    @Test
+    void anEvictedRegionOnlyDropsTheDiskCopyOfAValueAlsoInMemory() {
+        TierModel store = new TierModel(new Budget(MiB, 16 * MiB));
+        for (long k = 0; k < 4; k++) {
+            store.put(k, CHUNK);
+        }
+        store.get(0);
+        store.get(0); // 0 is back in memory, clean; its record sits in the first region
+        store.get(0); // a memory hit: S3-FIFO counts it, so 0 survives the next demotions in main
+
+        for (long k = 100; k < 200; k++) {
+            store.put(k, CHUNK);
+            store.get(0);
+        }
+
+        assertThat(store.where(0)).as("hot: kept in memory while its region was evicted")
+                .isEqualTo(TierModel.Hit.MEMORY);
+        assertThat(store.isClean(0)).isFalse();
+        assertThat(store.where(1)).isEqualTo(TierModel.Hit.MISS);
+    }
+
+    @Test
+    void aValueOverHalfTheMemoryGoesStraightToDiskAndIsNeverPromoted() {
+        TierModel store = new TierModel(new Budget(MiB, 64 * MiB));
+        store.put(1, 600 * KiB);
+
+        assertThat(store.where(1)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.memoryUsedBytes()).isZero();
+        assertThat(store.get(1)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.get(1)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(1)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.counters.promotions).isZero();
+    }
+
+    @Test
+    void withoutADiskTierVictimsAreLost() {
+        TierModel store = new TierModel(new Budget(MiB, 0));
+        for (long k = 0; k < 10; k++) {
+            store.put(k, CHUNK);
+        }
+
+        assertThat(store.keys()).isEqualTo(3);
+        assertThat(store.counters.evictedBytes).isEqualTo(7 * CHUNK);
+        assertThat(store.counters.diskWrittenBytes).isZero();
+    }
+}
