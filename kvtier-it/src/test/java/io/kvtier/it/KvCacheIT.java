@@ -58,8 +58,25 @@ class KvCacheIT {
                 assertThat(j.set(bytes(chunk(MODEL, i) + "kv_bytes"), payload(i, size))).isEqualTo("OK");
                 assertThat(j.set(bytes(chunk(MODEL, i) + "metadata"), bytes("meta-" + i))).isEqualTo("OK");
             }
-            int present = 0;
-            for (int i = 0; i < chunks; i++) { // as LMCache's lookup and retrieval see it: EXISTS, GET, GET
+            // Demotion and region eviction run on after the last write: wait until no half chunk is left and the
+            // count of chunks holds still, then check every chunk as LMCache's lookup and retrieval see it.
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            List<String> orphans = halfChunks(j);
+            long chunksHeld = -1;
+            while (System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                long now = countKvBytes(j);
+                List<String> again = halfChunks(j);
+                if (again.isEmpty() && now == chunksHeld) {
+                    orphans = again;
+                    break;
+                }
+                orphans = again;
+                chunksHeld = now;
+            }
+            assertThat(orphans).as("halves of chunks left without the other").isEmpty();
+            long present = 0;
+            for (int i = 0; i < chunks; i++) { // EXISTS metadata, then GET metadata and GET kv_bytes
                 if (j.exists(chunk(MODEL, i) + "metadata")) {
                     assertThat(j.get(bytes(chunk(MODEL, i) + "metadata"))).isEqualTo(bytes("meta-" + i));
                     assertThat(j.get(bytes(chunk(MODEL, i) + "kv_bytes"))).as("kv_bytes of chunk " + i)
@@ -67,14 +84,7 @@ class KvCacheIT {
                     present++;
                 }
             }
-            assertThat(present).as("chunks still held").isBetween(20, chunks - 40);
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            List<String> orphans = orphanedMetadata(j);
-            while (!orphans.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                orphans = orphanedMetadata(j);
-            }
-            assertThat(orphans).as("halves of chunks left without the other").isEmpty();
+            assertThat(present).as("chunks still held").isEqualTo(chunksHeld).isBetween(20L, chunks - 40L);
             String info = j.info("kvcache");
             System.out.println(info);
             assertThat(field(info, "kvcache_companion_deletes")).isPositive();
@@ -83,8 +93,11 @@ class KvCacheIT {
         }
     }
 
-    /** Halves of chunks whose other half is absent, found by SCAN (which the read rule does not filter). */
-    private static List<String> orphanedMetadata(Jedis j) {
+    private static long countKvBytes(Jedis j) {
+        return allKeys(j).stream().filter(k -> k.endsWith("kv_bytes")).count();
+    }
+
+    private static Set<String> allKeys(Jedis j) {
         Set<String> keys = new HashSet<>();
         String cursor = ScanParams.SCAN_POINTER_START;
         do {
@@ -92,6 +105,12 @@ class KvCacheIT {
             keys.addAll(page.getResult());
             cursor = page.getCursor();
         } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
+    }
+
+    /** Halves of chunks whose other half is absent, found by SCAN (which the read rule does not filter). */
+    private static List<String> halfChunks(Jedis j) {
+        Set<String> keys = allKeys(j);
         List<String> orphans = new ArrayList<>();
         for (String k : keys) {
             if (k.endsWith("metadata") && !keys.contains(k.substring(0, k.length() - 8) + "kv_bytes")

@@ -140,7 +140,9 @@ final class LoadGenerator implements AutoCloseable {
                     failedReads.incrementAndGet();
                     note(key + ": read failed: " + e.getMessage());
                 }
-                jedis.close();
+                if (jedis != null) { // null when connecting itself failed
+                    jedis.close();
+                }
                 jedis = null;
                 sleep(20);
             } finally {

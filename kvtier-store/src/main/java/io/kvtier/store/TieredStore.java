@@ -536,6 +536,9 @@ public final class TieredStore implements AutoCloseable {
             }
         }
         MemoryValue mem = waiters.tryAllocate(e.length);
+        if (mem == null && pins.contains(e.key)) {
+            mem = awaitMemory(e.length); // a pinned value must get back into memory: wait (briefly) for the demoter
+        }
         if (mem == null) {
             return;
         }
@@ -555,6 +558,21 @@ public final class TieredStore implements AutoCloseable {
         admit(e);
         counters.promotions.increment();
         writer.wakeIfPressured();
+    }
+
+    /** Memory for {@code length} bytes within at most 5 s (blocking: I/O threads only), or null. */
+    private MemoryValue awaitMemory(long length) {
+        CompletableFuture<MemoryValue> f = allocate(length);
+        try {
+            return f.get(Math.min(5_000, options.memoryWaitMillis()), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException ex) {
+            f.thenAccept(MemoryValue::release); // granted after all: give it back
+            return null;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            f.thenAccept(MemoryValue::release);
+            return null;
+        }
     }
 
     /**
