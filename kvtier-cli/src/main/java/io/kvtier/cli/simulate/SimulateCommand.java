@@ -60,9 +60,13 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Tokens per chunk, LMCache's chunk_size (default: ${DEFAULT-VALUE}).")
     int chunkTokens;
 
-    @Option(names = "--bytes-per-token", paramLabel = "N", defaultValue = "131072",
-            description = "KV-cache bytes per token; 131072 = Llama-3.1-8B in bf16 (default: ${DEFAULT-VALUE}).")
-    long bytesPerToken;
+    @Option(names = "--bytes-per-token", paramLabel = "N",
+            description = "KV-cache bytes per token; 131072 = Llama-3.1-8B in bf16 (the default).")
+    Long bytesPerToken;
+
+    @Option(names = "--model", paramLabel = "NAME", description = "Take the bytes per token of a model of "
+            + "./kvtier size's table (bf16 KV cache, one GPU), e.g. qwen3-32b; instead of --bytes-per-token.")
+    String model;
 
     @Option(names = "--save-decode", description = "Also store the answers' chunks, as LMCache's "
             + "save_decode_cache: true does (default: off, LMCache's default: prompts only).")
@@ -128,9 +132,20 @@ public final class SimulateCommand implements Callable<Integer> {
 
     PrintStream out = System.out;
 
+    private long bytesPerToken() {
+        if (model != null && bytesPerToken != null) {
+            throw new IllegalArgumentException("give --model or --bytes-per-token, not both");
+        }
+        if (model != null) {
+            return io.kvtier.kvcache.sizing.KvFootprint.of(io.kvtier.kvcache.sizing.ModelTable.find(model),
+                    io.kvtier.kvcache.sizing.Precision.BF16, 1).workerBytesPerToken();
+        }
+        return bytesPerToken == null ? 131_072 : bytesPerToken;
+    }
+
     @Override
     public Integer call() throws IOException {
-        ChunkOptions chunks = new ChunkOptions(chunkTokens, bytesPerToken, saveDecode);
+        ChunkOptions chunks = new ChunkOptions(chunkTokens, bytesPerToken(), saveDecode);
         List<Budget> budgets = budgets();
         String source = trace == null ? "synthetic chat (seed " + seed + ")" : trace.toString();
         Trace t = trace == null ? ChatTraceGenerator.generate(chatOptions()) : readTrace(trace);

@@ -103,6 +103,22 @@ class SimulateCommandTest {
     }
 
     @Test
+    void takesBytesPerTokenFromTheModelTable() throws Exception {
+        Path trace = dir.resolve("trace.jsonl");
+        Files.writeString(trace, """
+                {"session": "a", "turn": 0, "prompt_tokens": 600, "new_tokens": 8}
+                """);
+
+        String table = run("--trace", trace.toString(), "--memory", "1g", "--disk", "0", "--model", "qwen3-8b");
+
+        assertThat(table).contains("256 tokens x 147456 bytes = 36 MiB");
+        assertThatThrownBy(() -> run("--trace", trace.toString(), "--model", "qwen3-8b", "--bytes-per-token", "1"))
+                .hasMessageContaining("not both");
+        assertThatThrownBy(() -> run("--trace", trace.toString(), "--model", "gpt-5"))
+                .hasMessageContaining("not in the built-in table");
+    }
+
+    @Test
     void refusesBudgetsTheStoreWouldRefuse() {
         assertThatThrownBy(() -> run(with("--memory", "64m", "--disk", "8m")))
                 .hasMessageContaining("--disk 8388608 is below the minimum 16777216 (16 MiB); 0 means no disk tier");
