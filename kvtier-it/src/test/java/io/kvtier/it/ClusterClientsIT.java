@@ -171,6 +171,53 @@ class ClusterClientsIT {
     }
 
     @Test
+    void kvCachePrefixAndLookupAreSplitByOwnerAndMergedInRequestOrder() {
+        List<String> chunks = IntStream.range(0, 12).mapToObj(i -> "kvc-model@1@0@" + Integer.toHexString(i * 40503)
+                + "@bfloat16").toList();
+        try (Jedis plain = new Jedis("127.0.0.1", port(2), (int) CLIENT_TIMEOUT.toMillis())) {
+            for (int i = 0; i < chunks.size(); i++) {
+                if (i != 8) {
+                    assertThat(plain.set(chunks.get(i), "chunk-" + i)).isEqualTo("OK");
+                }
+            }
+            String[] all = chunks.toArray(String[]::new);
+            String nodes;
+            try (Jedis topology = new Jedis("127.0.0.1", port(0), (int) CLIENT_TIMEOUT.toMillis())) {
+                nodes = topology.clusterNodes(); // a connection asking for the topology counts as cluster-aware
+            }
+            long owners = chunks.stream().map(k -> ownerOf(nodes, SlotHash.getSlot(k))).distinct().count();
+            assertThat(owners).as("the chunks live on several primaries").isGreaterThan(1);
+
+            assertThat(plain.sendCommand(() -> "KVC.PREFIX".getBytes(StandardCharsets.UTF_8), all)).isEqualTo(8L);
+            assertThat(plain.sendCommand(() -> "KVC.PREFIX".getBytes(StandardCharsets.UTF_8),
+                    chunks.subList(9, 12).toArray(String[]::new))).isEqualTo(3L);
+            @SuppressWarnings("unchecked")
+            List<Object> tiers = (List<Object>) plain.sendCommand(() -> "KVC.LOOKUP".getBytes(StandardCharsets.UTF_8),
+                    all);
+            for (int i = 0; i < chunks.size(); i++) {
+                assertThat(tiers.get(i) == null ? null : new String((byte[]) tiers.get(i), StandardCharsets.UTF_8))
+                        .as("tier of chunk " + i).isEqualTo(i == 8 ? null : "memory");
+            }
+        }
+    }
+
+    /** The node id serving {@code slot} as primary, from CLUSTER NODES text. */
+    private static String ownerOf(String clusterNodes, int slot) {
+        for (String line : clusterNodes.split("\n")) {
+            String[] f = line.trim().split(" ");
+            for (int i = 8; i < f.length; i++) {
+                String[] range = f[i].split("-");
+                int lo = Integer.parseInt(range[0]);
+                int hi = range.length > 1 ? Integer.parseInt(range[1]) : lo;
+                if (slot >= lo && slot <= hi && f[2].contains("master")) {
+                    return f[0];
+                }
+            }
+        }
+        throw new AssertionError("no primary for slot " + slot);
+    }
+
+    @Test
     void clusterUnawareClientIsServedThroughTheProxy() {
         int timeout = (int) CLIENT_TIMEOUT.toMillis();
         try (Jedis two = new Jedis("127.0.0.1", port(1), timeout)) {
