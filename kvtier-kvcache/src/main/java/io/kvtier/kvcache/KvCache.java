@@ -22,8 +22,12 @@ import org.slf4j.LoggerFactory;
  * kv_bytes go to disk first and leave with their region), so without help the pair splits. Two rules keep it whole:
  *   1. Reads: a metadata key whose kv_bytes is absent reads as absent (GET, MGET, EXISTS, KVC.*), so no client ever
  *      sees a chunk whose data is gone, not even between an eviction and rule 2.
- *   2. Removal: when either half leaves for good (lost to eviction or a bad checksum, expired, deleted - not when
- *      overwritten), the other half is deleted too, on a cleanup thread, if its partner is still absent by then.
+ *   2. Removal: when the store drops either half (lost to eviction or a bad checksum, or expired), the other half is
+ *      deleted too, on a cleanup thread, if its partner is still absent by then and
+ *      only if that other half is older than the removal (TieredStore.removeIfOlder): LMCache storing the chunk
+ *      again meanwhile (kv_bytes, then metadata) must not lose its new kv_bytes to a cleanup of the old pair. A
+ *      client's own DEL is left alone (DEL k.kv_bytes k.metadata must count 2); a metadata key it orphans is hidden
+ *      by rule 1, and deleted once rule 1 has hidden it from a read.
  *      After a restart, metadata keys whose kv_bytes did not survive (never demoted before a kill -9) are swept.
  * Both rules need the two halves in one store, so they apply to a single node; in a cluster the halves live in
  * different slots (LMCache does not hash-tag them) and LMCache's own cleanup on a failed GET remains.
@@ -54,7 +58,7 @@ public final class KvCache implements KeyListener, AutoCloseable {
         this.store = store;
         this.companions = companionFate;
         if (companionFate) {
-            cleanup.execute(this::sweepOrphans);
+            later(this::sweepOrphans);
         }
     }
 
@@ -75,7 +79,7 @@ public final class KvCache implements KeyListener, AutoCloseable {
     }
 
     @Override
-    public void removed(byte[] key, long length, Removal why) {
+    public void removed(byte[] key, long length, Removal why, long seq) {
         LmcacheKey k = LmcacheKey.parse(key);
         if (k == null) {
             return;
@@ -89,18 +93,28 @@ public final class KvCache implements KeyListener, AutoCloseable {
                 m.lostChunks.increment();
             }
         }
-        if (companions && why != Removal.REPLACED && k.part() != LmcacheKey.Part.CHUNK) {
-            cleanup.execute(() -> dropCompanion(key));
+        if (companions && (why == Removal.LOST || why == Removal.EXPIRED) && k.part() != LmcacheKey.Part.CHUNK) {
+            later(() -> dropCompanion(key, seq));
         }
     }
 
-    private void dropCompanion(byte[] key) {
+    /** Runs {@code task} on the cleanup thread; after {@link #close()} (the store shutting down) not at all. */
+    private void later(Runnable task) {
+        try {
+            cleanup.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // shutting down: the orphan sweep at the next start catches what is left
+        }
+    }
+
+    /** Deletes {@code key}'s companion if {@code key} is absent and the companion was written before {@code seq}. */
+    private void dropCompanion(byte[] key, long seq) {
         TieredStore s = store;
         byte[] other = LmcacheKey.companion(key);
-        if (s == null || other == null || s.exists(key) || !s.exists(other)) {
+        if (s == null || other == null || s.exists(key)) {
             return;
         }
-        s.remove(other, false).whenComplete((r, e) -> {
+        s.removeIfOlder(other, seq).whenComplete((r, e) -> {
             if (e != null) {
                 log.warn("could not delete the companion of a removed LMCache key: {}", e.toString());
             } else if (r.existed()) {
@@ -111,6 +125,7 @@ public final class KvCache implements KeyListener, AutoCloseable {
 
     private void sweepOrphans() {
         TieredStore s = store;
+        long seq = s.sequence();
         List<byte[]> orphans = new ArrayList<>();
         s.forEachKey(key -> {
             LmcacheKey k = LmcacheKey.parse(key);
@@ -118,14 +133,10 @@ public final class KvCache implements KeyListener, AutoCloseable {
                 orphans.add(key);
             }
         });
-        orphans.forEach(this::dropCompanionOf);
+        orphans.forEach(key -> dropCompanion(LmcacheKey.companion(key), seq));
         if (!orphans.isEmpty()) {
             log.info("deleted {} LMCache metadata keys whose kv_bytes did not survive the restart", orphans.size());
         }
-    }
-
-    private void dropCompanionOf(byte[] metadataKey) {
-        dropCompanion(LmcacheKey.companion(metadataKey));
     }
 
     // ---- reads: statistics and rule 1 ----
@@ -149,16 +160,18 @@ public final class KvCache implements KeyListener, AutoCloseable {
 
     /** {@link TieredStore#exists}, counted as a probe, with rule 1. */
     public boolean exists(byte[] key) {
-        return residence(key) != null;
+        LmcacheKey k = LmcacheKey.parse(key);
+        return k == null ? store.exists(key) : residence(key, k) != null;
     }
 
     /** Where {@code key}'s value is, or null; counted as a probe, with rule 1. */
     public Residence residence(byte[] key) {
-        Residence r = store.residence(key);
         LmcacheKey k = LmcacheKey.parse(key);
-        if (k == null) {
-            return r;
-        }
+        return k == null ? store.residence(key) : residence(key, k);
+    }
+
+    private Residence residence(byte[] key, LmcacheKey k) {
+        Residence r = store.residence(key);
         if (r != null && orphaned(key, k)) {
             r = null;
         }
@@ -180,7 +193,9 @@ public final class KvCache implements KeyListener, AutoCloseable {
             return false;
         }
         hiddenMetadata.increment();
-        cleanup.execute(() -> dropCompanionOf(key));
+        long seq = store.sequence();
+        byte[] kvBytes = LmcacheKey.companion(key);
+        later(() -> dropCompanion(kvBytes, seq));
         return true;
     }
 

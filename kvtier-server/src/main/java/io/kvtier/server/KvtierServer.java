@@ -167,8 +167,8 @@ public final class KvtierServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        kvcache.close();
         store.close();
+        kvcache.close();
         log.info("shutdown complete");
     }
 }

@@ -242,16 +242,25 @@ final class DiskWriter implements Runnable {
                 continue;
             }
             MemoryValue release = null;
+            boolean kept = false;
             synchronized (e) {
                 if (e.state() == EntryState.DEMOTING) {
                     e.disk = locations[i];
-                    release = e.memory;
-                    e.memory = null;
-                    e.moveTo(EntryState.DISK, store.counters);
-                    moved++;
+                    if (store.pinned(e.key)) { // pinned while being written: it stays in memory, now clean
+                        e.moveTo(EntryState.MEMORY, store.counters);
+                        kept = true;
+                    } else {
+                        release = e.memory;
+                        e.memory = null;
+                        e.moveTo(EntryState.DISK, store.counters);
+                        moved++;
+                    }
                 }
             }
             track(e, locations[i]);
+            if (kept && !store.pinned(e.key)) {
+                store.admit(e); // unpinned meanwhile: back to being a candidate like any value in memory
+            }
             if (release != null) {
                 release.release();
                 store.counters.demotedBytes.add(e.length);
@@ -300,7 +309,7 @@ final class DiskWriter implements Runnable {
                 store.index.remove(e.key, e);
                 store.counters.evictions.increment();
                 store.counters.evictedBytes.add(e.length);
-                store.gone(e, KeyListener.Removal.LOST);
+                store.gone(e, KeyListener.Removal.LOST, store.sequence());
             }
         }
     }

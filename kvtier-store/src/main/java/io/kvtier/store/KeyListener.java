@@ -24,13 +24,17 @@ public interface KeyListener {
         }
 
         @Override
-        public void removed(byte[] key, long length, Removal why) {
+        public void removed(byte[] key, long length, Removal why, long seq) {
         }
     };
 
     /** A version of {@code key} of {@code length} bytes is now live (written, or recovered at start). */
     void added(byte[] key, long length);
 
-    /** A version of {@code key} of {@code length} bytes is gone, for reason {@code why}. */
-    void removed(byte[] key, long length, Removal why);
+    /**
+     * A version of {@code key} of {@code length} bytes is gone, for reason {@code why}. {@code seq} is a sequence
+     * number of the store at or after the removal: any version written later has a higher one, which
+     * {@link TieredStore#removeIfOlder} tells apart.
+     */
+    void removed(byte[] key, long length, Removal why, long seq);
 }

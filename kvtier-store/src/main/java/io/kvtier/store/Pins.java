@@ -57,6 +57,11 @@ final class Pins {
         return true;
     }
 
+    /** Every pinned key. */
+    List<Key> keys() {
+        return new ArrayList<>(pins.keySet());
+    }
+
     /** Pins whose deadline has passed. */
     List<Key> due(long now) {
         List<Key> due = new ArrayList<>();

@@ -254,6 +254,7 @@ public final class TieredStore implements AutoCloseable {
         Entry[] replaced = new Entry[1];
         ValueRef[] old = new ValueRef[1];
         boolean[] newerExists = new boolean[1];
+        boolean[] won = new boolean[1];
         index.compute(key, (k, current) -> {
             Entry live = current != null && !current.isExpired(now) ? current : null;
             if (opts.returnOld() && live != null && live.seq < seq) {
@@ -268,9 +269,10 @@ public final class TieredStore implements AutoCloseable {
                 return current;
             }
             replaced[0] = current;
+            won[0] = true;
             return e;
         });
-        if (index.get(key) != e) {
+        if (!won[0]) {
             discardAdopted(loc);
             // A newer version won: this one counts as written and then overwritten. A failed condition: not written.
             return CompletableFuture.completedFuture(new PutResult(newerExists[0], old[0]));
@@ -350,10 +352,25 @@ public final class TieredStore implements AutoCloseable {
 
     /** Removes {@code key}; with {@code returnOld}, hands back a reference to its value. */
     public CompletableFuture<Removed> remove(byte[] keyBytes, boolean returnOld) {
+        return remove(keyBytes, returnOld, Long.MAX_VALUE);
+    }
+
+    /**
+     * Removes {@code key} if its version was written before sequence number {@code seq}: a cleanup decided at
+     * {@code seq} never deletes a version written after it.
+     */
+    public CompletableFuture<Removed> removeIfOlder(byte[] keyBytes, long seq) {
+        return remove(keyBytes, false, seq);
+    }
+
+    private CompletableFuture<Removed> remove(byte[] keyBytes, boolean returnOld, long olderThan) {
         Key key = new Key(keyBytes);
         Entry[] removed = new Entry[1];
         long[] tombstoneSeq = new long[1];
         index.computeIfPresent(key, (k, e) -> {
+            if (e.seq >= olderThan) {
+                return e;
+            }
             removed[0] = e;
             // Under the key's bin lock, like put's: a concurrent put's version is numbered after this tombstone.
             tombstoneSeq[0] = sequence.incrementAndGet();
@@ -407,7 +424,7 @@ public final class TieredStore implements AutoCloseable {
             }
             mem.release();
         }
-        gone(e, why);
+        gone(e, why, tombstoneSeq >= 0 ? tombstoneSeq : sequence.get());
         return tombstone ? writer.journal(PendingRecord.tombstone(e.key.bytes, tombstoneSeq))
                 : CompletableFuture.completedFuture(null);
     }
@@ -521,7 +538,7 @@ public final class TieredStore implements AutoCloseable {
         }
         if (gone) {
             index.remove(e.key, e);
-            gone(e, KeyListener.Removal.LOST);
+            gone(e, KeyListener.Removal.LOST, sequence.get());
         }
     }
 
@@ -566,10 +583,12 @@ public final class TieredStore implements AutoCloseable {
         try {
             return f.get(Math.min(5_000, options.memoryWaitMillis()), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException ex) {
+            f.cancel(false); // leave the waiters' queue, so writers behind are served
             f.thenAccept(MemoryValue::release); // granted after all: give it back
             return null;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+            f.cancel(false);
             f.thenAccept(MemoryValue::release);
             return null;
         }
@@ -704,17 +723,37 @@ public final class TieredStore implements AutoCloseable {
 
     private void added(Entry e) {
         if (pins.contains(e.key)) {
-            pins.resized(e.key, e.length);
+            if (bypassesMemory(e.length)) {
+                unpin(e.key.bytes); // a value that cannot be in memory cannot be pinned there
+            } else {
+                pins.resized(e.key, e.length);
+            }
         }
-        listener.added(e.key.bytes, e.length);
+        try {
+            listener.added(e.key.bytes, e.length);
+        } catch (RuntimeException ex) {
+            log.error("key listener failed on a write", ex); // never let it undo the store's own bookkeeping
+        }
     }
 
-    /** A version left the index for good: tells the listener; a pin ends with its key (not with an overwrite). */
-    void gone(Entry e, KeyListener.Removal why) {
+    /**
+     * A version left the index for good, at or before sequence number {@code seq}: tells the listener; a pin ends
+     * with its key (not with an overwrite).
+     */
+    void gone(Entry e, KeyListener.Removal why, long seq) {
         if (why != KeyListener.Removal.REPLACED && !index.containsKey(e.key)) {
-            pins.unpin(e.key);
+            unpin(e.key.bytes);
         }
-        listener.removed(e.key.bytes, e.length, why);
+        try {
+            listener.removed(e.key.bytes, e.length, why, seq);
+        } catch (RuntimeException ex) {
+            log.error("key listener failed on a removal", ex);
+        }
+    }
+
+    /** The newest sequence number handed out: versions written from now on have higher ones. */
+    public long sequence() {
+        return sequence.get();
     }
 
     /** Offers an entry that just arrived in memory to the policy, unless its key is pinned or it is queued already. */
@@ -758,8 +797,11 @@ public final class TieredStore implements AutoCloseable {
             now = next;
         }
         if (now == null) {
-            pins.unpin(key);
+            unpin(keyBytes);
             return PinOutcome.NO_KEY;
+        }
+        if (now != e) {
+            pins.resized(key, now.length);
         }
         synchronized (now) {
             return now.memory != null ? PinOutcome.IN_MEMORY : PinOutcome.ON_DISK;
@@ -791,6 +833,10 @@ public final class TieredStore implements AutoCloseable {
 
     long pinnedBytes() {
         return pins.bytes();
+    }
+
+    boolean pinned(Key key) {
+        return pins.contains(key);
     }
 
     public boolean isPinned(byte[] keyBytes) {
@@ -838,6 +884,9 @@ public final class TieredStore implements AutoCloseable {
         directWrites.shutdownNow();
         waiters.failAll("store is closing");
         long start = System.nanoTime();
+        for (Key k : pins.keys()) { // pinned values are outside the policy, which the shutdown flush drains
+            unpin(k.bytes);
+        }
         DiskWriter.ShutdownStats flushed = writer.shutdown();
         disk.close();
         memory.close();

@@ -122,6 +122,33 @@ class TieredStorePinTest {
         }
     }
 
+    @Test
+    void pinnedValuesOnlyInMemoryAreWrittenOnShutdown() throws IOException {
+        byte[] value = Values.of("prompt", 1, (int) (300 * KiB));
+        try (TestStore s = TestStore.open(dir, 8 * MiB, 64 * MiB)) {
+            s.put("prompt", value);
+            s.store.pin(key("prompt"), 0);
+        }
+        try (TestStore s = TestStore.open(dir, 8 * MiB, 64 * MiB)) {
+            assertThat(s.read("prompt")).isEqualTo(value);
+            assertThat(s.store.isPinned(key("prompt"))).as("pins are not kept across restarts").isFalse();
+        }
+    }
+
+    @Test
+    void removeIfOlderSparesVersionsWrittenAfterItsSequenceNumber() throws IOException {
+        try (TestStore s = TestStore.open(dir, 8 * MiB, 64 * MiB)) {
+            s.put("k", new byte[] {1});
+            long decidedAt = s.store.sequence();
+            s.put("k", new byte[] {2});
+
+            assertThat(TestStore.join(s.store.removeIfOlder(key("k"), decidedAt)).existed()).isFalse();
+            assertThat(s.read("k")).containsExactly(2);
+            assertThat(TestStore.join(s.store.removeIfOlder(key("k"), s.store.sequence() + 1)).existed()).isTrue();
+            assertThat(s.read("k")).isNull();
+        }
+    }
+
     private static final class RecordingListener implements KeyListener {
         final java.util.List<String> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
@@ -131,7 +158,7 @@ class TieredStorePinTest {
         }
 
         @Override
-        public void removed(byte[] key, long length, Removal why) {
+        public void removed(byte[] key, long length, Removal why, long seq) {
             events.add("-" + new String(key) + " " + length + " " + why);
         }
     }

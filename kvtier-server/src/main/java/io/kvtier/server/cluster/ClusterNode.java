@@ -19,8 +19,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -110,7 +112,7 @@ public final class ClusterNode implements AutoCloseable {
     private SlotTableService tables;
     // Slot-table thread only:
     private List<Member> lastServing = List.of();
-    private boolean trusted;
+    private volatile boolean trusted; // written on the slot-table thread, read by KVT.SLOTINFO
     private boolean first = true;
     /** Set by the pause watcher: this node was away; its data may be stale. */
     private volatile boolean rejoining;
@@ -323,12 +325,17 @@ public final class ClusterNode implements AutoCloseable {
         return stamp >>> 32;
     }
 
-    /** lastComplete of every slot, 8 bytes each, big-endian: what KVT.SLOTINFO answers. */
+    /**
+     * lastComplete of every slot, 8 bytes each, big-endian, then 1 if this node serves trusted data (0 while it is in
+     * a minority or rejoining): what KVT.SLOTINFO answers.
+     */
     public byte[] slotInfo() {
-        ByteBuffer out = ByteBuffer.allocate(SlotHash.SLOTS * Long.BYTES);
+        ByteBuffer out = ByteBuffer.allocate((SlotHash.SLOTS + 1) * Long.BYTES);
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             out.putLong(lastComplete.get(s));
         }
+        Topology t = topology;
+        out.putLong(trusted && !rejoining && t.serving() ? 1 : 0); // whether the stamps above are current
         return out.array();
     }
 
@@ -468,10 +475,7 @@ public final class ClusterNode implements AutoCloseable {
         if (!any) {
             return null;
         }
-        BitSet stale = new BitSet(SlotHash.SLOTS);
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            stale.set(s, lastComplete.get(s) == 0);
-        }
+        List<long[]> answers = new ArrayList<>();
         for (Member m : table.members()) {
             if (m.id().equals(topology.self().id())) {
                 continue;
@@ -480,15 +484,49 @@ public final class ClusterNode implements AutoCloseable {
             if (info == null) {
                 return null;
             }
-            for (int s = 0; s < SlotHash.SLOTS; s++) {
-                long mine = lastComplete.get(s);
-                long theirs = info[s];
-                if (epochOf(theirs) > epochOf(mine) || epochOf(theirs) == epochOf(mine) && theirs != mine) {
-                    stale.set(s);
-                }
-            }
+            answers.add(info);
+        }
+        BitSet stale = new BitSet(SlotHash.SLOTS);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            stale.set(s, isStale(s, lastComplete.get(s), answers));
         }
         return stale;
+    }
+
+    /**
+     * Whether this (rejoining) node's copy of {@code slot}, stamped {@code mine}, must go, given the other members'
+     * SLOTINFO {@code answers} (stamps, then 1 if that member serves trusted data). It goes if another member has a
+     * newer epoch, or the same epoch from a member that never left (a pause or a partition of this node's own: what
+     * the others hold is current). If every holder of this epoch is rejoining too, the stamp most of them hold keeps
+     * (the larger on a tie): a table of one epoch on each side of a partition yields to the side with more holders,
+     * and identical stamps (a two-node cluster back from a pause) all keep.
+     */
+    static boolean isStale(int slot, long mine, List<long[]> answers) {
+        if (mine == 0) {
+            return true;
+        }
+        Map<Long, Integer> holders = new HashMap<>();
+        holders.put(mine, 1);
+        for (long[] info : answers) {
+            long theirs = info[slot];
+            if (epochOf(theirs) > epochOf(mine)) {
+                return true;
+            }
+            if (theirs != 0 && epochOf(theirs) == epochOf(mine)) {
+                if (info[SlotHash.SLOTS] != 0) {
+                    return true;
+                }
+                holders.merge(theirs, 1, Integer::sum);
+            }
+        }
+        long winner = mine;
+        for (Map.Entry<Long, Integer> e : holders.entrySet()) {
+            int best = holders.get(winner);
+            if (e.getValue() > best || e.getValue() == best && e.getKey() > winner) {
+                winner = e.getKey();
+            }
+        }
+        return winner != mine;
     }
 
     /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */

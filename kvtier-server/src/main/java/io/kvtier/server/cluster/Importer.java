@@ -280,16 +280,16 @@ final class Importer implements AutoCloseable {
                 bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
     }
 
-    /** lastComplete per slot at {@code m}, or null if it did not answer. */
+    /** lastComplete per slot at {@code m}, then its trusted flag (index SLOTS), or null if it did not answer. */
     long[] slotInfo(Member m, long epoch) {
         Reply r = null;
         try {
             r = node.send(ClusterNode.Lane.TRANSFER, m, "KVT.SLOTINFO", Long.toString(epoch)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
-            if (!(r instanceof Reply.Bulk b) || b.content().readableBytes() != SlotHash.SLOTS * Long.BYTES) {
+            if (!(r instanceof Reply.Bulk b) || b.content().readableBytes() != (SlotHash.SLOTS + 1) * Long.BYTES) {
                 log.debug("SLOTINFO from {}: {}", m.id(), r);
                 return null;
             }
-            long[] out = new long[SlotHash.SLOTS];
+            long[] out = new long[SlotHash.SLOTS + 1];
             ByteBuffer buf = b.content().nioBuffer();
             for (int s = 0; s < out.length; s++) {
                 out[s] = buf.getLong();

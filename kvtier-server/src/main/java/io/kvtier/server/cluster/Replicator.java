@@ -47,12 +47,12 @@ public final class Replicator {
                 }
                 continue;
             }
-            String epoch = ClusterNode.requestEpoch(t.table().epoch(),
-                    node.settings().peerTimeout().toMillis());
+            long epoch = t.table().epoch();
+            long timeout = node.settings().peerTimeout().toMillis();
             if (ref == null) {
                 for (Member b : backups) {
                     sends.add(tracked(1, key.length, checked(b, node.send(ClusterNode.Lane.REPLICATION, b,
-                            "KVT.RDEL", epoch, key))));
+                            "KVT.RDEL", ClusterNode.requestEpoch(epoch, timeout), key))));
                 }
                 continue;
             }
@@ -60,8 +60,9 @@ public final class Replicator {
             long payload = (key.length + ref.length()) * backups.size();
             sends.add(tracked(backups.size(), payload, bytesOf(ref).thenCompose(buf -> {
                 List<CompletableFuture<Void>> each = new ArrayList<>();
+                String stamp = ClusterNode.requestEpoch(epoch, timeout); // its deadline starts once the bytes are read
                 for (Member b : backups) {
-                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", epoch, key,
+                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", stamp, key,
                             Long.toString(expireAt), buf.retainedDuplicate())));
                 }
                 return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))

@@ -77,7 +77,8 @@ final class PeerCommands {
             return;
         }
         long deadline = Args.parseLong(java.util.Arrays.copyOfRange(b, colon + 1, b.length));
-        long late = System.currentTimeMillis() - deadline - node.settings().peerTimeout().toMillis();
+        long grace = Math.max(1_000, node.settings().peerTimeout().toMillis()); // clocks agree within this
+        long late = System.currentTimeMillis() - deadline - grace;
         if (late > 0) {
             node.lateRequests.increment();
             throw new CommandException("TRYAGAIN request arrived " + late + " ms after its sender gave up; not run");
@@ -85,9 +86,9 @@ final class PeerCommands {
     }
 
     /**
-     * KVT.FWD epoch[:deadline] command args...: runs the command here as its slot's primary, never forwarding again;
-     * only at the sender's epoch, and not after its deadline. A forward from an older epoch (say, delivered by TCP when
-     * a partition heals) would otherwise overwrite what was written since.
+     * KVT.FWD epoch[:deadline] command args...: runs the command here as its slot's primary, never forwarding again,
+     * and not after its sender's deadline: a forward delivered by TCP when a partition heals would otherwise overwrite
+     * what was written since.
      */
     private static CompletableFuture<Void> fwd(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
@@ -107,8 +108,8 @@ final class PeerCommands {
                 throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
             }
             ClusterNode.Topology t = node.topology();
-            if (!t.serving() || t.table().epoch() != epoch(c)) {
-                // Not yet (or no longer) serving, or not at the sender's epoch: the proxy retries shortly.
+            if (!t.serving() || t.table().epoch() < epoch(c)) {
+                // Not yet (or no longer) serving, or behind the sender: the proxy retries shortly.
                 throw new CommandException("TRYAGAIN " + t.self().id() + " is at epoch " + t.table().epoch()
                         + ", the request at " + epoch(c) + (t.serving() ? "" : "; not serving: " + t.downReason()));
             }
