@@ -67,8 +67,9 @@ final class PeerCommands {
     }
 
     /**
-     * Refuses a write whose sender gave up on it a while ago (its deadline plus {@code graceMillis}, for clock skew
-     * between nodes): it is not run, and the sender, having timed out, has already answered that it may have run.
+     * Refuses a write whose sender gave up on it a while ago (past its deadline by more than max(1 s, peer timeout),
+     * the room left for clock skew between nodes): it is not run, and the sender, having timed out, has already
+     * answered that it may have run.
      */
     private static void refuseLate(ClusterNode node, RespCommand c) {
         byte[] b = c.bytes(1);
