@@ -53,7 +53,8 @@ class ClusterPartitionIT {
                         assertThat(idempotent(() -> j.del(key))).as("delete on the majority side").isBetween(0L, 1L);
                         assertThat(j.exists(key)).isFalse();
                     } else {
-                        assertThat(idempotent(() -> j.set(key, "new-" + i))).as("write on the majority side")
+                        String value = "new-" + i;
+                        assertThat(idempotent(() -> j.set(key, value))).as("write on the majority side")
                                 .isEqualTo("OK");
                     }
                 }
