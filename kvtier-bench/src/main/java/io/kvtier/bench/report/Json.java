@@ -16,6 +16,18 @@ public final class Json {
     private Json() {
     }
 
+    /** An object of name, value pairs ({@code "name", value, ...}), in the order given: for building trees to write. */
+    public static Map<String, Object> object(Object... pairs) {
+        if (pairs.length % 2 != 0) {
+            throw new IllegalArgumentException("object() takes name, value pairs; got " + pairs.length + " arguments");
+        }
+        Map<String, Object> o = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            o.put((String) pairs[i], pairs[i + 1]);
+        }
+        return o;
+    }
+
     public static String write(Object tree) {
         StringBuilder out = new StringBuilder();
         write(tree, out, 0);

@@ -1,5 +1,7 @@
 package io.kvtier.cli.cluster;
 
+import static io.kvtier.bench.report.Json.object;
+
 import io.kvtier.bench.report.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,15 +63,6 @@ final class StatusJson {
                 "refused_writes", t.refusedWrites(), "imported_keys", t.importedKeys(), "imported_bytes",
                 t.importedBytes()));
         o.put("info", new LinkedHashMap<String, Object>(info.raw()));
-        return o;
-    }
-
-    /** An object of name, value pairs, in order. */
-    private static Map<String, Object> object(Object... pairs) {
-        Map<String, Object> o = new LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            o.put((String) pairs[i], pairs[i + 1]);
-        }
         return o;
     }
 }

@@ -1,5 +1,7 @@
 package io.kvtier.cli.simulate;
 
+import static io.kvtier.bench.report.Json.object;
+
 import io.kvtier.bench.report.Json;
 import io.kvtier.kvcache.simulate.ChunkOptions;
 import io.kvtier.kvcache.simulate.SimulationResult;
@@ -49,13 +51,5 @@ final class SweepJson {
                 "written_bytes", r.writtenBytes(), "disk_written_bytes", r.diskWrittenBytes(),
                 "evicted_bytes", r.evictedBytes(), "promotions", r.promotions(),
                 "evicted_regions", r.evictedRegions());
-    }
-
-    private static Map<String, Object> object(Object... kv) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < kv.length; i += 2) {
-            m.put((String) kv[i], kv[i + 1]);
-        }
-        return m;
     }
 }

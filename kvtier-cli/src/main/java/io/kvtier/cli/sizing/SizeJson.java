@@ -1,5 +1,7 @@
 package io.kvtier.cli.sizing;
 
+import static io.kvtier.bench.report.Json.object;
+
 import io.kvtier.bench.report.Json;
 import io.kvtier.kvcache.sizing.Attention;
 import io.kvtier.kvcache.sizing.KvFootprint;
@@ -80,14 +82,5 @@ final class SizeJson {
         return object("layers", a.layers(), "attention_heads", a.attentionHeads(), "kv_heads", a.kvHeads(),
                 "head_dim", a.headDim(), "mla_latent_dim", a.mlaLatentDim(), "sliding_window", a.slidingWindow(),
                 "sliding_layers", a.slidingLayers());
-    }
-
-    /** An object of name, value pairs, in order. */
-    private static Map<String, Object> object(Object... pairs) {
-        Map<String, Object> o = new LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            o.put((String) pairs[i], pairs[i + 1]);
-        }
-        return o;
     }
 }
