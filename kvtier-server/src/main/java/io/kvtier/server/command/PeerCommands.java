@@ -256,7 +256,7 @@ final class PeerCommands {
         return null;
     }
 
-    /** KVT.SLOTINFO epoch: lastComplete of every slot here, 16384 big-endian longs in one bulk string. */
+    /** KVT.SLOTINFO epoch: lastComplete of every slot here, 16384 big-endian longs, then the trusted flag. */
     private static CompletableFuture<Void> slotInfo(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         node.observe(epoch(c));
