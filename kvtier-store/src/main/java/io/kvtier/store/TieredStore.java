@@ -89,7 +89,8 @@ public final class TieredStore implements AutoCloseable {
         IndexBuilder builder = new IndexBuilder();
         RecoveryStats[] stats = new RecoveryStats[1];
         try {
-            this.disk = DiskTier.open(options.dir(), options.diskBytes(), options.regionBytes(),
+            long diskBytes = diskBudget(options);
+            this.disk = DiskTier.open(options.dir(), diskBytes, StoreOptions.regionBytes(diskBytes),
                     writer::onRegionEvicted, builder, s -> stats[0] = s);
         } catch (IOException | RuntimeException e) {
             memory.close();
@@ -104,7 +105,7 @@ public final class TieredStore implements AutoCloseable {
                 expiring.add(e.key);
             }
         });
-        sequence.set(builder.maxSeq());
+        sequence.set(Math.max(builder.maxSeq(), recovery.maxSeq())); // past damaged records' numbers too
         this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake);
         memory.onFree(waiters::serve);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
@@ -117,6 +118,28 @@ public final class TieredStore implements AutoCloseable {
                         + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
                 recovery.bytes(), recovery.regions(), recovery.millis(), recovery.droppedRecords(),
                 recovery.droppedBytes(), expiredAtStart);
+        if (recovery.damagedRegions() > 0) {
+            log.error("{} regions are damaged (quarantined as region-*.damaged.kvr); {} keys were dropped because a "
+                    + "damaged record may have deleted or overwritten them", recovery.damagedRegions(),
+                    builder.droppedForDamage());
+        }
+    }
+
+    /**
+     * --disk, or less if the filesystem cannot hold it (see DiskTier#budgetFor); refuses to start below the minimum
+     * disk budget, and warns when memory exceeds the disk budget (a graceful stop with full memory then loses data).
+     */
+    private static long diskBudget(StoreOptions options) throws IOException {
+        long budget = DiskTier.budgetFor(options.dir(), options.diskBytes());
+        if (budget < StoreOptions.MIN_DISK) {
+            throw new IOException("the filesystem of " + options.dir().toAbsolutePath() + " has room for " + budget
+                    + " bytes of regions, below the minimum disk budget of " + StoreOptions.MIN_DISK + " bytes");
+        }
+        if (options.memoryBytes() > budget) {
+            log.warn("--memory {} bytes is more than the disk budget of {} bytes: a graceful stop with full memory "
+                    + "cannot write all of it to disk and will report what it loses", options.memoryBytes(), budget);
+        }
+        return budget;
     }
 
     /** Opens (recovering if present) the store in {@code options.dir()}. */
