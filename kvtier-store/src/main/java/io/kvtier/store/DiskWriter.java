@@ -1,6 +1,7 @@
 package io.kvtier.store;
 
 import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
 import io.kvtier.store.disk.Region;
 import io.kvtier.store.memory.MemoryValue;
@@ -20,13 +21,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread that writes the disk tier: journal records (tombstones, expiry changes), demotion batches,
  * region eviction and FLUSHALL, in submission order. It demotes whenever free memory is below the watermark:
- * max(1/8 of the budget capped at 256 MiB, what waiting writers need).
+ * max(1/8 of the budget capped at 256 MiB, what waiting writers need). A failing disk (no space, read-only, I/O
+ * error, data directory gone) puts it in the fault state, logged once when it starts and once when it ends; while
+ * in it, writers that need memory fail at once (TieredStore) and demotion is retried every second.
  */
 final class DiskWriter implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(DiskWriter.class);
 
-    /** What the shutdown flush wrote. */
-    record ShutdownStats(long values, long bytes) {
+    /** What the shutdown flush wrote, and why it stopped early (null if it wrote everything). */
+    record ShutdownStats(long values, long bytes, IOException failure) {
     }
 
     private record Job(PendingRecord record, Runnable task, CompletableFuture<Void> done) {
@@ -38,7 +41,9 @@ final class DiskWriter implements Runnable {
     private final Map<Region, List<Entry>> residents = new HashMap<>(); // writer thread (and recovery) only
     private final Thread thread;
     private volatile boolean stopping;
-    private ShutdownStats shutdownStats = new ShutdownStats(0, 0);
+    private volatile String fault;          // why the disk tier cannot take writes now; null when it can
+    private long lastDirectoryCheck;        // writer thread only
+    private ShutdownStats shutdownStats = new ShutdownStats(0, 0, null);
 
     DiskWriter(TieredStore store) {
         this.store = store;
@@ -90,6 +95,29 @@ final class DiskWriter implements Runnable {
         return job.done();
     }
 
+    /** Why the disk tier cannot take writes now (no space, read-only, I/O error, directory gone), or null. */
+    String fault() {
+        return fault;
+    }
+
+    /** Enters (or stays in) the fault state; logs only when the state changes, without a stack trace. */
+    private void failed(IOException e) {
+        String why = e.toString();
+        if (fault == null || !fault.equals(why)) {
+            fault = why;
+            log.error("disk tier cannot take writes: {}; values stay in memory, writes that need more memory fail at "
+                    + "once, retrying every second", why);
+            store.diskFaulted(why);
+        }
+    }
+
+    private void succeeded() {
+        if (fault != null) {
+            fault = null;
+            log.info("disk tier takes writes again");
+        }
+    }
+
     void wake() {
         if (wakePending.compareAndSet(false, true)) {
             jobs.add(new Job(null, null, null));
@@ -122,16 +150,33 @@ final class DiskWriter implements Runnable {
                     jobs.drainTo(batch);
                     runJobs(batch);
                 }
+                checkDirectory();
                 while (!stopping && freeBytes() < lowWatermark() && demoteBatch(lowWatermark() * 3 / 2 - freeBytes()) > 0) {
+                    succeeded();
                     runJobs(drain()); // keep tombstones flowing while demoting a large backlog
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
+                boolean first = fault == null;
+                failed(e);
+                if (!(first && DiskTier.isNoSpace(e))) { // no space: the budget just dropped, so retry at once
+                    sleepQuietly();
+                }
+            } catch (RuntimeException e) {
                 log.error("disk writer: {}; retrying in 1 s", e.toString(), e);
                 sleepQuietly();
             }
+        }
+    }
+
+    /** Once a second: is the data directory still ours? (DiskTier logs it once; writes fail from then on.) */
+    private void checkDirectory() throws IOException {
+        long now = System.nanoTime();
+        if (now - lastDirectoryCheck > 1_000_000_000L) {
+            lastDirectoryCheck = now;
+            store.disk.checkDirectory();
         }
     }
 
@@ -153,16 +198,22 @@ final class DiskWriter implements Runnable {
                     job.task().run();
                     job.done().complete(null);
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
+                failed(e);
+                job.done().completeExceptionally(e);
+            } catch (RuntimeException e) {
                 log.error("disk write failed: {}", e.toString());
                 job.done().completeExceptionally(e);
             }
         }
         try {
             store.disk.flush();
+            if (!written.isEmpty()) {
+                succeeded();
+            }
             written.forEach(j -> j.done().complete(null));
         } catch (IOException e) {
-            log.error("disk flush failed: {}", e.toString());
+            failed(e);
             written.forEach(j -> j.done().completeExceptionally(e));
         }
     }
@@ -324,21 +375,32 @@ final class DiskWriter implements Runnable {
         residents.clear();
     }
 
-    /** Stops the thread after writing every memory-only value to disk and forcing the log. */
+    /**
+     * Stops the thread after writing every memory-only value to disk and forcing the log. What it writes never
+     * evicts what it wrote before (DiskTier#keepNewRegions); older regions are evicted for it as for any demotion.
+     * If the disk cannot take everything, it stops at the first failure and says why: the values still only in
+     * memory are then lost, and the caller reports them.
+     */
     ShutdownStats shutdown() throws IOException {
         CompletableFuture<Void> done = submit(() -> {
             long before = store.counters.demotedBytes.sum();
             long values = 0;
+            IOException failure = null;
+            store.disk.keepNewRegions();
             try {
                 int n;
                 while ((n = demoteBatch(Long.MAX_VALUE)) > 0) {
                     values += n;
                 }
+            } catch (IOException e) {
+                failure = e;
+            }
+            try {
                 store.disk.force();
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                failure = failure == null ? e : failure;
             }
-            shutdownStats = new ShutdownStats(values, store.counters.demotedBytes.sum() - before);
+            shutdownStats = new ShutdownStats(values, store.counters.demotedBytes.sum() - before, failure);
             stopping = true;
         });
         try {

@@ -179,7 +179,24 @@ public final class TieredStore implements AutoCloseable {
      */
     public CompletableFuture<MemoryValue> allocate(long length) {
         checkStorable(length);
+        if (writer.fault() != null) { // no demotion can make room: waiting would only fail later
+            MemoryValue now = waiters.tryAllocate(length);
+            if (now == null) {
+                throw bothTiersFull(length);
+            }
+            return CompletableFuture.completedFuture(now);
+        }
         return waiters.allocate(length);
+    }
+
+    private StoreFullException bothTiersFull(long length) {
+        return new StoreFullException("memory has no room for " + length + " bytes and the disk tier cannot take "
+                + "writes (" + writer.fault() + ")");
+    }
+
+    /** The disk writer entered the fault state: writers queued for memory would wait in vain, so they fail now. */
+    void diskFaulted(String why) {
+        waiters.failAll("memory is full and the disk tier cannot take writes (" + why + ")");
     }
 
     /**
@@ -896,7 +913,13 @@ public final class TieredStore implements AutoCloseable {
         return StoreStats.of(this);
     }
 
-    /** Writes every memory-only value to disk, forces the log and frees all memory. Idempotent. */
+    /**
+     * Writes every memory-only value to disk, forces the log and frees all memory. Idempotent.
+     *
+     * @throws ShutdownLossException after closing everything, if some values only in memory could not be written
+     *         (disk full, read-only or failing); it names how many keys and bytes were lost, as the ERROR line logged
+     *         here does
+     */
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -911,10 +934,37 @@ public final class TieredStore implements AutoCloseable {
             unpin(k.bytes);
         }
         DiskWriter.ShutdownStats flushed = writer.shutdown();
-        disk.close();
+        long[] lost = memoryOnly();
+        IOException closeFailure = null;
+        try {
+            disk.close();
+        } catch (IOException e) {
+            closeFailure = e;
+        }
         memory.close();
         log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk",
-                flushed.values(), flushed.bytes(), (System.nanoTime() - start) / 1_000_000, index.size());
+                flushed.values(), flushed.bytes(), (System.nanoTime() - start) / 1_000_000, index.size() - lost[0]);
+        IOException cause = flushed.failure() != null ? flushed.failure() : closeFailure;
+        if (lost[0] > 0 || closeFailure != null) {
+            ShutdownLossException loss = new ShutdownLossException(lost[0], lost[1], cause);
+            log.error(loss.getMessage());
+            throw loss;
+        }
+    }
+
+    /** Keys, and their value bytes, held only in memory (after the shutdown flush: those it could not write). */
+    private long[] memoryOnly() {
+        long keys = 0;
+        long bytes = 0;
+        for (Entry e : index.values()) {
+            synchronized (e) {
+                if (e.state().isLive() && e.memory != null && e.disk == null) {
+                    keys++;
+                    bytes += e.length;
+                }
+            }
+        }
+        return new long[] {keys, bytes};
     }
 
     long waitingBytes() {

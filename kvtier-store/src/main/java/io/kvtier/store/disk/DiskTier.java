@@ -269,6 +269,12 @@ public final class DiskTier implements AutoCloseable {
         if (writeBuffer.position() == 0) {
             return;
         }
+        try {
+            checkDirectory(); // a stat per batch: what it writes must land in this node's own directory
+        } catch (DataDirLostException e) {
+            abandonActive(e);
+            throw e;
+        }
         writeBuffer.flip();
         long offset = active.size() - writeBuffer.remaining();
         writeFully(new ByteBuffer[] {writeBuffer}, offset);
