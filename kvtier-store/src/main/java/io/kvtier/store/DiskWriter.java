@@ -100,11 +100,12 @@ final class DiskWriter implements Runnable {
         return fault;
     }
 
-    /** Enters (or stays in) the fault state; logs only when the state changes, without a stack trace. */
+    /** Enters (or stays in) the fault state; logs only on entering it, without a stack trace. */
     private void failed(IOException e) {
         String why = e.toString();
-        if (fault == null || !fault.equals(why)) {
-            fault = why;
+        boolean entering = fault == null;
+        fault = why;
+        if (entering) {
             log.error("disk tier cannot take writes: {}; values stay in memory, writes that need more memory fail at "
                     + "once, retrying every second", why);
             store.diskFaulted(why);
@@ -159,15 +160,23 @@ final class DiskWriter implements Runnable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (IOException e) {
-                boolean first = fault == null;
-                failed(e);
-                if (!(first && DiskTier.isNoSpace(e))) { // no space: the budget just dropped, so retry at once
+                if (!madeRoom(e)) {
+                    failed(e);
                     sleepQuietly();
                 }
             } catch (RuntimeException e) {
                 log.error("disk writer: {}; retrying in 1 s", e.toString(), e);
                 sleepQuietly();
             }
+        }
+    }
+
+    /** On "no space left on device", evicts the oldest region so that a retry can fit; false if that cannot help. */
+    private boolean madeRoom(IOException e) {
+        try {
+            return DiskTier.isNoSpace(e) && store.disk.evictOldestForSpace();
+        } catch (IOException evictFailed) {
+            return false;
         }
     }
 
@@ -387,13 +396,19 @@ final class DiskWriter implements Runnable {
             long values = 0;
             IOException failure = null;
             store.disk.keepNewRegions();
-            try {
-                int n;
-                while ((n = demoteBatch(Long.MAX_VALUE)) > 0) {
+            while (true) {
+                try {
+                    int n = demoteBatch(Long.MAX_VALUE);
+                    if (n == 0) {
+                        break;
+                    }
                     values += n;
+                } catch (IOException e) {
+                    if (!madeRoom(e)) {
+                        failure = e;
+                        break;
+                    }
                 }
-            } catch (IOException e) {
-                failure = e;
             }
             try {
                 store.disk.force();

@@ -13,8 +13,9 @@ import java.nio.file.attribute.BasicFileAttributes;
 /**
  * The data directory's exclusive OS lock (an fcntl lock on {@code LOCK} through {@link FileChannel#tryLock}), held
  * from open to close: one process per directory. A lock only guards the inode it was taken on, so if the directory
- * is deleted under a running node a second node can lock a new {@code LOCK} at the same path; {@link #check} tells
- * the owner so, and the owner then stops creating files there (see DiskTier). Thread-safe.
+ * is deleted under a running node a second node can lock a new {@code LOCK} at the same path; {@link #stillHeld} tells
+ * the owner so (the file's inode and a random token written into it at lock time must both still match: inode numbers
+ * are reused), and the owner then stops writing there (see DiskTier). Thread-safe.
  */
 final class DataDirLock implements AutoCloseable {
     static final String NAME = "LOCK";
@@ -23,12 +24,14 @@ final class DataDirLock implements AutoCloseable {
     private final FileChannel channel;
     private final FileLock lock;
     private final Object fileKey;
+    private final byte[] token;
 
-    private DataDirLock(Path file, FileChannel channel, FileLock lock, Object fileKey) {
+    private DataDirLock(Path file, FileChannel channel, FileLock lock, Object fileKey, byte[] token) {
         this.file = file;
         this.channel = channel;
         this.lock = lock;
         this.fileKey = fileKey;
+        this.token = token;
     }
 
     /**
@@ -45,7 +48,11 @@ final class DataDirLock implements AutoCloseable {
                 throw new IOException("data directory " + dir.toAbsolutePath() + " is in use by another kvtier "
                         + "process (it holds the lock on " + file + ")");
             }
-            return new DataDirLock(file, channel, lock, fileKeyOf(file));
+            byte[] token = (ProcessHandle.current().pid() + " " + java.util.UUID.randomUUID() + "\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            channel.truncate(0);
+            channel.write(java.nio.ByteBuffer.wrap(token), 0);
+            return new DataDirLock(file, channel, lock, fileKeyOf(file), token);
         } catch (OverlappingFileLockException e) {
             channel.close();
             throw new IOException("data directory " + dir.toAbsolutePath() + " is already open in this process");
@@ -69,7 +76,7 @@ final class DataDirLock implements AutoCloseable {
         }
         try {
             Object now = fileKeyOf(file);
-            return now == null || now.equals(fileKey); // no inode numbers on this filesystem: nothing to compare
+            return (now == null || now.equals(fileKey)) && java.util.Arrays.equals(Files.readAllBytes(file), token);
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {

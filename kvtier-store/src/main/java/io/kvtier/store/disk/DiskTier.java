@@ -22,9 +22,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Faults. A failed write abandons the active region at its last fully written byte (the partial record is
  * truncated away, the region sealed), so that the log on disk never ends in a record nobody was told is written.
- * "No space left on device" lowers the budget to what the filesystem holds, so further writes evict the oldest
- * regions as a full budget would. Other write errors (read-only filesystem, I/O error) are just thrown: the caller
- * keeps the data in memory. Before creating any file the tier checks that the directory's LOCK is still the file it
+ * On "no space left on device" the writer evicts the oldest region and retries, as a full budget would (see {@link #evictOldestForSpace}). Other write errors (read-only filesystem, I/O
+ * error) are just thrown: the caller keeps the data in memory. Before creating any file the tier checks that the directory's LOCK is still the file it
  * locked (see DataDirLock); once it is not, every write fails with {@link DataDirLostException}.
  */
 public final class DiskTier implements AutoCloseable {
@@ -35,7 +34,7 @@ public final class DiskTier implements AutoCloseable {
     static final double FREE_SPACE_SHARE = 0.9;
 
     private final Path dir;
-    private volatile long budget;
+    private final long budget;
     private final long regionSize;
     private final ArrayDeque<Region> sealed = new ArrayDeque<>();
     private final ByteBuffer writeBuffer = ByteBuffer.allocateDirect(WRITE_BUFFER);
@@ -272,7 +271,7 @@ public final class DiskTier implements AutoCloseable {
         try {
             checkDirectory(); // a stat per batch: what it writes must land in this node's own directory
         } catch (DataDirLostException e) {
-            abandonActive(e);
+            abandonActive();
             throw e;
         }
         writeBuffer.flip();
@@ -294,17 +293,16 @@ public final class DiskTier implements AutoCloseable {
                 remaining -= channel.write(buffers);
             }
         } catch (IOException e) {
-            abandonActive(e);
+            abandonActive();
             throw e;
         }
     }
 
     /**
      * After a failed write: cuts the active region back to its last fully written record and seals it, so that the
-     * failed records (whose writers are told they failed) leave nothing behind; on "no space left" the budget drops
-     * to what the filesystem holds now, so the next writes evict old regions instead of failing.
+     * failed records (whose writers are told they failed) leave nothing behind.
      */
-    private void abandonActive(IOException cause) {
+    private void abandonActive() {
         Region region = active;
         active = null;
         writeBuffer.clear();
@@ -318,15 +316,26 @@ public final class DiskTier implements AutoCloseable {
         region.shrinkTo(activeWritten);
         usedBytes -= cut;
         sealed.addLast(region);
-        if (isNoSpace(cause)) {
-            long lowered = Math.max(2 * regionSize, usedBytes);
-            if (lowered < budget) {
-                log.warn("the filesystem of {} is full at {} bytes of regions: disk budget lowered from {} to {} "
-                        + "bytes; older regions are evicted to make room", dir.toAbsolutePath(), usedBytes, budget,
-                        lowered);
-                budget = lowered;
+    }
+
+    /**
+     * After "no space left on device": evicts the oldest region that may be evicted, so that a retry can fit; false
+     * if there is none (every region is newer than {@link #keepNewRegions} allows, or there are none). Writer thread.
+     */
+    public boolean evictOldestForSpace() throws IOException {
+        while (!sealed.isEmpty() && sealed.peekFirst().id() < keepFrom) {
+            Region victim = sealed.pollFirst();
+            onEvict.accept(victim);
+            usedBytes -= victim.size();
+            evictedRegions++;
+            victim.evict();
+            if (victim.size() > 0) { // an empty one (left by a failed write) frees nothing: go on
+                log.warn("the filesystem of {} is full: evicted region {} ({} bytes) to make room",
+                        dir.toAbsolutePath(), victim, victim.size());
+                return true;
             }
         }
+        return false;
     }
 
     /** Whether {@code e} is ENOSPC (the JDK reports errno only as its message). */
