@@ -3,6 +3,7 @@ package io.kvtier.store;
 import io.kvtier.store.disk.DiskLocation;
 import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
+import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.disk.Region;
 import io.kvtier.store.memory.MemoryValue;
 import io.kvtier.store.policy.PolicyNode;
@@ -43,6 +44,7 @@ final class DiskWriter implements Runnable {
     private volatile boolean stopping;
     private volatile String fault;          // why the disk tier cannot take writes now; null when it can
     private long lastDirectoryCheck;        // writer thread only
+    private long retryAt;                   // writer thread only: when to try demoting again while in the fault state
     private ShutdownStats shutdownStats = new ShutdownStats(0, 0, null);
 
     DiskWriter(TieredStore store) {
@@ -152,6 +154,9 @@ final class DiskWriter implements Runnable {
                     runJobs(batch);
                 }
                 checkDirectory();
+                if (fault != null && System.nanoTime() < retryAt) {
+                    continue; // journal jobs still run (and fail) at once; demotion is retried once a second
+                }
                 while (!stopping && freeBytes() < lowWatermark() && demoteBatch(lowWatermark() * 3 / 2 - freeBytes()) > 0) {
                     succeeded();
                     runJobs(drain()); // keep tombstones flowing while demoting a large backlog
@@ -162,7 +167,7 @@ final class DiskWriter implements Runnable {
             } catch (IOException e) {
                 if (!madeRoom(e)) {
                     failed(e);
-                    sleepQuietly();
+                    retryAt = System.nanoTime() + 1_000_000_000L;
                 }
             } catch (RuntimeException e) {
                 log.error("disk writer: {}; retrying in 1 s", e.toString(), e);
@@ -275,8 +280,13 @@ final class DiskWriter implements Runnable {
         return moved + writeDemoted(dirty, pinned);
     }
 
+    /**
+     * Writes the batch; the records written before a failure (disk full, I/O error) still count, so that the values
+     * left only in memory are exactly those whose record is not on disk. Rethrows the failure afterwards.
+     */
     private int writeDemoted(List<Entry> dirty, List<MemoryValue> pinned) throws IOException {
         DiskLocation[] locations = new DiskLocation[dirty.size()];
+        Exception failure = null;
         try {
             for (int i = 0; i < dirty.size(); i++) {
                 Entry e = dirty.get(i);
@@ -284,19 +294,21 @@ final class DiskWriter implements Runnable {
                 locations[i] = store.disk.append(PendingRecord.value(e.key.bytes, e.seq, e.expireAt, mem.buffers(),
                         mem.length()));
             }
-            store.disk.flush();
         } catch (IOException | RuntimeException ex) {
-            undoDemotion(dirty);
-            pinned.forEach(MemoryValue::release);
-            throw ex;
+            failure = ex;
+        }
+        try {
+            store.disk.flush();
+        } catch (IOException ex) {
+            failure = failure == null ? ex : failure; // the records cut back by the failed flush fail below
         }
         int moved = 0;
         List<Entry> bounced = new ArrayList<>();
         for (int i = 0; i < dirty.size(); i++) {
             Entry e = dirty.get(i);
-            if (locations[i].region().isEvicted()) {
-                // A later, larger record of this batch evicted the region this one went to (only this thread
-                // evicts): the record is gone, so the entry stays in memory rather than point at a deleted file.
+            if (!onDisk(locations[i])) {
+                // Not written (a failure), or a later, larger record of this batch evicted the region it went to
+                // (only this thread evicts): the entry stays in memory rather than point at nothing.
                 bounced.add(e);
                 pinned.get(i).release();
                 continue;
@@ -329,7 +341,18 @@ final class DiskWriter implements Runnable {
         }
         undoDemotion(bounced);
         store.counters.demotions.add(moved);
+        if (failure instanceof IOException io) {
+            throw io;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
+        }
         return moved;
+    }
+
+    /** Whether the record at {@code loc} (null: never appended) is in its region's file, which is not evicted. */
+    private static boolean onDisk(DiskLocation loc) {
+        return loc != null && !loc.region().isEvicted()
+                && loc.offset() + loc.recordLength() + RecordFormat.TRAILER_SIZE <= loc.region().size();
     }
 
     private void undoDemotion(List<Entry> dirty) {
@@ -395,8 +418,12 @@ final class DiskWriter implements Runnable {
             long before = store.counters.demotedBytes.sum();
             long values = 0;
             IOException failure = null;
-            store.disk.keepNewRegions();
-            while (true) {
+            try {
+                store.disk.keepNewRegions();
+            } catch (IOException e) {
+                failure = e;
+            }
+            while (failure == null) {
                 try {
                     int n = demoteBatch(Long.MAX_VALUE);
                     if (n == 0) {

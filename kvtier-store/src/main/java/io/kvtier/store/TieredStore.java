@@ -50,9 +50,15 @@ import org.slf4j.LoggerFactory;
  * can never resurrect an old value. Regions are evicted oldest first, so a tombstone outlives the records it
  * kills. Recovery (IndexBuilder) decides by sequence numbers alone. A kill -9 loses only values never demoted.
  *
- * Failure cases. A record failing its checksum is a miss, logged and dropped from the index. A disk write that
- * fails leaves the entry in memory (DEMOTING -> MEMORY) and is retried after a pause. A writer waiting for memory
- * longer than memoryWaitMillis fails with StoreFullException rather than hanging.
+ * Failure cases. A record failing its checksum is a miss, logged and dropped from the index; at recovery a damaged
+ * record drops its key only if it may have superseded the key's newest intact record (RegionScanner's essay). A disk
+ * write that fails leaves the entry in memory (DEMOTING -> MEMORY); no space evicts the oldest region and retries; any
+ * other failure (read-only, I/O error, data directory deleted under the node) puts the DiskWriter in its fault state,
+ * logged once, in which writers that need memory fail at once instead of waiting, and demotion is retried every
+ * second. A writer waiting for memory longer than memoryWaitMillis fails with StoreFullException rather than hanging.
+ * At close, the shutdown flush writes every memory-only value it can without evicting what it wrote itself (older
+ * regions are evicted for it as for any demotion); if values remain only in memory, close logs one ERROR line with
+ * their count and bytes and throws ShutdownLossException, and the server exits 1.
  *
  * References: S3-FIFO (Yang et al., SOSP 2023); CacheLib's Navy BlockCache (region eviction); Bitcask (recovery by
  * log scan).

@@ -14,8 +14,9 @@ import java.nio.file.attribute.BasicFileAttributes;
  * The data directory's exclusive OS lock (an fcntl lock on {@code LOCK} through {@link FileChannel#tryLock}), held
  * from open to close: one process per directory. A lock only guards the inode it was taken on, so if the directory
  * is deleted under a running node a second node can lock a new {@code LOCK} at the same path; {@link #stillHeld} tells
- * the owner so (the file's inode and a random token written into it at lock time must both still match: inode numbers
- * are reused), and the owner then stops writing there (see DiskTier). Thread-safe.
+ * the owner so (the file's inode and its change time, set by writing a token at lock time, must both still match: inode
+ * numbers are reused), and the owner then stops writing there (see DiskTier). Nothing here opens the file a second
+ * time: closing any descriptor of it would release the process's lock. Thread-safe.
  */
 final class DataDirLock implements AutoCloseable {
     static final String NAME = "LOCK";
@@ -23,15 +24,26 @@ final class DataDirLock implements AutoCloseable {
     private final Path file;
     private final FileChannel channel;
     private final FileLock lock;
-    private final Object fileKey;
-    private final byte[] token;
+    private final Object identity;
 
-    private DataDirLock(Path file, FileChannel channel, FileLock lock, Object fileKey, byte[] token) {
+    private DataDirLock(Path file, FileChannel channel, FileLock lock, Object identity) {
         this.file = file;
         this.channel = channel;
         this.lock = lock;
-        this.fileKey = fileKey;
-        this.token = token;
+        this.identity = identity;
+    }
+
+    /**
+     * The file's device, inode and status-change time (nanoseconds), from one stat: never by opening the file,
+     * because closing any descriptor of it would drop this process's fcntl lock.
+     */
+    private static Object identityOf(Path file) throws IOException {
+        try {
+            return Files.readAttributes(file, "unix:dev,ino,ctime");
+        } catch (UnsupportedOperationException e) { // not a Unix filesystem view: the key and mtime then
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            return java.util.Arrays.asList(a.fileKey(), a.lastModifiedTime());
+        }
     }
 
     /**
@@ -52,7 +64,7 @@ final class DataDirLock implements AutoCloseable {
                     .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             channel.truncate(0);
             channel.write(java.nio.ByteBuffer.wrap(token), 0);
-            return new DataDirLock(file, channel, lock, fileKeyOf(file), token);
+            return new DataDirLock(file, channel, lock, identityOf(file));
         } catch (OverlappingFileLockException e) {
             channel.close();
             throw new IOException("data directory " + dir.toAbsolutePath() + " is already open in this process");
@@ -60,10 +72,6 @@ final class DataDirLock implements AutoCloseable {
             channel.close();
             throw e;
         }
-    }
-
-    private static Object fileKeyOf(Path file) throws IOException {
-        return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     }
 
     /**
@@ -75,8 +83,7 @@ final class DataDirLock implements AutoCloseable {
             return false;
         }
         try {
-            Object now = fileKeyOf(file);
-            return (now == null || now.equals(fileKey)) && java.util.Arrays.equals(Files.readAllBytes(file), token);
+            return identityOf(file).equals(identity);
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {

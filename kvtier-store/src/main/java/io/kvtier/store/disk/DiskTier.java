@@ -205,8 +205,13 @@ public final class DiskTier implements AutoCloseable {
      * From now on, evict no region that is not yet sealed: what the shutdown flush writes is never evicted to make room
      * for more of it (that would lose what it just wrote). Writer thread only.
      */
-    public void keepNewRegions() {
-        keepFrom = active != null ? active.id() : nextRegionId;
+    public void keepNewRegions() throws IOException {
+        if (active != null) { // what it holds was written before: evictable like any older region
+            flush();
+            sealed.addLast(active);
+            active = null;
+        }
+        keepFrom = nextRegionId;
     }
 
     /**
