@@ -120,6 +120,8 @@ class DiskFaultIT {
                 }
                 assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
                 assertThat(present).as("what the filesystem held").isGreaterThan(40);
+                System.out.printf("DiskFaultIT: memory > filesystem: %d acknowledged, %d reported lost, %d present%n",
+                        acked, lost, present);
             }
         }
     }
@@ -186,6 +188,8 @@ class DiskFaultIT {
                     }
                 }
                 assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
+                System.out.printf("DiskFaultIT: unwritable dir: %d acknowledged, %d reported lost, %d present%n",
+                        acked, lost, present);
             }
         }
     }
@@ -208,6 +212,8 @@ class DiskFaultIT {
                     long millis = (System.nanoTime() - start) / 1_000_000;
                     assertThat(e.getMessage()).contains("disk tier cannot take writes");
                     assertThat(millis).as("a refused write answers at once, not after a 30 s wait").isLessThan(2_000);
+                    System.out.printf("DiskFaultIT: %s: %d writes acknowledged, then refused in %d ms%n", prefix,
+                            acked, millis);
                     refused++;
                     i--; // retry the same key: acknowledged keys stay a prefix
                 }

@@ -939,7 +939,9 @@ public final class TieredStore implements AutoCloseable {
         for (Key k : pins.keys()) { // pinned values are outside the policy, which the shutdown flush drains
             unpin(k.bytes);
         }
+        long evictedBefore = counters.evictions.sum();
         DiskWriter.ShutdownStats flushed = writer.shutdown();
+        long evicted = counters.evictions.sum() - evictedBefore;
         long[] lost = memoryOnly();
         IOException closeFailure = null;
         try {
@@ -948,8 +950,9 @@ public final class TieredStore implements AutoCloseable {
             closeFailure = e;
         }
         memory.close();
-        log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk",
-                flushed.values(), flushed.bytes(), (System.nanoTime() - start) / 1_000_000, index.size() - lost[0]);
+        log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk; {} keys of "
+                        + "older regions evicted to make room", flushed.values(), flushed.bytes(),
+                (System.nanoTime() - start) / 1_000_000, index.size() - lost[0], evicted);
         IOException cause = flushed.failure() != null ? flushed.failure() : closeFailure;
         if (lost[0] > 0 || closeFailure != null) {
             ShutdownLossException loss = new ShutdownLossException(lost[0], lost[1], cause);
