@@ -14,9 +14,9 @@ import java.nio.file.attribute.BasicFileAttributes;
  * The data directory's exclusive OS lock (an fcntl lock on {@code LOCK} through {@link FileChannel#tryLock}), held
  * from open to close: one process per directory. A lock only guards the inode it was taken on, so if the directory
  * is deleted under a running node a second node can lock a new {@code LOCK} at the same path; {@link #stillHeld} tells
- * the owner so (the file's inode and its change time, set by writing a token at lock time, must both still match: inode
- * numbers are reused), and the owner then stops writing there (see DiskTier). Nothing here opens the file a second
- * time: closing any descriptor of it would release the process's lock. Thread-safe.
+ * the owner so (the path's device and inode must still be those of the file it holds open), and the owner then stops
+ * writing there (see DiskTier). Nothing here opens the file a second time: closing any descriptor of it would
+ * release the process's lock. Thread-safe.
  */
 final class DataDirLock implements AutoCloseable {
     static final String NAME = "LOCK";
@@ -34,16 +34,12 @@ final class DataDirLock implements AutoCloseable {
     }
 
     /**
-     * The file's device, inode and status-change time (nanoseconds), from one stat: never by opening the file,
-     * because closing any descriptor of it would drop this process's fcntl lock.
+     * The file's device and inode (its fileKey), from a stat: never by opening the file, because closing any
+     * descriptor of it would drop this process's fcntl lock. The inode number cannot be reused by a new LOCK while
+     * this process holds the old one open, so equal keys mean the same file.
      */
     private static Object identityOf(Path file) throws IOException {
-        try {
-            return Files.readAttributes(file, "unix:dev,ino,ctime");
-        } catch (UnsupportedOperationException e) { // not a Unix filesystem view: the key and mtime then
-            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-            return java.util.Arrays.asList(a.fileKey(), a.lastModifiedTime());
-        }
+        return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
     }
 
     /**
@@ -60,10 +56,10 @@ final class DataDirLock implements AutoCloseable {
                 throw new IOException("data directory " + dir.toAbsolutePath() + " is in use by another kvtier "
                         + "process (it holds the lock on " + file + ")");
             }
-            byte[] token = (ProcessHandle.current().pid() + " " + java.util.UUID.randomUUID() + "\n")
+            byte[] holder = ("pid " + ProcessHandle.current().pid() + "\n") // for an operator: who holds it
                     .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             channel.truncate(0);
-            channel.write(java.nio.ByteBuffer.wrap(token), 0);
+            channel.write(java.nio.ByteBuffer.wrap(holder), 0);
             return new DataDirLock(file, channel, lock, identityOf(file));
         } catch (OverlappingFileLockException e) {
             channel.close();
@@ -83,7 +79,8 @@ final class DataDirLock implements AutoCloseable {
             return false;
         }
         try {
-            return identityOf(file).equals(identity);
+            Object now = identityOf(file);
+            return now == null || now.equals(identity); // null: no inode numbers here, nothing to compare
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {
