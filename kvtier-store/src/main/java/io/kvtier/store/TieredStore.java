@@ -8,6 +8,7 @@ import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
 import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.disk.RecoveryStats;
+import io.kvtier.store.disk.RegionFiles;
 import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.memory.MemoryValue;
 import io.kvtier.store.policy.S3FifoPolicy;
@@ -132,11 +133,11 @@ public final class TieredStore implements AutoCloseable {
     }
 
     /**
-     * --disk, or less if the filesystem cannot hold it (see DiskTier#budgetFor); refuses to start below the minimum
+     * --disk, or less if the filesystem cannot hold it (see RegionFiles#budgetFor); refuses to start below the minimum
      * disk budget, and warns when memory exceeds the disk budget (a graceful stop with full memory then loses data).
      */
     private static long diskBudget(StoreOptions options) throws IOException {
-        long budget = DiskTier.budgetFor(options.dir(), options.diskBytes());
+        long budget = RegionFiles.budgetFor(options.dir(), options.diskBytes());
         if (budget < StoreOptions.MIN_DISK) {
             throw new IOException("the filesystem of " + options.dir().toAbsolutePath() + " has room for " + budget
                     + " bytes of regions, below the minimum disk budget of " + StoreOptions.MIN_DISK + " bytes");

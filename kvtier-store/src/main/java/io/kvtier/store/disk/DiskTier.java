@@ -30,8 +30,6 @@ public final class DiskTier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiskTier.class);
     private static final int WRITE_BUFFER = 4 * 1024 * 1024;
     private static final String DIRECT_SUFFIX = ".direct.tmp";
-    /** What the start-up check leaves of the filesystem's room (free space plus what the tier already holds). */
-    static final double FREE_SPACE_SHARE = 0.9;
 
     private final Path dir;
     private final long budget;
@@ -84,46 +82,11 @@ public final class DiskTier implements AutoCloseable {
         return tier;
     }
 
-    /**
-     * The disk budget to use in {@code dir}: {@code requested}, or less if the filesystem cannot hold it, namely
-     * 90% of its usable space plus what region files there already take. Logs a WARN naming both figures when it
-     * clamps. Call before {@link #open}, to size regions from the result.
-     */
-    public static long budgetFor(Path dir, long requested) throws IOException {
-        Files.createDirectories(dir);
-        long usable = Files.getFileStore(dir).getUsableSpace();
-        long room = (long) ((usable + regionBytesIn(dir)) * FREE_SPACE_SHARE);
-        if (requested <= room) {
-            return requested;
-        }
-        log.warn("--disk {} bytes is more than the filesystem of {} can hold: {} bytes free plus {} bytes of "
-                + "regions; using {} bytes ({}% of that)", requested, dir.toAbsolutePath(), usable,
-                regionBytesIn(dir), room, Math.round(FREE_SPACE_SHARE * 100));
-        return room;
-    }
-
-    private static long regionBytesIn(Path dir) throws IOException {
-        long total = 0;
-        for (Path p : regionFiles(dir)) {
-            total += Files.size(p);
-        }
-        return total;
-    }
-
-    private static List<Path> regionFiles(Path dir) throws IOException {
-        try (Stream<Path> list = Files.list(dir)) {
-            return list.filter(p -> {
-                String n = p.getFileName().toString();
-                return n.startsWith(Region.PREFIX) && n.endsWith(Region.SUFFIX);
-            }).sorted((a, b) -> Long.compareUnsigned(Region.idOf(a), Region.idOf(b))).toList();
-        }
-    }
-
     private RecoveryStats recover(Consumer<RecoveredRecord> recovered) throws IOException {
         long start = System.nanoTime();
-        List<Path> files = regionFiles(dir);
+        List<Path> files = RegionFiles.list(dir);
         for (Path file : files) {
-            refuseOtherFormats(file);
+            RegionFiles.refuseOtherFormats(file);
         }
         try (Stream<Path> list = Files.list(dir)) {
             for (Path leftover : list.filter(p -> p.getFileName().toString().endsWith(DIRECT_SUFFIX)).toList()) {
@@ -147,18 +110,6 @@ public final class DiskTier implements AutoCloseable {
         return new RecoveryStats(files.size(), totals.records, totals.bytes, totals.droppedRecords,
                 totals.droppedBytes, (System.nanoTime() - start) / 1_000_000, totals.damagedRegions,
                 totals.maxSeq);
-    }
-
-    /** Refuses a region that starts with another format version's magic, rather than read it as damage. */
-    private static void refuseOtherFormats(Path file) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            if (RecordFormat.readFully(ch, b, 0) && b.getInt(0) == RecordFormat.MAGIC_V1) {
-                throw new IOException("data directory " + file.getParent().toAbsolutePath() + " holds region files "
-                        + "of record format version 1 (" + file.getFileName() + "); this kvtier reads version 2 "
-                        + "only: start it with an empty --dir, or move that directory aside");
-            }
-        }
     }
 
     public long budget() {
