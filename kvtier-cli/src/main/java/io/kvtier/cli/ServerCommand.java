@@ -135,12 +135,19 @@ final class ServerCommand implements Callable<Integer> {
         KvtierServer server = KvtierServer.start(options);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            int exit = 0;
             try {
                 server.close();
+            } catch (io.kvtier.store.ShutdownLossException e) {
+                exit = 1; // the store logged what was lost, in one ERROR line
             } catch (Exception e) {
                 log.error("shutdown failed", e);
+                exit = 1;
             } finally {
                 stopped.countDown();
+            }
+            if (exit != 0) {
+                Runtime.getRuntime().halt(exit); // the only way a shutdown hook can choose the exit code
             }
         }, "kvtier-shutdown"));
         stopped.await();

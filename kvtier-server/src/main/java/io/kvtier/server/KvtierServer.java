@@ -167,8 +167,11 @@ public final class KvtierServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        store.close();
-        kvcache.close();
+        try {
+            store.close(); // a ShutdownLossException (values lost) goes up to the launcher, which exits non-zero
+        } finally {
+            kvcache.close();
+        }
         log.info("shutdown complete");
     }
 }

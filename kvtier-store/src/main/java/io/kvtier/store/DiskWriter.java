@@ -1,7 +1,9 @@
 package io.kvtier.store;
 
 import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
+import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.disk.Region;
 import io.kvtier.store.memory.MemoryValue;
 import io.kvtier.store.policy.PolicyNode;
@@ -20,13 +22,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread that writes the disk tier: journal records (tombstones, expiry changes), demotion batches,
  * region eviction and FLUSHALL, in submission order. It demotes whenever free memory is below the watermark:
- * max(1/8 of the budget capped at 256 MiB, what waiting writers need).
+ * max(1/8 of the budget capped at 256 MiB, what waiting writers need). A failing disk (no space, read-only, I/O
+ * error, data directory gone) puts it in the fault state, logged once when it starts and once when it ends; while
+ * in it, writers that need memory fail at once (TieredStore) and demotion is retried every second.
  */
 final class DiskWriter implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(DiskWriter.class);
 
-    /** What the shutdown flush wrote. */
-    record ShutdownStats(long values, long bytes) {
+    /** What the shutdown flush wrote, and why it stopped early (null if it wrote everything). */
+    record ShutdownStats(long values, long bytes, IOException failure) {
     }
 
     private record Job(PendingRecord record, Runnable task, CompletableFuture<Void> done) {
@@ -38,7 +42,10 @@ final class DiskWriter implements Runnable {
     private final Map<Region, List<Entry>> residents = new HashMap<>(); // writer thread (and recovery) only
     private final Thread thread;
     private volatile boolean stopping;
-    private ShutdownStats shutdownStats = new ShutdownStats(0, 0);
+    private volatile String fault;          // why the disk tier cannot take writes now; null when it can
+    private long lastDirectoryCheck;        // writer thread only
+    private long retryAt;                   // writer thread only: when to try demoting again while in the fault state
+    private ShutdownStats shutdownStats = new ShutdownStats(0, 0, null);
 
     DiskWriter(TieredStore store) {
         this.store = store;
@@ -90,6 +97,30 @@ final class DiskWriter implements Runnable {
         return job.done();
     }
 
+    /** Why the disk tier cannot take writes now (no space, read-only, I/O error, directory gone), or null. */
+    String fault() {
+        return fault;
+    }
+
+    /** Enters (or stays in) the fault state; logs only on entering it, without a stack trace. */
+    private void failed(IOException e) {
+        String why = e.toString();
+        boolean entering = fault == null;
+        fault = why;
+        if (entering) {
+            log.error("disk tier cannot take writes: {}; values stay in memory, writes that need more memory fail at "
+                    + "once, retrying every second", why);
+            store.diskFaulted(why);
+        }
+    }
+
+    private void succeeded() {
+        if (fault != null) {
+            fault = null;
+            log.info("disk tier takes writes again");
+        }
+    }
+
     void wake() {
         if (wakePending.compareAndSet(false, true)) {
             jobs.add(new Job(null, null, null));
@@ -122,16 +153,44 @@ final class DiskWriter implements Runnable {
                     jobs.drainTo(batch);
                     runJobs(batch);
                 }
+                checkDirectory();
+                if (fault != null && System.nanoTime() < retryAt) {
+                    continue; // journal jobs still run (and fail) at once; demotion is retried once a second
+                }
                 while (!stopping && freeBytes() < lowWatermark() && demoteBatch(lowWatermark() * 3 / 2 - freeBytes()) > 0) {
+                    succeeded();
                     runJobs(drain()); // keep tombstones flowing while demoting a large backlog
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
+                if (!madeRoom(e)) {
+                    failed(e);
+                    retryAt = System.nanoTime() + 1_000_000_000L;
+                }
+            } catch (RuntimeException e) {
                 log.error("disk writer: {}; retrying in 1 s", e.toString(), e);
                 sleepQuietly();
             }
+        }
+    }
+
+    /** On "no space left on device", evicts the oldest region so that a retry can fit; false if that cannot help. */
+    private boolean madeRoom(IOException e) {
+        try {
+            return DiskTier.isNoSpace(e) && store.disk.evictOldestForSpace();
+        } catch (IOException evictFailed) {
+            return false;
+        }
+    }
+
+    /** Once a second: is the data directory still ours? (DiskTier logs it once; writes fail from then on.) */
+    private void checkDirectory() throws IOException {
+        long now = System.nanoTime();
+        if (now - lastDirectoryCheck > 1_000_000_000L) {
+            lastDirectoryCheck = now;
+            store.disk.checkDirectory();
         }
     }
 
@@ -153,16 +212,22 @@ final class DiskWriter implements Runnable {
                     job.task().run();
                     job.done().complete(null);
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
+                failed(e);
+                job.done().completeExceptionally(e);
+            } catch (RuntimeException e) {
                 log.error("disk write failed: {}", e.toString());
                 job.done().completeExceptionally(e);
             }
         }
         try {
             store.disk.flush();
+            if (!written.isEmpty()) {
+                succeeded();
+            }
             written.forEach(j -> j.done().complete(null));
         } catch (IOException e) {
-            log.error("disk flush failed: {}", e.toString());
+            failed(e);
             written.forEach(j -> j.done().completeExceptionally(e));
         }
     }
@@ -215,8 +280,13 @@ final class DiskWriter implements Runnable {
         return moved + writeDemoted(dirty, pinned);
     }
 
+    /**
+     * Writes the batch; the records written before a failure (disk full, I/O error) still count, so that the values
+     * left only in memory are exactly those whose record is not on disk. Rethrows the failure afterwards.
+     */
     private int writeDemoted(List<Entry> dirty, List<MemoryValue> pinned) throws IOException {
         DiskLocation[] locations = new DiskLocation[dirty.size()];
+        Exception failure = null;
         try {
             for (int i = 0; i < dirty.size(); i++) {
                 Entry e = dirty.get(i);
@@ -224,19 +294,21 @@ final class DiskWriter implements Runnable {
                 locations[i] = store.disk.append(PendingRecord.value(e.key.bytes, e.seq, e.expireAt, mem.buffers(),
                         mem.length()));
             }
-            store.disk.flush();
         } catch (IOException | RuntimeException ex) {
-            undoDemotion(dirty);
-            pinned.forEach(MemoryValue::release);
-            throw ex;
+            failure = ex;
+        }
+        try {
+            store.disk.flush();
+        } catch (IOException ex) {
+            failure = failure == null ? ex : failure; // the records cut back by the failed flush fail below
         }
         int moved = 0;
         List<Entry> bounced = new ArrayList<>();
         for (int i = 0; i < dirty.size(); i++) {
             Entry e = dirty.get(i);
-            if (locations[i].region().isEvicted()) {
-                // A later, larger record of this batch evicted the region this one went to (only this thread
-                // evicts): the record is gone, so the entry stays in memory rather than point at a deleted file.
+            if (!onDisk(locations[i])) {
+                // Not written (a failure), or a later, larger record of this batch evicted the region it went to
+                // (only this thread evicts): the entry stays in memory rather than point at nothing.
                 bounced.add(e);
                 pinned.get(i).release();
                 continue;
@@ -269,7 +341,18 @@ final class DiskWriter implements Runnable {
         }
         undoDemotion(bounced);
         store.counters.demotions.add(moved);
+        if (failure instanceof IOException io) {
+            throw io;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
+        }
         return moved;
+    }
+
+    /** Whether the record at {@code loc} (null: never appended) is in its region's file, which is not evicted. */
+    private static boolean onDisk(DiskLocation loc) {
+        return loc != null && !loc.region().isEvicted()
+                && loc.offset() + loc.recordLength() + RecordFormat.TRAILER_SIZE <= loc.region().size();
     }
 
     private void undoDemotion(List<Entry> dirty) {
@@ -324,21 +407,42 @@ final class DiskWriter implements Runnable {
         residents.clear();
     }
 
-    /** Stops the thread after writing every memory-only value to disk and forcing the log. */
+    /**
+     * Stops the thread after writing every memory-only value to disk and forcing the log. What it writes never
+     * evicts what it wrote before (DiskTier#keepNewRegions); older regions are evicted for it as for any demotion.
+     * If the disk cannot take everything, it stops at the first failure and says why: the values still only in
+     * memory are then lost, and the caller reports them.
+     */
     ShutdownStats shutdown() throws IOException {
         CompletableFuture<Void> done = submit(() -> {
             long before = store.counters.demotedBytes.sum();
             long values = 0;
+            IOException failure = null;
             try {
-                int n;
-                while ((n = demoteBatch(Long.MAX_VALUE)) > 0) {
+                store.disk.keepNewRegions();
+            } catch (IOException e) {
+                failure = e;
+            }
+            while (failure == null) {
+                try {
+                    int n = demoteBatch(Long.MAX_VALUE);
+                    if (n == 0) {
+                        break;
+                    }
                     values += n;
+                } catch (IOException e) {
+                    if (!madeRoom(e)) {
+                        failure = e;
+                        break;
+                    }
                 }
+            }
+            try {
                 store.disk.force();
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                failure = failure == null ? e : failure;
             }
-            shutdownStats = new ShutdownStats(values, store.counters.demotedBytes.sum() - before);
+            shutdownStats = new ShutdownStats(values, store.counters.demotedBytes.sum() - before, failure);
             stopping = true;
         });
         try {

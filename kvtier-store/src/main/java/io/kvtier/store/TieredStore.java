@@ -8,6 +8,7 @@ import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
 import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.disk.RecoveryStats;
+import io.kvtier.store.disk.RegionFiles;
 import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.memory.MemoryValue;
 import io.kvtier.store.policy.S3FifoPolicy;
@@ -50,9 +51,15 @@ import org.slf4j.LoggerFactory;
  * can never resurrect an old value. Regions are evicted oldest first, so a tombstone outlives the records it
  * kills. Recovery (IndexBuilder) decides by sequence numbers alone. A kill -9 loses only values never demoted.
  *
- * Failure cases. A record failing its checksum is a miss, logged and dropped from the index. A disk write that
- * fails leaves the entry in memory (DEMOTING -> MEMORY) and is retried after a pause. A writer waiting for memory
- * longer than memoryWaitMillis fails with StoreFullException rather than hanging.
+ * Failure cases. A record failing its checksum is a miss, logged and dropped from the index; at recovery a damaged
+ * record drops its key only if it may have superseded the key's newest intact record (RegionScanner's essay). A disk
+ * write that fails leaves the entry in memory (DEMOTING -> MEMORY); no space evicts the oldest region and retries; any
+ * other failure (read-only, I/O error, data directory deleted under the node) puts the DiskWriter in its fault state,
+ * logged once, in which writers that need memory fail at once instead of waiting, and demotion is retried every
+ * second. A writer waiting for memory longer than memoryWaitMillis fails with StoreFullException rather than hanging.
+ * At close, the shutdown flush writes every memory-only value it can without evicting what it wrote itself (older
+ * regions are evicted for it as for any demotion); if values remain only in memory, close logs one ERROR line with
+ * their count and bytes and throws ShutdownLossException, and the server exits 1.
  *
  * References: S3-FIFO (Yang et al., SOSP 2023); CacheLib's Navy BlockCache (region eviction); Bitcask (recovery by
  * log scan).
@@ -89,7 +96,8 @@ public final class TieredStore implements AutoCloseable {
         IndexBuilder builder = new IndexBuilder();
         RecoveryStats[] stats = new RecoveryStats[1];
         try {
-            this.disk = DiskTier.open(options.dir(), options.diskBytes(), options.regionBytes(),
+            long diskBytes = diskBudget(options);
+            this.disk = DiskTier.open(options.dir(), diskBytes, StoreOptions.regionBytes(diskBytes),
                     writer::onRegionEvicted, builder, s -> stats[0] = s);
         } catch (IOException | RuntimeException e) {
             memory.close();
@@ -104,7 +112,7 @@ public final class TieredStore implements AutoCloseable {
                 expiring.add(e.key);
             }
         });
-        sequence.set(builder.maxSeq());
+        sequence.set(Math.max(builder.maxSeq(), recovery.maxSeq())); // past damaged records' numbers too
         this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake);
         memory.onFree(waiters::serve);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
@@ -117,6 +125,28 @@ public final class TieredStore implements AutoCloseable {
                         + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
                 recovery.bytes(), recovery.regions(), recovery.millis(), recovery.droppedRecords(),
                 recovery.droppedBytes(), expiredAtStart);
+        if (recovery.damagedRegions() > 0) {
+            log.error("{} regions are damaged (quarantined as region-*.damaged.kvr); {} keys were dropped because a "
+                    + "damaged record may have deleted or overwritten them", recovery.damagedRegions(),
+                    builder.droppedForDamage());
+        }
+    }
+
+    /**
+     * --disk, or less if the filesystem cannot hold it (see RegionFiles#budgetFor); refuses to start below the minimum
+     * disk budget, and warns when memory exceeds the disk budget (a graceful stop with full memory then loses data).
+     */
+    private static long diskBudget(StoreOptions options) throws IOException {
+        long budget = RegionFiles.budgetFor(options.dir(), options.diskBytes());
+        if (budget < StoreOptions.MIN_DISK) {
+            throw new IOException("the filesystem of " + options.dir().toAbsolutePath() + " has room for " + budget
+                    + " bytes of regions, below the minimum disk budget of " + StoreOptions.MIN_DISK + " bytes");
+        }
+        if (options.memoryBytes() > budget) {
+            log.warn("--memory {} bytes is more than the disk budget of {} bytes: a graceful stop with full memory "
+                    + "cannot write all of it to disk and will report what it loses", options.memoryBytes(), budget);
+        }
+        return budget;
     }
 
     /** Opens (recovering if present) the store in {@code options.dir()}. */
@@ -156,7 +186,24 @@ public final class TieredStore implements AutoCloseable {
      */
     public CompletableFuture<MemoryValue> allocate(long length) {
         checkStorable(length);
+        if (writer.fault() != null) { // no demotion can make room: waiting would only fail later
+            MemoryValue now = waiters.tryAllocate(length);
+            if (now == null) {
+                throw bothTiersFull(length);
+            }
+            return CompletableFuture.completedFuture(now);
+        }
         return waiters.allocate(length);
+    }
+
+    private StoreFullException bothTiersFull(long length) {
+        return new StoreFullException("memory has no room for " + length + " bytes and the disk tier cannot take "
+                + "writes (" + writer.fault() + ")");
+    }
+
+    /** The disk writer entered the fault state: writers queued for memory would wait in vain, so they fail now. */
+    void diskFaulted(String why) {
+        waiters.failAll("memory is full and the disk tier cannot take writes (" + why + ")");
     }
 
     /**
@@ -873,7 +920,13 @@ public final class TieredStore implements AutoCloseable {
         return StoreStats.of(this);
     }
 
-    /** Writes every memory-only value to disk, forces the log and frees all memory. Idempotent. */
+    /**
+     * Writes every memory-only value to disk, forces the log and frees all memory. Idempotent.
+     *
+     * @throws ShutdownLossException after closing everything, if some values only in memory could not be written
+     *         (disk full, read-only or failing); it names how many keys and bytes were lost, as the ERROR line logged
+     *         here does
+     */
     @Override
     public void close() throws IOException {
         if (closed) {
@@ -887,11 +940,41 @@ public final class TieredStore implements AutoCloseable {
         for (Key k : pins.keys()) { // pinned values are outside the policy, which the shutdown flush drains
             unpin(k.bytes);
         }
+        long evictedBefore = counters.evictions.sum();
         DiskWriter.ShutdownStats flushed = writer.shutdown();
-        disk.close();
+        long evicted = counters.evictions.sum() - evictedBefore;
+        long[] lost = memoryOnly();
+        IOException closeFailure = null;
+        try {
+            disk.close();
+        } catch (IOException e) {
+            closeFailure = e;
+        }
         memory.close();
-        log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk",
-                flushed.values(), flushed.bytes(), (System.nanoTime() - start) / 1_000_000, index.size());
+        log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk; {} keys of "
+                        + "older regions evicted to make room", flushed.values(), flushed.bytes(),
+                (System.nanoTime() - start) / 1_000_000, index.size() - lost[0], evicted);
+        IOException cause = flushed.failure() != null ? flushed.failure() : closeFailure;
+        if (lost[0] > 0 || closeFailure != null) {
+            ShutdownLossException loss = new ShutdownLossException(lost[0], lost[1], cause);
+            log.error(loss.getMessage());
+            throw loss;
+        }
+    }
+
+    /** Keys, and their value bytes, held only in memory (after the shutdown flush: those it could not write). */
+    private long[] memoryOnly() {
+        long keys = 0;
+        long bytes = 0;
+        for (Entry e : index.values()) {
+            synchronized (e) {
+                if (e.state().isLive() && e.memory != null && e.disk == null) {
+                    keys++;
+                    bytes += e.length;
+                }
+            }
+        }
+        return new long[] {keys, bytes};
     }
 
     long waitingBytes() {

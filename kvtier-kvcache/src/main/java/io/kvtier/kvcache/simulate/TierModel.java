@@ -52,7 +52,8 @@ final class TierModel {
     /** Whether the store would accept a value of {@code length} bytes, or why not. */
     static String refusal(Budget budget, long length) {
         boolean bypass = TieringRules.bypassesMemory(length, MemoryTier.budgetOf(budget.memoryBytes()));
-        long record = bypass ? DirectWrite.VALUE_OFFSET + length : RecordFormat.HEADER_SIZE + KEY_BYTES + length;
+        long record = bypass ? DirectWrite.VALUE_OFFSET + length + RecordFormat.TRAILER_SIZE
+                : RecordFormat.footprint(KEY_BYTES, length);
         if (bypass && !budget.hasDisk()) {
             return "--memory " + budget.memoryBytes() + " is too small for a chunk of " + length + " bytes (a value "
                     + "over half the memory budget goes straight to disk) and --disk is 0";
@@ -90,7 +91,7 @@ final class TierModel {
         index.add(e);
         counters.writtenBytes += length;
         if (TieringRules.bypassesMemory(length, memoryBudget)) {
-            e.region = disk.adopt(DirectWrite.VALUE_OFFSET + length);
+            e.region = disk.adopt(DirectWrite.VALUE_OFFSET + length + RecordFormat.TRAILER_SIZE);
             e.region.residents.add(e);
             counters.diskWrittenBytes += length;
             return;
@@ -160,7 +161,7 @@ final class TierModel {
     private int writeDemoted(List<ChunkEntry> dirty) {
         RegionLogModel.Region[] regions = new RegionLogModel.Region[dirty.size()];
         for (int i = 0; i < regions.length; i++) {
-            regions[i] = disk.append(RecordFormat.HEADER_SIZE + KEY_BYTES + dirty.get(i).length);
+            regions[i] = disk.append(RecordFormat.footprint(KEY_BYTES, dirty.get(i).length));
         }
         int moved = 0;
         for (int i = 0; i < regions.length; i++) {

@@ -19,8 +19,9 @@ import java.util.zip.CRC32C;
  * {@link #append} and {@link #finish} are for one producer thread; the rest is called by the tier.
  */
 public final class DirectWrite {
-    /** Where the value starts in its file: room for the largest key and two headers comes first. */
-    public static final long VALUE_OFFSET = 2L * RecordFormat.HEADER_SIZE + RecordFormat.MAX_KEY_LENGTH;
+    /** Where the value starts in its file: room for the largest key, two headers and the padding's trailer. */
+    public static final long VALUE_OFFSET = 2L * RecordFormat.HEADER_SIZE + RecordFormat.TRAILER_SIZE
+            + RecordFormat.MAX_KEY_LENGTH;
 
     private final Path file;
     private final FileChannel channel;
@@ -93,28 +94,34 @@ public final class DirectWrite {
     }
 
     /**
-     * Writes the padding record, header and key in front of the value (after {@link #finish} completed).
-     * Returns the record's offset in the file.
+     * Writes the padding record, header and key in front of the value and its trailer after it (after
+     * {@link #finish} completed). Returns the record's offset in the file.
      */
-    long seal(byte[] key, long seq, long expireAt) throws IOException {
+    long seal(byte[] key, long seq, long written, long expireAt) throws IOException {
         if (key.length > RecordFormat.MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("key of " + key.length + " bytes is longer than "
                     + RecordFormat.MAX_KEY_LENGTH);
         }
         long recordStart = VALUE_OFFSET - RecordFormat.HEADER_SIZE - key.length;
-        int padding = (int) (recordStart - RecordFormat.HEADER_SIZE);
+        int padding = (int) (recordStart - RecordFormat.HEADER_SIZE - RecordFormat.TRAILER_SIZE);
         CRC32C padCrc = new CRC32C();
         padCrc.update(ByteBuffer.allocate(padding));
         ByteBuffer padHeader = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
-        RecordFormat.writeHeader(padHeader, padCrc, 0, 0, 0, padding, RecordFormat.TYPE_PADDING);
+        RecordFormat.writeHeader(padHeader, (int) padCrc.getValue(), 0, written, 0, new byte[0], padding,
+                RecordFormat.TYPE_PADDING);
+        ByteBuffer padTrailer = ByteBuffer.allocate(RecordFormat.TRAILER_SIZE);
+        RecordFormat.writeTrailer(padTrailer, 0, new byte[0], 0, padding, RecordFormat.TYPE_PADDING);
         writeFully(padHeader.clear(), 0);
         writeFully(ByteBuffer.allocate(padding), RecordFormat.HEADER_SIZE);
-        crc.update(key);
+        writeFully(padTrailer.clear(), RecordFormat.HEADER_SIZE + padding);
         ByteBuffer header = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
-        RecordFormat.writeHeader(header, crc, seq, expireAt, key.length, Math.toIntExact(length),
+        RecordFormat.writeHeader(header, (int) crc.getValue(), seq, written, expireAt, key, Math.toIntExact(length),
                 RecordFormat.TYPE_VALUE);
+        ByteBuffer trailer = ByteBuffer.allocate(RecordFormat.TRAILER_SIZE);
+        RecordFormat.writeTrailer(trailer, seq, key, key.length, length, RecordFormat.TYPE_VALUE);
         writeFully(header.clear(), recordStart);
         writeFully(ByteBuffer.wrap(key), recordStart + RecordFormat.HEADER_SIZE);
+        writeFully(trailer.clear(), VALUE_OFFSET + length);
         return recordStart;
     }
 
@@ -128,7 +135,7 @@ public final class DirectWrite {
 
     /** Total file size once sealed. */
     long fileSize() {
-        return VALUE_OFFSET + length;
+        return VALUE_OFFSET + length + RecordFormat.TRAILER_SIZE;
     }
 
     private void writeFully(ByteBuffer buf, long position) throws IOException {

@@ -19,6 +19,12 @@ import org.slf4j.LoggerFactory;
  * A budgeted log of region files. Appends go through a write buffer into the active region; a region is sealed when
  * full and the oldest sealed regions are evicted whole when the budget needs room. Threading: {@link #append},
  * {@link #flush} and eviction belong to one writer thread; {@link #read} is safe from any thread.
+ *
+ * <p>Faults. A failed write abandons the active region at its last fully written byte (the partial record is
+ * truncated away, the region sealed), so that the log on disk never ends in a record nobody was told is written.
+ * On "no space left on device" the writer evicts the oldest region and retries, as a full budget would (see {@link #evictOldestForSpace}). Other write errors (read-only filesystem, I/O
+ * error) are just thrown: the caller keeps the data in memory. Before creating any file the tier checks that the directory's LOCK is still the file it
+ * locked (see DataDirLock); once it is not, every write fails with {@link DataDirLostException}.
  */
 public final class DiskTier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiskTier.class);
@@ -31,16 +37,21 @@ public final class DiskTier implements AutoCloseable {
     private final ArrayDeque<Region> sealed = new ArrayDeque<>();
     private final ByteBuffer writeBuffer = ByteBuffer.allocateDirect(WRITE_BUFFER);
     private final ByteBuffer header = ByteBuffer.allocateDirect(RecordFormat.HEADER_SIZE);
+    private final ByteBuffer trailer = ByteBuffer.allocateDirect(RecordFormat.TRAILER_SIZE);
     private final Consumer<Region> onEvict;
-    private final FileChannel lockFile;
+    private final DataDirLock lock;
     private Region active;
+    private long activeWritten;          // bytes of the active region known to be in its file
     private long nextRegionId;
+    private long maxSeq;                 // highest sequence number in the log: each header's "written" field
+    private long keepFrom = Long.MAX_VALUE; // regions with this id or higher are never evicted (shutdown flush)
+    private volatile boolean directoryLost;
     private final java.util.concurrent.atomic.AtomicLong nextDirectWrite = new java.util.concurrent.atomic.AtomicLong();
     private volatile long usedBytes;
     private volatile long evictedRegions;
 
-    private DiskTier(Path dir, long budget, long regionSize, Consumer<Region> onEvict, FileChannel lockFile) {
-        this.lockFile = lockFile;
+    private DiskTier(Path dir, long budget, long regionSize, Consumer<Region> onEvict, DataDirLock lock) {
+        this.lock = lock;
         this.dir = dir;
         this.budget = budget;
         this.regionSize = regionSize;
@@ -48,10 +59,11 @@ public final class DiskTier implements AutoCloseable {
     }
 
     /**
-     * Opens the tier in {@code dir}, scanning every region in order and handing each intact record to
-     * {@code recovered}; a torn or corrupt tail is logged, counted and truncated away.
+     * Opens the tier in {@code dir}, scanning every region in order and handing each intact record, and each damaged
+     * one it can name, to {@code recovered} (see RegionScanner).
      *
      * @param onEvict called on the writer thread for each region evicted, before its file is deleted
+     * @throws IOException if another process holds the directory, or it holds regions of another format version
      */
     public static DiskTier open(Path dir, long budget, long regionSize, Consumer<Region> onEvict,
                                 Consumer<RecoveredRecord> recovered, Consumer<RecoveryStats> stats) throws IOException {
@@ -59,43 +71,22 @@ public final class DiskTier implements AutoCloseable {
             throw new IllegalArgumentException("disk budget " + budget + " must hold at least two regions of " + regionSize);
         }
         Files.createDirectories(dir);
-        DiskTier tier = new DiskTier(dir, budget, regionSize, onEvict, lock(dir));
+        DiskTier tier = new DiskTier(dir, budget, regionSize, onEvict, DataDirLock.acquire(dir));
         try {
             stats.accept(tier.recover(recovered));
         } catch (IOException | RuntimeException e) {
-            tier.lockFile.close();
+            tier.regions().forEach(Region::release);
+            tier.lock.close();
             throw e;
         }
         return tier;
     }
 
-    /** Takes the data directory's exclusive lock, held until {@link #close()}: one process per directory. */
-    private static FileChannel lock(Path dir) throws IOException {
-        FileChannel channel = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
-        try {
-            if (channel.tryLock() == null) {
-                throw new IOException("data directory " + dir.toAbsolutePath() + " is in use by another kvtier "
-                        + "process (it holds " + dir.resolve("LOCK") + ")");
-            }
-        } catch (java.nio.channels.OverlappingFileLockException e) {
-            channel.close();
-            throw new IOException("data directory " + dir.toAbsolutePath() + " is already open in this process");
-        } catch (IOException e) {
-            channel.close();
-            throw e;
-        }
-        return channel;
-    }
-
     private RecoveryStats recover(Consumer<RecoveredRecord> recovered) throws IOException {
         long start = System.nanoTime();
-        List<Path> files;
-        try (Stream<Path> list = Files.list(dir)) {
-            files = list.filter(p -> {
-                String n = p.getFileName().toString();
-                return n.startsWith(Region.PREFIX) && n.endsWith(Region.SUFFIX);
-            }).sorted((a, b) -> Long.compareUnsigned(Region.idOf(a), Region.idOf(b))).toList();
+        List<Path> files = RegionFiles.list(dir);
+        for (Path file : files) {
+            RegionFiles.refuseOtherFormats(file);
         }
         try (Stream<Path> list = Files.list(dir)) {
             for (Path leftover : list.filter(p -> p.getFileName().toString().endsWith(DIRECT_SUFFIX)).toList()) {
@@ -104,17 +95,21 @@ public final class DiskTier implements AutoCloseable {
             }
         }
         RegionScanner.Totals totals = new RegionScanner.Totals();
-        for (Path file : files) {
+        for (int i = 0; i < files.size(); i++) {
+            Path file = files.get(i);
             long id = Region.idOf(file);
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             Region region = new Region(id, file, channel, 0);
-            new RegionScanner(region, recovered, totals).scan();
             sealed.addLast(region);
+            new RegionScanner(region, recovered, totals, i == files.size() - 1).scan();
             usedBytes += region.size();
             nextRegionId = id + 1;
         }
+        totals.finish(recovered);
+        maxSeq = totals.maxSeq;
         return new RecoveryStats(files.size(), totals.records, totals.bytes, totals.droppedRecords,
-                totals.droppedBytes, (System.nanoTime() - start) / 1_000_000);
+                totals.droppedBytes, (System.nanoTime() - start) / 1_000_000, totals.damagedRegions,
+                totals.maxSeq);
     }
 
     public long budget() {
@@ -134,6 +129,42 @@ public final class DiskTier implements AutoCloseable {
         return budget - regionSize;
     }
 
+    /** Whether the data directory was deleted or replaced under this node (every write then fails). */
+    public boolean directoryLost() {
+        return directoryLost;
+    }
+
+    /**
+     * Checks that the data directory's LOCK is still the file this tier locked; once it is not, logs an ERROR (once)
+     * and fails every later write. Called before any file is created, and periodically by the writer.
+     *
+     * @throws DataDirLostException if the directory was deleted or replaced
+     */
+    public void checkDirectory() throws DataDirLostException {
+        if (!directoryLost && !lock.stillHeld()) {
+            directoryLost = true;
+            log.error("data directory {} was deleted or replaced while this node ran ({} is no longer the file it "
+                    + "locked): writing nothing there from now on; values only in memory stay there until this node "
+                    + "stops", dir.toAbsolutePath(), lock.file());
+        }
+        if (directoryLost) {
+            throw new DataDirLostException(dir);
+        }
+    }
+
+    /**
+     * From now on, evict no region that is not yet sealed: what the shutdown flush writes is never evicted to make room
+     * for more of it (that would lose what it just wrote). Writer thread only.
+     */
+    public void keepNewRegions() throws IOException {
+        if (active != null) { // what it holds was written before: evictable like any older region
+            flush();
+            sealed.addLast(active);
+            active = null;
+        }
+        keepFrom = nextRegionId;
+    }
+
     /**
      * Appends a record and returns where it will live. The bytes may sit in the write buffer until {@link #flush()};
      * read nothing at the returned location before then. Writer thread only.
@@ -143,17 +174,14 @@ public final class DiskTier implements AutoCloseable {
         if (length > maxRecordLength()) {
             throw new DiskFullException(length, budget);
         }
+        if (directoryLost) {
+            throw new DataDirLostException(dir);
+        }
         if (active == null || (active.size() + length > regionSize && active.size() > 0)) {
             rollOver();
         }
         makeRoom(length);
-        CRC32C crc = new CRC32C();
-        for (ByteBuffer part : record.value()) {
-            crc.update(part.duplicate());
-        }
-        crc.update(record.key());
-        RecordFormat.writeHeader(header, crc, record.seq(), record.expireAt(), record.key().length,
-                record.valueLength(), record.type());
+        encode(record);
         long offset = active.size();
         if (length <= writeBuffer.remaining()) {
             writeBuffer.put(header.duplicate().clear());
@@ -161,19 +189,34 @@ public final class DiskTier implements AutoCloseable {
             for (ByteBuffer part : record.value()) {
                 writeBuffer.put(part.duplicate());
             }
+            writeBuffer.put(trailer.duplicate().clear());
         } else {
             flush();
-            ByteBuffer[] all = new ByteBuffer[record.value().length + 2];
+            ByteBuffer[] all = new ByteBuffer[record.value().length + 3];
             all[0] = header.duplicate().clear();
             all[1] = ByteBuffer.wrap(record.key());
             for (int i = 0; i < record.value().length; i++) {
                 all[i + 2] = record.value()[i].duplicate();
             }
+            all[all.length - 1] = trailer.duplicate().clear();
             writeFully(all, offset);
+            activeWritten = offset + length;
         }
         active.grow(length);
         usedBytes += length;
         return new DiskLocation(active, offset, record.key().length, record.valueLength());
+    }
+
+    private void encode(PendingRecord record) {
+        CRC32C crc = new CRC32C();
+        for (ByteBuffer part : record.value()) {
+            crc.update(part.duplicate());
+        }
+        maxSeq = Math.max(maxSeq, record.seq());
+        RecordFormat.writeHeader(header, (int) crc.getValue(), record.seq(), maxSeq, record.expireAt(), record.key(),
+                record.valueLength(), record.type());
+        RecordFormat.writeTrailer(trailer, record.seq(), record.key(), record.key().length, record.valueLength(),
+                record.type());
     }
 
     /** Writes buffered records to the file (page cache). Writer thread only. */
@@ -181,22 +224,79 @@ public final class DiskTier implements AutoCloseable {
         if (writeBuffer.position() == 0) {
             return;
         }
+        try {
+            checkDirectory(); // a stat per batch: what it writes must land in this node's own directory
+        } catch (DataDirLostException e) {
+            abandonActive();
+            throw e;
+        }
         writeBuffer.flip();
         long offset = active.size() - writeBuffer.remaining();
         writeFully(new ByteBuffer[] {writeBuffer}, offset);
         writeBuffer.clear();
+        activeWritten = active.size();
     }
 
     private void writeFully(ByteBuffer[] buffers, long offset) throws IOException {
         FileChannel channel = active.channel();
-        channel.position(offset);
-        long remaining = 0;
-        for (ByteBuffer b : buffers) {
-            remaining += b.remaining();
+        try {
+            channel.position(offset);
+            long remaining = 0;
+            for (ByteBuffer b : buffers) {
+                remaining += b.remaining();
+            }
+            while (remaining > 0) {
+                remaining -= channel.write(buffers);
+            }
+        } catch (IOException e) {
+            abandonActive();
+            throw e;
         }
-        while (remaining > 0) {
-            remaining -= channel.write(buffers);
+    }
+
+    /**
+     * After a failed write: cuts the active region back to its last fully written record and seals it, so that the
+     * failed records (whose writers are told they failed) leave nothing behind.
+     */
+    private void abandonActive() {
+        Region region = active;
+        active = null;
+        writeBuffer.clear();
+        long cut = region.size() - activeWritten;
+        try {
+            region.channel().truncate(activeWritten);
+        } catch (IOException e) {
+            log.warn("could not cut region {} back to {} bytes after a failed write: {}", region, activeWritten,
+                    e.toString());
         }
+        region.shrinkTo(activeWritten);
+        usedBytes -= cut;
+        sealed.addLast(region);
+    }
+
+    /**
+     * After "no space left on device": evicts the oldest region that may be evicted, so that a retry can fit; false
+     * if there is none (every region is newer than {@link #keepNewRegions} allows, or there are none). Writer thread.
+     */
+    public boolean evictOldestForSpace() throws IOException {
+        while (!sealed.isEmpty() && sealed.peekFirst().id() < keepFrom) {
+            Region victim = sealed.pollFirst();
+            onEvict.accept(victim);
+            usedBytes -= victim.size();
+            evictedRegions++;
+            victim.evict();
+            if (victim.size() > 0) { // an empty one (left by a failed write) frees nothing: go on
+                log.warn("the filesystem of {} is full: evicted region {} ({} bytes) to make room",
+                        dir.toAbsolutePath(), victim, victim.size());
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code e} is ENOSPC (the JDK reports errno only as its message). */
+    public static boolean isNoSpace(IOException e) {
+        return e.getMessage() != null && e.getMessage().contains("No space left on device");
     }
 
     /**
@@ -205,9 +305,10 @@ public final class DiskTier implements AutoCloseable {
      * @throws DiskFullException if no record that large can ever fit
      */
     public DirectWrite openDirectWrite(long length, java.util.concurrent.Executor io) throws IOException {
-        if (DirectWrite.VALUE_OFFSET + length > maxRecordLength()) {
-            throw new DiskFullException(DirectWrite.VALUE_OFFSET + length, budget);
+        if (DirectWrite.VALUE_OFFSET + length + RecordFormat.TRAILER_SIZE > maxRecordLength()) {
+            throw new DiskFullException(DirectWrite.VALUE_OFFSET + length + RecordFormat.TRAILER_SIZE, budget);
         }
+        checkDirectory();
         Path file = dir.resolve(nextDirectWrite.incrementAndGet() + DIRECT_SUFFIX);
         return new DirectWrite(file, length, io);
     }
@@ -217,7 +318,9 @@ public final class DiskTier implements AutoCloseable {
      * sealed first, so region ids keep following the order in which regions were sealed. Writer thread only.
      */
     public DiskLocation adopt(DirectWrite write, byte[] key, long seq, long expireAt) throws IOException {
-        long offset = write.seal(key, seq, expireAt);
+        checkDirectory();
+        maxSeq = Math.max(maxSeq, seq);
+        long offset = write.seal(key, seq, maxSeq, expireAt);
         if (active != null) {
             flush();
             sealed.addLast(active);
@@ -246,15 +349,18 @@ public final class DiskTier implements AutoCloseable {
         if (active != null) {
             flush();
             sealed.addLast(active);
+            active = null;
         }
+        checkDirectory();
         Path path = Region.pathFor(dir, nextRegionId);
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         active = new Region(nextRegionId++, path, channel, 0);
+        activeWritten = 0;
     }
 
     private void makeRoom(long length) throws IOException {
-        while (usedBytes + length > budget && !sealed.isEmpty()) {
+        while (usedBytes + length > budget && !sealed.isEmpty() && sealed.peekFirst().id() < keepFrom) {
             Region victim = sealed.pollFirst();
             onEvict.accept(victim);
             usedBytes -= victim.size();
@@ -316,10 +422,10 @@ public final class DiskTier implements AutoCloseable {
         FileChannel channel = location.region().channel();
         boolean whole = RecordFormat.readFully(channel, headerBuf, location.offset());
         RecordFormat.Header h = RecordFormat.Header.parse(headerBuf.flip(), 0);
-        byte[] key = whole && h.plausible(location.recordLength())
-                && h.valueLength() == location.valueLength()
-                ? RecordFormat.verifyStreaming(channel, location.offset(), h, scratch) : null;
-        if (key == null || !java.util.Arrays.equals(key, expectedKey)) {
+        byte[] key = whole && h.valueLength() == location.valueLength()
+                ? RecordFormat.readKey(channel, location.offset(), h, location.recordLength()) : null;
+        if (key == null || !java.util.Arrays.equals(key, expectedKey)
+                || !RecordFormat.valueIntact(channel, location.offset(), h, scratch)) {
             throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
                     + " failed its checksum or header check");
         }
@@ -334,20 +440,37 @@ public final class DiskTier implements AutoCloseable {
         }
     }
 
-    /** Flushes and forces everything to stable storage, then closes the files. Writer thread (or after it stopped). */
+    /**
+     * Flushes and forces everything to stable storage, then closes the files and releases the directory lock, even
+     * if a flush fails (which it reports). Writer thread (or after it stopped).
+     */
     @Override
     public void close() throws IOException {
+        IOException failure = null;
         if (active != null) {
-            flush();
-            active.channel().force(true);
-            active.release();
+            try {
+                flush();
+            } catch (IOException e) {
+                failure = e;
+            }
+            if (active != null) {
+                sealed.addLast(active);
+                active = null;
+            }
         }
         for (Region r : sealed) {
-            r.channel().force(true);
+            try {
+                r.channel().force(true);
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
             r.release();
         }
         sealed.clear();
-        lockFile.close(); // releases the directory lock
+        lock.close();
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** Forces written data to stable storage. Writer thread only. */

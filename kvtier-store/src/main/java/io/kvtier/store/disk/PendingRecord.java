@@ -18,7 +18,8 @@ public record PendingRecord(byte[] key, long seq, long expireAt, byte type, Byte
         return new PendingRecord(key, seq, expireAt, RecordFormat.TYPE_EXPIRY, new ByteBuffer[] {target}, 8);
     }
 
+    /** Bytes on disk, trailer included. */
     long length() {
-        return (long) RecordFormat.HEADER_SIZE + key.length + valueLength;
+        return RecordFormat.footprint(key.length, valueLength);
     }
 }

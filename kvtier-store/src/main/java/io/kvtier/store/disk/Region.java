@@ -15,9 +15,13 @@ import io.kvtier.store.ref.RefCount;
 public final class Region {
     static final String PREFIX = "region-";
     static final String SUFFIX = ".kvr";
+    /** Inserted before the suffix of a region found damaged at start-up (it stays part of the log). */
+    static final String DAMAGED = ".damaged";
+    /** Where an evicted damaged region goes instead of being deleted, for an operator to inspect. */
+    static final String QUARANTINE_DIR = "quarantine";
 
     private final long id;
-    private final Path path;
+    private volatile Path path;
     private final FileChannel channel;
     private final RefCount refs = new RefCount(this::closeChannel); // starts with the tier's own reference
     private volatile long size;
@@ -36,7 +40,7 @@ public final class Region {
 
     static long idOf(Path file) {
         String name = file.getFileName().toString();
-        return Long.parseUnsignedLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()), 16);
+        return Long.parseUnsignedLong(name.substring(PREFIX.length(), PREFIX.length() + 16), 16);
     }
 
     public long id() {
@@ -63,6 +67,27 @@ public final class Region {
         size += bytes;
     }
 
+    void shrinkTo(long bytes) {
+        size = bytes;
+    }
+
+    boolean isDamaged() {
+        return path.getFileName().toString().endsWith(DAMAGED + SUFFIX);
+    }
+
+    /**
+     * Renames the file to {@code region-<id>.damaged.kvr}: it stays in the log (its intact records are served and
+     * its damage is read again at every start, so the keys it drops stay dropped), but an operator can see it, and
+     * eviction moves it into {@code quarantine/} instead of deleting it.
+     */
+    void markDamaged() throws IOException {
+        if (!isDamaged()) {
+            Path damaged = path.resolveSibling(String.format("%s%016x%s%s", PREFIX, id, DAMAGED, SUFFIX));
+            Files.move(path, damaged, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            path = damaged;
+        }
+    }
+
     /** Adds a reader reference unless the region was evicted and fully released; returns whether it did. */
     public boolean tryRetain() {
         return refs.tryRetain();
@@ -80,10 +105,18 @@ public final class Region {
         }
     }
 
-    /** Deletes the file and drops the tier's reference; readers holding references finish first. */
+    /**
+     * Deletes the file (a damaged one is moved into {@code quarantine/}) and drops the tier's reference; readers
+     * holding references finish first.
+     */
     void evict() throws IOException {
         evicted = true;
-        Files.deleteIfExists(path);
+        if (isDamaged()) {
+            Path quarantine = Files.createDirectories(path.resolveSibling(QUARANTINE_DIR));
+            Files.move(path, quarantine.resolve(path.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } else {
+            Files.deleteIfExists(path);
+        }
         release();
     }
 

@@ -59,8 +59,8 @@ class DiskTierTest {
             assertThat(read(tier, tombstone, "gone")).isEmpty();
             assertThat(read(tier, expiry, "key-3")).isEqualTo(targetOf(3));
             long total = values.entrySet().stream()
-                    .mapToLong(e -> RecordFormat.HEADER_SIZE + key(e.getKey()).length + e.getValue().length).sum()
-                    + tombstone.recordLength() + expiry.recordLength();
+                    .mapToLong(e -> RecordFormat.footprint(key(e.getKey()).length, e.getValue().length)).sum()
+                    + tombstone.recordLength() + expiry.recordLength() + 2 * RecordFormat.TRAILER_SIZE;
             assertThat(tier.usedBytes()).isEqualTo(total);
         }
     }
@@ -172,13 +172,13 @@ class DiskTierTest {
             for (int i = 0; i < 8; i++) {
                 tier.append(value("small-" + i, i + 1, 0, bytes(i, 300 * 1024)));
             }
-            int fits = (int) (3 * MiB) - RecordFormat.HEADER_SIZE - key("big").length;
+            int fits = (int) (3 * MiB) - RecordFormat.HEADER_SIZE - RecordFormat.TRAILER_SIZE - key("big").length;
             assertThatThrownBy(() -> tier.append(value("big", 10, 0, new byte[fits + 1])))
                     .isInstanceOf(DiskFullException.class);
 
             DiskLocation big = tier.append(value("big", 11, 0, bytes(11, fits)));
             tier.flush();
-            assertThat(big.recordLength()).isEqualTo(tier.maxRecordLength());
+            assertThat(big.recordLength() + RecordFormat.TRAILER_SIZE).isEqualTo(tier.maxRecordLength());
             assertThat(tier.usedBytes()).isLessThanOrEqualTo(tier.budget());
             assertThat(read(tier, big, "big")).isEqualTo(bytes(11, fits));
         }

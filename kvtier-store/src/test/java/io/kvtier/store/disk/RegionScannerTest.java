@@ -19,7 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Recovery of region files damaged by a crash (torn tail) or by the medium (flipped bits). */
+/**
+ * Recovery of region files damaged by a crash (torn tail of the newest region: truncated) or by the medium (flipped
+ * bits, a region cut short: reported as damage of a named key or a bounded stretch, nothing truncated).
+ */
 class RegionScannerTest {
     private static final long MiB = 1L << 20;
     private static final int VALUE = 50_000;
@@ -90,8 +93,9 @@ class RegionScannerTest {
         }
         try (DiskTier tier = open()) {
             assertThat(stats.droppedRecords()).isEqualTo(1);
-            assertThat(stats.droppedBytes()).isEqualTo(locations.getLast().recordLength());
+            assertThat(stats.droppedBytes()).isEqualTo(locations.getLast().recordLength() + RecordFormat.TRAILER_SIZE);
             assertSurvivors(tier, RECORDS - 1);
+            assertThat(damage()).containsExactly(RecordFormat.fingerprint(Records.key("key-" + (RECORDS - 1))));
         }
     }
 
@@ -99,12 +103,83 @@ class RegionScannerTest {
     void bitFlipInAHeaderIsCaughtByTheChecksum() throws IOException {
         List<DiskLocation> locations = writeRecords();
         DiskLocation last = locations.getLast();
-        flipBit(Region.pathFor(dir, last.region().id()), last.offset() + 17); // inside the expiry field
+        flipBit(Region.pathFor(dir, last.region().id()), last.offset() + 25); // inside the expiry field
 
         try (DiskTier tier = open()) {
             assertThat(stats.droppedRecords()).isEqualTo(1);
             assertSurvivors(tier, RECORDS - 1);
+            assertThat(damage()).containsExactly(RecordFormat.fingerprint(Records.key("key-" + (RECORDS - 1))));
         }
+    }
+
+    @Test
+    void flippedBitInALengthFieldDropsOnlyThatRecordAndTruncatesNothing() throws IOException {
+        List<DiskLocation> locations = new ArrayList<>();
+        try (DiskTier tier = open()) {
+            for (int i = 0; i < 300; i++) {
+                locations.add(tier.append(value("key-" + i, i + 1, 0, bytes(i, 200))));
+            }
+        }
+        DiskLocation hit = locations.get(100);
+        Path file = Region.pathFor(dir, hit.region().id());
+        long size = Files.size(file);
+        flipBit(file, hit.offset() + 39); // the high byte of the value length
+
+        try (DiskTier tier = open()) {
+            List<RecoveredRecord> intact = intact();
+            assertThat(intact).hasSize(299);
+            assertThat(intact).noneMatch(r -> new String(r.key()).equals("key-100"));
+            for (RecoveredRecord r : intact) {
+                int i = Integer.parseInt(new String(r.key()).substring(4));
+                assertThat(read(tier, r.location(), "key-" + i)).isEqualTo(bytes(i, 200));
+            }
+            assertThat(damage()).containsExactly(RecordFormat.fingerprint(Records.key("key-100")));
+            assertThat(stats.damagedRegions()).isEqualTo(1);
+        }
+        Path quarantined = dir.resolve(file.getFileName().toString().replace(".kvr", ".damaged.kvr"));
+        assertThat(quarantined).exists();
+        assertThat(Files.size(quarantined)).as("not truncated").isEqualTo(size);
+    }
+
+    @Test
+    void regionCutShortInAHeaderWithNewerRegionsAfterItBoundsTheUnknownDamageByTheNextRecord() throws IOException {
+        List<DiskLocation> locations = new ArrayList<>();
+        try (DiskTier tier = DiskTier.open(dir, 16 * MiB, MiB, r -> { }, recovered::add, s -> stats = s)) {
+            for (int i = 0; i < 40; i++) {
+                locations.add(tier.append(value("key-" + i, i + 1, 0, bytes(i, VALUE))));
+            }
+        }
+        DiskLocation firstOfSecond = locations.stream().filter(l -> l.region().id() == 1).findFirst().orElseThrow();
+        DiskLocation lastOfFirst = locations.get(locations.indexOf(firstOfSecond) - 1);
+        Path first = Region.pathFor(dir, 0);
+        try (FileChannel ch = FileChannel.open(first, StandardOpenOption.WRITE)) {
+            ch.truncate(lastOfFirst.offset() + 20);
+        }
+        recovered.clear();
+        try (DiskTier tier = DiskTier.open(dir, 16 * MiB, MiB, r -> { }, recovered::add, s -> stats = s)) {
+            assertThat(recovered).filteredOn(r -> r.type() == RecoveredRecord.DAMAGED_UNKNOWN)
+                    .extracting(RecoveredRecord::seq)
+                    .containsExactly((long) locations.indexOf(firstOfSecond) + 1);
+            assertThat(Files.size(dir.resolve(first.getFileName().toString().replace(".kvr", ".damaged.kvr"))))
+                    .as("an older region is never truncated").isEqualTo(lastOfFirst.offset() + 20);
+            assertThat(intact()).hasSize(39);
+        }
+    }
+
+    @Test
+    void regionsOfFormatVersionOneAreRefusedNotMisread() throws IOException {
+        ByteBuffer v1 = ByteBuffer.allocate(64).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, RecordFormat.MAGIC_V1);
+        Files.write(Region.pathFor(dir, 0), v1.array());
+        assertThatThrownBy(this::open).isInstanceOf(IOException.class).hasMessageContaining("format version 1");
+    }
+
+    private List<RecoveredRecord> intact() {
+        return recovered.stream().filter(r -> r.type() > 0).toList();
+    }
+
+    private List<Long> damage() {
+        return recovered.stream().filter(r -> r.type() == RecoveredRecord.DAMAGED).map(RecoveredRecord::target)
+                .toList();
     }
 
     @Test
@@ -125,10 +200,11 @@ class RegionScannerTest {
     }
 
     private void assertSurvivors(DiskTier tier, int n) throws IOException {
-        assertThat(recovered).hasSize(n);
+        List<RecoveredRecord> intact = intact();
+        assertThat(intact).hasSize(n);
         for (int i = 0; i < n; i++) {
-            assertThat(new String(recovered.get(i).key())).isEqualTo("key-" + i);
-            assertThat(read(tier, recovered.get(i).location(), "key-" + i)).isEqualTo(bytes(i, VALUE));
+            assertThat(new String(intact.get(i).key())).isEqualTo("key-" + i);
+            assertThat(read(tier, intact.get(i).location(), "key-" + i)).isEqualTo(bytes(i, VALUE));
         }
     }
 

@@ -1,0 +1,264 @@
+package io.kvtier.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * Issue 10, repros 6 and 7 with real server processes: two servers on one data directory (also after it was deleted
+ * under the first), and a data directory on a 96 MiB tmpfs that is smaller than --disk, filled up, or made unwritable.
+ * The tmpfs cases need root (mount, chattr) and are skipped with a message otherwise.
+ */
+class DiskFaultIT {
+    private static final int MiB = 1 << 20;
+    private static final Pattern LOST = Pattern.compile("shutdown LOST (\\d+) keys \\((\\d+) bytes of values\\)");
+
+    @TempDir
+    Path tmp;
+    private Path mount;
+
+    @AfterEach
+    void unmount() throws Exception {
+        if (mount != null) {
+            run("chattr", "-R", "-i", mount.toString());
+            run("umount", "-l", mount.toString());
+        }
+    }
+
+    @Test
+    void secondServerCannotOpenALockedDirectoryNorMixWithTheFirstAfterTheDirectoryWasDeleted() throws Exception {
+        Path dir = tmp.resolve("data");
+        try (KvtierProcess first = KvtierProcess.start(dir, "--memory", "16m", "--disk", "64m")) {
+            assertThatThrownBy(() -> KvtierProcess.start(dir, "--memory", "16m", "--disk", "64m").close())
+                    .hasMessageContaining("is in use by another kvtier process");
+            int firstAcked = 0;
+            try (Jedis a = first.jedis(30_000)) {
+                for (; firstAcked < 10; firstAcked++) {
+                    a.set(key("a", firstAcked), Payloads.make(firstAcked, 1, 100 << 10));
+                }
+            }
+            deleteRecursively(dir);
+            try (KvtierProcess second = KvtierProcess.start(dir, "--memory", "16m", "--disk", "64m")) {
+                try (Jedis b = second.jedis(30_000)) {
+                    for (int i = 0; i < 20; i++) {
+                        b.set(key("b", i), Payloads.make(i, 2, 100 << 10));
+                    }
+                }
+                firstAcked += writeUntilRefused(first, "a", firstAcked, 100 << 10);
+                assertThat(first.stop()).as("exit code of the node that lost its directory").isEqualTo(1);
+                assertThat(lostKeys(first.logText())).as("keys the first node reports lost").isEqualTo(firstAcked);
+                assertThat(second.stop()).isIn(0, 143);
+                second.restart();
+                try (Jedis b = second.jedis(30_000)) {
+                    assertThat(b.dbSize()).as("keys after restart: the second node's only").isEqualTo(20);
+                    for (int i = 0; i < 20; i++) {
+                        assertThat(Payloads.versionOf(i, b.get(key("b", i)))).isEqualTo(2);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void diskLargerThanTheFilesystemIsClampedAndAGracefulStopLosesNothingThatFits() throws Exception {
+        Path dir = mountTmpfs().resolve("fits");
+        try (KvtierProcess node = KvtierProcess.start(dir, "--memory", "64m", "--disk", "1g")) {
+            assertThat(node.logText()).contains("--disk 1073741824 bytes is more than the filesystem");
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < 60; i++) {
+                    j.set(key("k", i), Payloads.make(i, 1, MiB));
+                }
+            }
+            assertThat(node.stop()).isIn(0, 143);
+            assertThat(node.logText()).doesNotContain("LOST");
+            node.restart();
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < 60; i++) {
+                    assertThat(Payloads.versionOf(i, j.get(key("k", i)))).as("key %d", i).isEqualTo(1);
+                }
+            }
+        }
+    }
+
+    @Test
+    void memoryLargerThanTheFilesystemReportsExactlyWhatAGracefulStopLosesAndExitsNonZero() throws Exception {
+        Path dir = mountTmpfs().resolve("full");
+        try (KvtierProcess node = KvtierProcess.start(dir, "--memory", "256m", "--disk", "1g")) {
+            int acked = 132;
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < acked; i++) {
+                    j.set(key("k", i), Payloads.make(i, 1, MiB));
+                }
+            }
+            assertThat(node.stop()).as("exit code after losing values").isEqualTo(1);
+            Matcher m = LOST.matcher(node.logText());
+            assertThat(m.find()).as("the loss line in:\n%s", node.logText()).isTrue();
+            long lost = Long.parseLong(m.group(1));
+            assertThat(Long.parseLong(m.group(2))).isEqualTo(lost * MiB);
+            node.restart();
+            try (Jedis j = node.jedis(30_000)) {
+                int present = 0;
+                for (int i = 0; i < acked; i++) {
+                    byte[] v = j.get(key("k", i));
+                    if (v != null) {
+                        assertThat(Payloads.versionOf(i, v)).isEqualTo(1);
+                        present++;
+                    }
+                }
+                assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
+                assertThat(present).as("what the filesystem held").isGreaterThan(40);
+                System.out.printf("DiskFaultIT: memory > filesystem: %d acknowledged, %d reported lost, %d present%n",
+                        acked, lost, present);
+            }
+        }
+    }
+
+    @Test
+    void fullFilesystemFailsWritesAtOnceLogsItOnceAndRecoversWhenSpaceReturns() throws Exception {
+        Path mnt = mountTmpfs();
+        Path dir = mnt.resolve("ff");
+        try (KvtierProcess node = KvtierProcess.start(dir, "--memory", "16m", "--disk", "1g")) {
+            Path filler = mnt.resolve("filler");
+            run("fallocate", "-l", Long.toString(Files.getFileStore(mnt).getUsableSpace() - 64 * 1024), filler.toString());
+            int acked = writeUntilRefused(node, "k", 0, MiB);
+            assertThat(count(node.logText(), "disk tier cannot take writes: ")).as("fault logged once").isEqualTo(1);
+            Files.delete(filler);
+            try (Jedis j = node.jedis(30_000)) {
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (true) {
+                    try {
+                        j.set(key("k", acked), Payloads.make(acked, 1, MiB));
+                        acked++;
+                        break;
+                    } catch (JedisDataException e) {
+                        assertThat(System.nanoTime()).as("a write succeeds once space is back").isLessThan(deadline);
+                        Thread.sleep(200);
+                    }
+                }
+            }
+            assertThat(node.logText()).contains("disk tier takes writes again");
+            assertThat(node.stop()).isIn(0, 143);
+            node.restart();
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < acked; i++) {
+                    assertThat(Payloads.versionOf(i, j.get(key("k", i)))).as("acknowledged key %d", i).isEqualTo(1);
+                }
+            }
+        }
+    }
+
+    @Test
+    void unwritableDirectoryFailsWritesAtOnceAndAGracefulStopReportsExactlyWhatItLoses() throws Exception {
+        Path dir = mountTmpfs().resolve("ro");
+        try (KvtierProcess node = KvtierProcess.start(dir, "--memory", "16m", "--disk", "64m")) {
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < 8; i++) {
+                    j.set(key("k", i), Payloads.make(i, 1, MiB));
+                }
+            }
+            Assumptions.assumeTrue(run("chattr", "+i", dir.toString()) == 0,
+                    "chattr +i is not supported here: skipping the unwritable-directory case");
+            int acked = 8 + writeUntilRefused(node, "k", 8, MiB);
+            assertThat(node.stop()).as("exit code after losing values").isEqualTo(1);
+            Matcher m = LOST.matcher(node.logText());
+            assertThat(m.find()).as("the loss line in:\n%s", node.logText()).isTrue();
+            long lost = Long.parseLong(m.group(1));
+            assertThat(run("chattr", "-i", dir.toString())).isZero();
+            node.restart();
+            try (Jedis j = node.jedis(30_000)) {
+                int present = 0;
+                for (int i = 0; i < acked; i++) {
+                    byte[] v = j.get(key("k", i));
+                    if (v != null) {
+                        assertThat(Payloads.versionOf(i, v)).isEqualTo(1);
+                        present++;
+                    }
+                }
+                assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
+                System.out.printf("DiskFaultIT: unwritable dir: %d acknowledged, %d reported lost, %d present%n",
+                        acked, lost, present);
+            }
+        }
+    }
+
+    /**
+     * SETs values of {@code size} bytes from key {@code from} on until the node refuses one; asserts that every
+     * refusal (five in a row) comes fast, with the disk-fault error. Returns how many were acknowledged.
+     */
+    private static int writeUntilRefused(KvtierProcess node, String prefix, int from, int size) {
+        int acked = 0;
+        try (Jedis j = node.jedis(60_000)) {
+            int refused = 0;
+            for (int i = from; refused < 5; i++) {
+                assertThat(i - from).as("a write was refused").isLessThan(400);
+                long start = System.nanoTime();
+                try {
+                    j.set(key(prefix, i), Payloads.make(i, 1, size));
+                    acked++;
+                } catch (JedisDataException e) {
+                    long millis = (System.nanoTime() - start) / 1_000_000;
+                    assertThat(e.getMessage()).contains("disk tier cannot take writes");
+                    assertThat(millis).as("a refused write answers at once, not after a 30 s wait").isLessThan(2_000);
+                    System.out.printf("DiskFaultIT: %s: %d writes acknowledged, then refused in %d ms%n", prefix,
+                            acked, millis);
+                    refused++;
+                    i--; // retry the same key: acknowledged keys stay a prefix
+                }
+            }
+        }
+        return acked;
+    }
+
+    private Path mountTmpfs() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("mnt"));
+        Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", dir.toString()) == 0,
+                "cannot mount a tmpfs here (needs root): skipping the disk-full and read-only cases");
+        mount = dir;
+        return dir;
+    }
+
+    private static long lostKeys(String log) {
+        Matcher m = LOST.matcher(log);
+        assertThat(m.find()).as("the loss line in:\n%s", log).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static byte[] key(String prefix, int i) {
+        return (prefix + ":" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static int run(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        return p.waitFor();
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

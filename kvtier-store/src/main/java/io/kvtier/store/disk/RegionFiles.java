@@ -1,0 +1,72 @@
+package io.kvtier.store.disk;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The region files of a data directory, as found at start-up: listed in id order, checked for their format version,
+ * and weighed against the room the filesystem leaves. Stateless.
+ */
+public final class RegionFiles {
+    private static final Logger log = LoggerFactory.getLogger(RegionFiles.class);
+    /** What the start-up check leaves of the filesystem's room (free space plus what the tier already holds). */
+    static final double FREE_SPACE_SHARE = 0.9;
+
+    private RegionFiles() {
+    }
+
+    /**
+     * The disk budget to use in {@code dir}: {@code requested}, or less if the filesystem cannot hold it, namely
+     * 90% of its usable space plus what region files there already take. Logs a WARN naming both figures when it
+     * clamps. Call before {@link DiskTier#open}, to size regions from the result.
+     */
+    public static long budgetFor(Path dir, long requested) throws IOException {
+        Files.createDirectories(dir);
+        long usable = Files.getFileStore(dir).getUsableSpace();
+        long room = (long) ((usable + regionBytesIn(dir)) * FREE_SPACE_SHARE);
+        if (requested <= room) {
+            return requested;
+        }
+        log.warn("--disk {} bytes is more than the filesystem of {} can hold: {} bytes free plus {} bytes of "
+                + "regions; using {} bytes ({}% of that)", requested, dir.toAbsolutePath(), usable,
+                regionBytesIn(dir), room, Math.round(FREE_SPACE_SHARE * 100));
+        return room;
+    }
+
+    private static long regionBytesIn(Path dir) throws IOException {
+        long total = 0;
+        for (Path p : list(dir)) {
+            total += Files.size(p);
+        }
+        return total;
+    }
+
+    static List<Path> list(Path dir) throws IOException {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.filter(p -> {
+                String n = p.getFileName().toString();
+                return n.startsWith(Region.PREFIX) && n.endsWith(Region.SUFFIX);
+            }).sorted((a, b) -> Long.compareUnsigned(Region.idOf(a), Region.idOf(b))).toList();
+        }
+    }
+
+    /** Refuses a region that starts with another format version's magic, rather than read it as damage. */
+    static void refuseOtherFormats(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            if (RecordFormat.readFully(ch, b, 0) && b.getInt(0) == RecordFormat.MAGIC_V1) {
+                throw new IOException("data directory " + file.getParent().toAbsolutePath() + " holds region files "
+                        + "of record format version 1 (" + file.getFileName() + "); this kvtier reads version 2 "
+                        + "only: start it with an empty --dir, or move that directory aside");
+            }
+        }
+    }
+}
