@@ -15,6 +15,11 @@ import java.util.concurrent.CompletableFuture;
 /** Connection commands: PING ECHO HELLO AUTH SELECT QUIT RESET CLIENT. */
 final class ConnectionCommands {
     static final String REDIS_VERSION = "7.0.15";
+    /**
+     * The longest client name, lib-name and lib-ver (Redis has no limit): with it one CLIENT LIST line stays under
+     * {@link Session#MAX_DESCRIPTION_BYTES}, and the whole reply under that times the clients admitted.
+     */
+    static final int MAX_NAME_BYTES = 256;
 
     private ConnectionCommands() {
     }
@@ -174,6 +179,7 @@ final class ConnectionCommands {
         return null;
     }
 
+    /** Builds the reply on the event loop: at most {@link Session#MAX_DESCRIPTION_BYTES} per client listed. */
     private static CompletableFuture<Void> clientList(Session s, RespCommand c, Reply r) {
         StringBuilder out = new StringBuilder();
         for (Session listed : listed(s, c)) {
@@ -229,8 +235,12 @@ final class ConnectionCommands {
         return null;
     }
 
-    /** Redis's rule for client names: printable ASCII without spaces; empty clears. */
+    /** Redis's rule for client names: printable ASCII without spaces; empty clears; and kvtier's length limit. */
     private static String validName(byte[] name, String what) {
+        if (name.length > MAX_NAME_BYTES) {
+            throw new CommandException("ERR " + what + " longer than " + MAX_NAME_BYTES + " bytes are not supported"
+                    + " (got " + name.length + ")");
+        }
         for (byte b : name) {
             if (b < '!' || b > '~') {
                 throw new CommandException("ERR " + what + " cannot contain spaces, newlines or special characters.");

@@ -9,6 +9,11 @@ import java.net.InetSocketAddress;
  * except that CLIENT LIST reads the fields (racy but harmless snapshots).
  */
 public final class Session {
+    /**
+     * The longest line {@link #describe} returns: fixed fields and numbers (under 400 bytes with IPv6 addresses and
+     * 20-digit numbers) plus the name, lib-name and lib-ver of at most {@link ConnectionCommands#MAX_NAME_BYTES} each.
+     */
+    static final int MAX_DESCRIPTION_BYTES = 400 + 3 * ConnectionCommands.MAX_NAME_BYTES;
     public final long id;
     public final ServerContext server;
     public final Channel channel;
