@@ -53,7 +53,7 @@ final class ConnectionCommands {
                             return null;
                         }),
                         of("client|setname", 3, "fast", 0, 0, 0, (s, c, r) -> {
-                            s.name = validName(c.bytes(2), "Client names");
+                            s.name = validName(c, 2, "Client names");
                             r.ok();
                             return null;
                         }),
@@ -108,7 +108,7 @@ final class ConnectionCommands {
                 pass = c.bytes(j + 2);
                 j += 2;
             } else if (Args.is(c.bytes(j), "setname") && more >= 1) {
-                name = c.bytes(++j);
+                name = nameArg(c, ++j, "Client names");
             } else {
                 throw new CommandException("ERR Syntax error in HELLO option '" + Args.quoted(c.bytes(j)) + "'");
             }
@@ -225,9 +225,9 @@ final class ConnectionCommands {
     private static CompletableFuture<Void> setInfo(Session s, RespCommand c, Reply r) {
         String attr = Args.lower(c.bytes(2));
         if (attr.equals("lib-name")) {
-            s.libName = validName(c.bytes(3), "lib-name");
+            s.libName = validName(c, 3, "lib-name");
         } else if (attr.equals("lib-ver")) {
-            s.libVersion = validName(c.bytes(3), "lib-ver");
+            s.libVersion = validName(c, 3, "lib-ver");
         } else {
             throw new CommandException("ERR Unrecognized option '" + Args.quoted(c.bytes(2)) + "'");
         }
@@ -235,12 +235,22 @@ final class ConnectionCommands {
         return null;
     }
 
-    /** Redis's rule for client names: printable ASCII without spaces; empty clears; and kvtier's length limit. */
-    private static String validName(byte[] name, String what) {
-        if (name.length > MAX_NAME_BYTES) {
+    /** Argument {@code i} of {@code c} as a client name (see {@link #validName(byte[], String)}). */
+    private static String validName(RespCommand c, int i, String what) {
+        return validName(nameArg(c, i, what), what);
+    }
+
+    /** Argument {@code i}, refused before it is copied if it is longer than {@link #MAX_NAME_BYTES}. */
+    private static byte[] nameArg(RespCommand c, int i, String what) {
+        if (c.length(i) > MAX_NAME_BYTES) {
             throw new CommandException("ERR " + what + " longer than " + MAX_NAME_BYTES + " bytes are not supported"
-                    + " (got " + name.length + ")");
+                    + " (got " + c.length(i) + ")");
         }
+        return c.bytes(i);
+    }
+
+    /** Redis's rule for client names: printable ASCII without spaces; empty clears. */
+    private static String validName(byte[] name, String what) {
         for (byte b : name) {
             if (b < '!' || b > '~') {
                 throw new CommandException("ERR " + what + " cannot contain spaces, newlines or special characters.");
