@@ -117,7 +117,7 @@ class MetricsEndpointTest {
         Socket slow = raw("GET /metrics HTTP/1.1\r\nHost: x\r\n");
         long start = System.nanoTime();
         assertThat(slow.getInputStream().read()).as("closed without an answer").isEqualTo(-1);
-        assertThat((System.nanoTime() - start) / 1_000_000).isBetween(200L, 5000L);
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms until closed").isLessThan(5000);
     }
 
     @Test

@@ -113,6 +113,28 @@ class ConnectionHandlerTest {
     }
 
     @Test
+    void unknownCommandsWithHugeNameOrArgumentsAreNamedByTheirSize() {
+        EmbeddedChannel ch = connect(node);
+        String huge = "x".repeat(20 * 1024);
+        assertThat(send(ch, command(huge))).isEqualTo("-ERR unknown command of 20480 bytes\r\n");
+        assertThat(send(ch, command("NOSUCH", huge)))
+                .isEqualTo("-ERR unknown command 'NOSUCH', with args beginning with: '<20480 bytes>' \r\n");
+        assertThat(send(ch, "PING\r\n")).isEqualTo("+PONG\r\n");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void helloThreeSwitchesTheConnectionToResp3Replies() {
+        EmbeddedChannel ch = connect(node);
+        assertThat(send(ch, command("HELLO", "3"))).startsWith("%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n")
+                .contains("$5\r\nproto\r\n:3\r\n");
+        assertThat(send(ch, command("GET", "absent"))).isEqualTo("_\r\n");
+        assertThat(send(ch, command("CLIENT", "INFO"))).startsWith("=").contains("txt:id=").contains(" resp=3 ");
+        assertThat(send(ch, command("HELLO", "4"))).isEqualTo("-NOPROTO unsupported protocol version\r\n");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void wrongArityAndUnknownSubcommandGetRedisErrors() {
         EmbeddedChannel ch = connect(node);
         assertThat(send(ch, command("GET"))).isEqualTo("-ERR wrong number of arguments for 'get' command\r\n");
