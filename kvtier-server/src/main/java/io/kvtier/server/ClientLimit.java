@@ -15,10 +15,9 @@ import java.util.stream.Stream;
  *
  * <p>Set aside: the descriptors open when the listeners are about to be bound (the JVM, the event loops, the LOCK
  * file, the region files recovery opened), the region files the disk budget may still add (every region holds at
- * least a region's bytes or, written directly,
- * more than half the memory budget: {@code TieringRules.bypassesMemory}), the listeners, the metrics
- * endpoint's listener and connections, a cluster's peer connections, and Redis's 32 for everything else (logs,
- * values being streamed to a file of their own, connections being refused).
+ * least a region's bytes or, written directly, more than half the memory budget: {@code TieringRules.bypassesMemory}),
+ * the listeners, the metrics endpoint's listener and connections, a cluster's peer connections, and Redis's 32 for
+ * everything else (logs, values being streamed to a file of their own, connections being refused).
  *
  * @param fdLimit   the soft RLIMIT_NOFILE (the JVM raises it to the hard limit at start), or -1 if unknown
  * @param reserved  descriptors set aside for the node itself
@@ -44,12 +43,13 @@ public record ClientLimit(long fdLimit, long reserved, int configured, int effec
             limit = os.getMaxFileDescriptorCount();
             open = os.getOpenFileDescriptorCount();
         }
-        long reserved = open + regionsToCome(options) + listeners + (metricsConnections > 0 ? 1 + metricsConnections : 0)
-                + (options.cluster() != null ? CLUSTER_RESERVED : 0) + MIN_RESERVED;
+        long metrics = metricsConnections > 0 ? 1 + metricsConnections : 0;
+        long cluster = options.cluster() != null ? CLUSTER_RESERVED : 0;
+        long reserved = open + regionsToCome(options) + listeners + metrics + cluster + MIN_RESERVED;
         return of(limit, reserved, options.maxClients());
     }
 
-    /** The limit for a process allowed {@code fdLimit} descriptors ({@code -1}: unknown) of which it keeps {@code reserved}. */
+    /** The limit for a process allowed {@code fdLimit} descriptors (-1: unknown) that keeps {@code reserved}. */
     static ClientLimit of(long fdLimit, long reserved, int configured) throws IOException {
         if (fdLimit < 0) {
             return new ClientLimit(fdLimit, reserved, configured, configured);

@@ -53,7 +53,7 @@ public final class ServerContext {
         this.maxClients = n;
     }
 
-    /** Takes a client slot if one is free (any thread); a connection that got one gives it back by {@link #clientLeft}. */
+    /** Takes a client slot if one is free (any thread); whoever got one gives it back with {@link #clientLeft}. */
     public boolean admitClient() {
         int n;
         do {

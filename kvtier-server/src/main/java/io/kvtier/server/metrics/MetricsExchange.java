@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One HTTP/1.1 connection to {@link MetricsEndpoint}: reads request heads (GET or HEAD, no body) of at most
  * {@link #MAX_HEAD_BYTES}, answers each in turn (keep-alive and pipelining as HTTP/1.1 allows), and closes the
- * connection when a request is malformed, too large, unauthorized twice over, or not complete within the timeout.
+ * connection when a request is malformed, too large or not a GET/HEAD, when the client asks, or when no complete
+ * request arrives within the timeout (from the connection's start or the previous response).
  * Event-loop confined.
  */
 final class MetricsExchange extends ChannelInboundHandlerAdapter {
@@ -52,9 +53,8 @@ final class MetricsExchange extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         counted = true;
         if (settings.connections().incrementAndGet() > settings.maxConnections()) {
-            respond(ctx, 503, "Service Unavailable", "text/plain; charset=utf-8",
-                    ("more than " + settings.maxConnections() + " connections to /metrics\n").getBytes(StandardCharsets.UTF_8),
-                    false, true);
+            text(ctx, 503, "Service Unavailable", "more than " + settings.maxConnections() + " connections\n", false,
+                    true);
             return;
         }
         armDeadline(ctx);
@@ -83,17 +83,16 @@ final class MetricsExchange extends ChannelInboundHandlerAdapter {
             int end = endOfHead(head);
             if (end < 0) {
                 if (head.readableBytes() > MAX_HEAD_BYTES) {
-                    respond(ctx, 431, "Request Header Fields Too Large", "text/plain; charset=utf-8",
-                            ("request head over " + MAX_HEAD_BYTES + " bytes\n").getBytes(StandardCharsets.UTF_8),
-                            false, true);
+                    text(ctx, 431, "Request Header Fields Too Large", "request head over " + MAX_HEAD_BYTES
+                            + " bytes\n", false, true);
                 }
                 break;
             }
             int length = end - head.readerIndex();
             String text = head.readCharSequence(length, StandardCharsets.ISO_8859_1).toString();
             if (length > MAX_HEAD_BYTES) {
-                respond(ctx, 431, "Request Header Fields Too Large", "text/plain; charset=utf-8", new byte[0], false,
-                        true);
+                text(ctx, 431, "Request Header Fields Too Large", "request head over " + MAX_HEAD_BYTES + " bytes\n",
+                        false, true);
                 break;
             }
             serve(ctx, HttpHead.parse(text));
@@ -123,21 +122,17 @@ final class MetricsExchange extends ChannelInboundHandlerAdapter {
 
     private void serve(ChannelHandlerContext ctx, HttpHead request) {
         if (request == null) {
-            respond(ctx, 400, "Bad Request", "text/plain; charset=utf-8", "malformed request\n".getBytes(
-                    StandardCharsets.UTF_8), false, true);
+            text(ctx, 400, "Bad Request", "malformed request\n", false, true);
             return;
         }
         boolean head = request.method().equals("HEAD");
         boolean close = !request.keepAlive();
         if (!head && !request.method().equals("GET") || request.hasBody()) {
-            respond(ctx, 405, "Method Not Allowed", "text/plain; charset=utf-8", "only GET and HEAD\n".getBytes(
-                    StandardCharsets.UTF_8), false, true);
+            text(ctx, 405, "Method Not Allowed", "only GET and HEAD, without a body\n", false, true);
         } else if (!authorized(request.authorization())) {
-            respond(ctx, 401, "Unauthorized", "text/plain; charset=utf-8", "the metrics need the password\n".getBytes(
-                    StandardCharsets.UTF_8), head, close);
+            text(ctx, 401, "Unauthorized", "the metrics need the password\n", head, close);
         } else if (!request.path().equals("/metrics") && !request.path().equals("/")) {
-            respond(ctx, 404, "Not Found", "text/plain; charset=utf-8", "try /metrics\n".getBytes(
-                    StandardCharsets.UTF_8), head, close);
+            text(ctx, 404, "Not Found", "try /metrics\n", head, close);
         } else {
             scrape(ctx, request, head, close);
         }
@@ -153,8 +148,7 @@ final class MetricsExchange extends ChannelInboundHandlerAdapter {
             writer.write(body, settings.registry().scrape());
         } catch (IOException | RuntimeException e) {
             log.warn("scraping the metrics failed", e);
-            respond(ctx, 500, "Internal Server Error", "text/plain; charset=utf-8", (e + "\n").getBytes(
-                    StandardCharsets.UTF_8), headOnly, true);
+            text(ctx, 500, "Internal Server Error", e + "\n", headOnly, true);
             return;
         }
         respond(ctx, 200, "OK", writer.getContentType(), body.toByteArray(), headOnly, close);
@@ -191,6 +185,12 @@ final class MetricsExchange extends ChannelInboundHandlerAdapter {
             return false;
         }
         return MessageDigest.isEqual(settings.password().getBytes(StandardCharsets.UTF_8), offered);
+    }
+
+    private void text(ChannelHandlerContext ctx, int status, String reason, String message, boolean headOnly,
+                      boolean close) {
+        respond(ctx, status, reason, "text/plain; charset=utf-8", message.getBytes(StandardCharsets.UTF_8), headOnly,
+                close);
     }
 
     private void respond(ChannelHandlerContext ctx, int status, String reason, String contentType, byte[] body,
