@@ -3,6 +3,7 @@ package io.kvtier.server;
 import io.kvtier.kvcache.KvCache;
 import io.kvtier.server.command.CommandTable;
 import io.kvtier.server.metrics.Metrics;
+import io.kvtier.server.metrics.MetricsEndpoint;
 import io.kvtier.server.net.ConnectionHandler;
 import io.kvtier.server.net.DiskReads;
 import io.kvtier.store.TieredStore;
@@ -76,6 +77,15 @@ public final class KvtierServer implements AutoCloseable {
     }
 
     private void bind() throws IOException, InterruptedException {
+        String[] hosts = options.bind().trim().split("\\s+");
+        ClientLimit limit = ClientLimit.compute(options, hosts.length,
+                options.metricsPort() > 0 ? MetricsEndpoint.MAX_CONNECTIONS : 0);
+        context.maxClients(limit.effective());
+        if (limit.reduced()) {
+            log.warn("the open-file limit {} leaves room for {} clients ({} descriptors kept for the node itself): "
+                    + "--max-clients {} lowered to {}; raise it with ulimit -n {}", limit.fdLimit(), limit.effective(),
+                    limit.reserved(), limit.configured(), limit.effective(), limit.reserved() + limit.configured());
+        }
         Class<? extends ServerSocketChannel> channelType = Epoll.isAvailable() ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
         ServerBootstrap bootstrap = new ServerBootstrap().group(boss, workers).channel(channelType)
@@ -90,7 +100,7 @@ public final class KvtierServer implements AutoCloseable {
                         ch.pipeline().addLast(new ConnectionHandler(context));
                     }
                 });
-        for (String host : options.bind().trim().split("\\s+")) {
+        for (String host : hosts) {
             try {
                 Channel ch = bootstrap.bind(new InetSocketAddress(host, options.port())).sync().channel();
                 listeners.add(ch);
@@ -103,11 +113,12 @@ public final class KvtierServer implements AutoCloseable {
             joinCluster();
         }
         if (options.metricsPort() > 0) {
-            metrics.serve(options.bind().trim().split("\\s+")[0], options.metricsPort());
+            metrics.serve(hosts[0], options.metricsPort(), options.requirePass());
         }
-        log.info("kvtier listening on {}:{} ({}), memory {} MiB, disk {} MiB, data in {}{}", options.bind(),
-                context.port(), Epoll.isAvailable() ? "epoll" : "nio", options.memoryBytes() >> 20,
-                options.diskBytes() >> 20, options.dir().toAbsolutePath(),
+        log.info("kvtier listening on {}:{} ({}), memory {} MiB, disk {} MiB, max clients {} (open-file limit {}), "
+                + "data in {}{}", options.bind(), context.port(), Epoll.isAvailable() ? "epoll" : "nio",
+                options.memoryBytes() >> 20, options.diskBytes() >> 20, limit.effective(), limit.fdLimit(),
+                options.dir().toAbsolutePath(),
                 options.metricsPort() > 0 ? ", metrics on :" + options.metricsPort() + "/metrics" : "");
     }
 

@@ -26,6 +26,9 @@ public final class ServerContext {
     public final LongAdder netInputBytes = new LongAdder();
     /** Of netInputBytes, those the socket read straight into values' memory (no copy by kvtier). */
     public final LongAdder netInputLandedBytes = new LongAdder();
+    private final java.util.concurrent.atomic.AtomicInteger clients = new java.util.concurrent.atomic.AtomicInteger();
+    /** {@code --max-clients}, lowered at start if the open-file limit leaves less room (see {@link ClientLimit}). */
+    private volatile int maxClients;
     private volatile int boundPort;
     private volatile io.kvtier.server.cluster.ClusterNode cluster;
     private volatile io.kvtier.server.cluster.Replicator replicator;
@@ -38,6 +41,32 @@ public final class ServerContext {
         this.diskReads = diskReads;
         this.commands = commands;
         this.metrics = metrics;
+        this.maxClients = options.maxClients();
+    }
+
+    /** The clients admitted at once: {@code --max-clients}, or fewer if the open-file limit says so. */
+    public int maxClients() {
+        return maxClients;
+    }
+
+    void maxClients(int n) {
+        this.maxClients = n;
+    }
+
+    /** Takes a client slot if one is free (any thread); whoever got one gives it back with {@link #clientLeft}. */
+    public boolean admitClient() {
+        int n;
+        do {
+            n = clients.get();
+            if (n >= maxClients) {
+                return false;
+            }
+        } while (!clients.compareAndSet(n, n + 1));
+        return true;
+    }
+
+    public void clientLeft() {
+        clients.decrementAndGet();
     }
 
     public ServerOptions options() {

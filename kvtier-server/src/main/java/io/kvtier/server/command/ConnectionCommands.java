@@ -15,6 +15,11 @@ import java.util.concurrent.CompletableFuture;
 /** Connection commands: PING ECHO HELLO AUTH SELECT QUIT RESET CLIENT. */
 final class ConnectionCommands {
     static final String REDIS_VERSION = "7.0.15";
+    /**
+     * The longest client name, lib-name and lib-ver (Redis has no limit): with it one CLIENT LIST line stays under
+     * {@link Session#MAX_DESCRIPTION_BYTES}, and the whole reply under that times the clients admitted.
+     */
+    static final int MAX_NAME_BYTES = 256;
 
     private ConnectionCommands() {
     }
@@ -48,7 +53,7 @@ final class ConnectionCommands {
                             return null;
                         }),
                         of("client|setname", 3, "fast", 0, 0, 0, (s, c, r) -> {
-                            s.name = validName(c.bytes(2), "Client names");
+                            s.name = validName(c, 2, "Client names");
                             r.ok();
                             return null;
                         }),
@@ -103,7 +108,7 @@ final class ConnectionCommands {
                 pass = c.bytes(j + 2);
                 j += 2;
             } else if (Args.is(c.bytes(j), "setname") && more >= 1) {
-                name = c.bytes(++j);
+                name = nameArg(c, ++j, "Client names");
             } else {
                 throw new CommandException("ERR Syntax error in HELLO option '" + Args.quoted(c.bytes(j)) + "'");
             }
@@ -174,6 +179,7 @@ final class ConnectionCommands {
         return null;
     }
 
+    /** Builds the reply on the event loop: at most {@link Session#MAX_DESCRIPTION_BYTES} per client listed. */
     private static CompletableFuture<Void> clientList(Session s, RespCommand c, Reply r) {
         StringBuilder out = new StringBuilder();
         for (Session listed : listed(s, c)) {
@@ -219,14 +225,28 @@ final class ConnectionCommands {
     private static CompletableFuture<Void> setInfo(Session s, RespCommand c, Reply r) {
         String attr = Args.lower(c.bytes(2));
         if (attr.equals("lib-name")) {
-            s.libName = validName(c.bytes(3), "lib-name");
+            s.libName = validName(c, 3, "lib-name");
         } else if (attr.equals("lib-ver")) {
-            s.libVersion = validName(c.bytes(3), "lib-ver");
+            s.libVersion = validName(c, 3, "lib-ver");
         } else {
             throw new CommandException("ERR Unrecognized option '" + Args.quoted(c.bytes(2)) + "'");
         }
         r.ok();
         return null;
+    }
+
+    /** Argument {@code i} of {@code c} as a client name (see {@link #validName(byte[], String)}). */
+    private static String validName(RespCommand c, int i, String what) {
+        return validName(nameArg(c, i, what), what);
+    }
+
+    /** Argument {@code i}, refused before it is copied if it is longer than {@link #MAX_NAME_BYTES}. */
+    private static byte[] nameArg(RespCommand c, int i, String what) {
+        if (c.length(i) > MAX_NAME_BYTES) {
+            throw new CommandException("ERR " + what + " longer than " + MAX_NAME_BYTES + " bytes are not supported"
+                    + " (got " + c.length(i) + ")");
+        }
+        return c.bytes(i);
     }
 
     /** Redis's rule for client names: printable ASCII without spaces; empty clears. */

@@ -68,7 +68,7 @@ final class InfoReport {
 
     private static void clients(ServerContext s, Map<String, Object> f) {
         f.put("connected_clients", s.sessions().size());
-        f.put("maxclients", s.options().maxClients());
+        f.put("maxclients", s.maxClients());
         f.put("blocked_clients", 0);
     }
 

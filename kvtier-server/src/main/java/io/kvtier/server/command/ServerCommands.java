@@ -4,6 +4,7 @@ import static io.kvtier.server.command.CommandSpec.container;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
+import io.kvtier.server.ServerContext;
 import io.kvtier.server.ServerOptions;
 import io.kvtier.server.net.Reply;
 import java.nio.charset.StandardCharsets;
@@ -114,14 +115,15 @@ final class ServerCommands {
     }
 
     /** The parameters CONFIG GET knows: what redis-cli and redis-benchmark ask, plus kvtier's own settings. */
-    static Map<String, String> parameters(ServerOptions o) {
+    static Map<String, String> parameters(ServerContext server) {
+        ServerOptions o = server.options();
         Map<String, String> p = new LinkedHashMap<>();
         p.put("bind", o.bind());
         p.put("port", Integer.toString(o.port()));
         p.put("dir", o.dir().toAbsolutePath().toString());
         p.put("maxmemory", Long.toString(o.memoryBytes()));
         p.put("maxmemory-policy", "noeviction");
-        p.put("maxclients", Integer.toString(o.maxClients()));
+        p.put("maxclients", Integer.toString(server.maxClients())); // lowered by the open-file limit
         p.put("requirepass", o.requirePass() == null ? "" : o.requirePass());
         p.put("protected-mode", o.protectedMode() ? "yes" : "no");
         p.put("proto-max-bulk-len", Long.toString(o.maxValueBytes()));
@@ -144,7 +146,7 @@ final class ServerCommands {
      * is reported once.
      */
     private static CompletableFuture<Void> configGet(Session s, RespCommand c, Reply r) {
-        Map<String, String> all = parameters(s.server.options());
+        Map<String, String> all = parameters(s.server);
         Map<String, String[]> matched = new LinkedHashMap<>(); // lower-case name -> {reported name, value}
         for (int i = 2; i < c.argCount(); i++) {
             byte[] arg = c.bytes(i);
@@ -188,7 +190,7 @@ final class ServerCommands {
             throw new CommandException(CommandException.SYNTAX); // an odd number of name/value words
         }
         String asSent = Args.quoted(c.bytes(2));
-        if (!parameters(s.server.options()).containsKey(Args.lower(c.bytes(2)))) {
+        if (!parameters(s.server).containsKey(Args.lower(c.bytes(2)))) {
             throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + asSent + "'");
         }
         throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + asSent

@@ -3,12 +3,18 @@ package io.kvtier.server.command;
 import io.kvtier.server.ServerContext;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * The per-connection state commands read and change: identity, name, protocol, authentication. Event-loop confined,
  * except that CLIENT LIST reads the fields (racy but harmless snapshots).
  */
 public final class Session {
+    /**
+     * The longest line {@link #describe} returns: fixed fields and numbers (under 400 bytes with IPv6 addresses and
+     * 20-digit numbers) plus the name, lib-name and lib-ver of at most {@link ConnectionCommands#MAX_NAME_BYTES} each.
+     */
+    static final int MAX_DESCRIPTION_BYTES = 400 + 3 * ConnectionCommands.MAX_NAME_BYTES;
     public final long id;
     public final ServerContext server;
     public final Channel channel;
@@ -54,9 +60,8 @@ public final class Session {
     /** One line of CLIENT LIST / CLIENT INFO, in Redis's field order for the fields kvtier has. */
     String describe() {
         long now = System.currentTimeMillis();
-        InetSocketAddress remote = (InetSocketAddress) channel.remoteAddress();
-        InetSocketAddress local = (InetSocketAddress) channel.localAddress();
-        return "id=" + id + " addr=" + hostPort(remote) + " laddr=" + hostPort(local) + " fd=-1 name="
+        return "id=" + id + " addr=" + hostPort(channel.remoteAddress()) + " laddr=" + hostPort(channel.localAddress())
+                + " fd=-1 name="
                 + (name == null ? "" : name) + " age=" + (now - createdMillis) / 1000 + " idle="
                 + (now - lastCommandMillis) / 1000 + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0"
                 + " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="
@@ -65,7 +70,11 @@ public final class Session {
                 + (libVersion != null ? " lib-ver=" + libVersion : " lib-ver=");
     }
 
-    private static String hostPort(InetSocketAddress a) {
-        return a == null ? "" : a.getAddress().getHostAddress() + ":" + a.getPort();
+    /** host:port of a TCP address; another kind of channel (in-process, embedded) shows its own name. */
+    private static String hostPort(SocketAddress a) {
+        if (a instanceof InetSocketAddress inet) {
+            return inet.getAddress().getHostAddress() + ":" + inet.getPort();
+        }
+        return a == null ? "" : a.toString().replace(' ', '_');
     }
 }

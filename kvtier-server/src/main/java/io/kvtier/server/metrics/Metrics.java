@@ -7,7 +7,6 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
@@ -16,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
 
 /**
- * The node's Prometheus registry and, when a port is given, its {@code /metrics} HTTP endpoint. Command metrics are
+ * The node's Prometheus registry and, when a port is given, its {@code /metrics} HTTP endpoint
+ * ({@link MetricsEndpoint}). Command metrics are
  * recorded on event loops (lock-free); tier and cluster metrics are read from {@link StoreStats} and
  * {@link ClusterNode} at scrape time.
  */
@@ -25,7 +25,7 @@ public final class Metrics implements AutoCloseable {
     private final Counter commands;
     private final Counter commandErrors;
     private final Histogram latency;
-    private HTTPServer http;
+    private MetricsEndpoint http;
 
     public Metrics() {
         commands = Counter.builder().name("kvtier_commands_total").help("Commands processed, by command")
@@ -135,10 +135,13 @@ public final class Metrics implements AutoCloseable {
         m.latency().observe(nanos / 1e9);
     }
 
-    /** Starts the HTTP endpoint on {@code bind}:{@code port}; returns the bound port. */
-    public int serve(String bind, int port) throws IOException {
-        http = HTTPServer.builder().hostname(bind).port(port).registry(registry).buildAndStart();
-        return http.getPort();
+    /**
+     * Starts the HTTP endpoint on {@code bind}:{@code port} (see {@link MetricsEndpoint}), asking for
+     * {@code password} if it is not null; returns the bound port.
+     */
+    public int serve(String bind, int port, String password) throws IOException {
+        http = MetricsEndpoint.start(bind, port, registry, password, MetricsEndpoint.REQUEST_TIMEOUT_MILLIS);
+        return http.port();
     }
 
     @Override

@@ -49,7 +49,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         this.ctx = ctx;
         server.connectionsReceived.increment();
         reply = new Reply(ctx);
-        if (server.sessions().size() >= server.options().maxClients()) {
+        if (!server.admitClient()) {
             server.connectionsRejected.increment();
             reply.error("ERR max number of clients reached");
             reply.flush();
@@ -179,6 +179,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
         if (session != null) {
+            server.clientLeft();
             server.sessions().remove(session.id);
             decoder.close();
             sinks.close();
