@@ -1,99 +1,167 @@
 package io.kvtier.server.command;
 
-/** Redis's glob matching (stringmatchlen): {@code * ? [abc] [^a] [a-z]} and backslash escapes, on raw bytes. */
+/*
+ * Redis's glob (util.c stringmatchlen, 7.0.9+) without its exponential search.
+ *
+ * Semantics, byte for byte as Redis: '*' any run, '?' one byte, '[...]' a class ('^' negates, 'a-z' a range, reversed
+ * ranges are swapped, '\' escapes inside, bytes compare as signed chars, an unterminated class ends at the end of the
+ * pattern), '\x' the literal x (a trailing '\' is itself), consecutive stars are one. Quirks kept: the empty string
+ * matches only the empty pattern (KEYS and SCAN treat a lone "*" apart, as Redis does); a class "[a-]" is the range
+ * a..']' and the class goes on; Redis gives up (no match) on reaching the 1001st star with input left (its nesting
+ * limit), unless that star ends the pattern.
+ *
+ * Algorithm. The pattern is compiled once into tokens (a class into a 256-bit set), then matched greedily with a
+ * single backtrack point, the last star seen: on a mismatch the text after that star restarts one byte later. An
+ * earlier star never needs to be revisited: if the rest of the pattern after star k matches nowhere in the
+ * remaining input, longer runs for stars before k only leave less input (Redis 7.0.9's skipLongerMatches makes the
+ * same argument). Cost: at most len(pattern) x len(key) steps, O(len(key)) for the common patterns, no recursion.
+ */
+/** A compiled Redis glob pattern; immutable and thread-safe. */
 final class Glob {
-    private Glob() {
+    private static final int STAR = -1;
+    private static final int ANY = -2;
+    private static final int CLASS = -3; // CLASS - i: the i-th class set
+    /** Redis (stringmatchlen_impl) stops recursing below this many nested stars. */
+    static final int MAX_STARS = 1000;
+
+    private final int[] tokens;   // >= 0: a literal byte (0..255); STAR; ANY; CLASS - i
+    private final long[] classes; // 4 longs per class: the 256 bytes it accepts
+    private final boolean empty;
+
+    private Glob(int[] tokens, long[] classes, boolean empty) {
+        this.tokens = tokens;
+        this.classes = classes;
+        this.empty = empty;
+    }
+
+    /** Compiles {@code pattern} as stringmatchlen reads it: O(len(pattern)) time and memory. */
+    static Glob compile(byte[] pattern) {
+        int[] tokens = new int[pattern.length];
+        long[] classes = new long[0];
+        int n = 0;
+        int sets = 0;
+        for (int p = 0; p < pattern.length; ) {
+            byte c = pattern[p];
+            if (c == '*') {
+                while (p + 1 < pattern.length && pattern[p + 1] == '*') {
+                    p++;
+                }
+                tokens[n++] = STAR;
+                p++;
+            } else if (c == '?') {
+                tokens[n++] = ANY;
+                p++;
+            } else if (c == '[') {
+                if ((sets + 1) * 4 > classes.length) {
+                    classes = java.util.Arrays.copyOf(classes, Math.max(16, classes.length * 2));
+                }
+                p = compileClass(pattern, p + 1, classes, sets * 4);
+                tokens[n++] = CLASS - sets++;
+            } else {
+                if (c == '\\' && p + 1 < pattern.length) {
+                    p++;
+                }
+                tokens[n++] = pattern[p++] & 0xff;
+            }
+        }
+        return new Glob(java.util.Arrays.copyOf(tokens, n), classes, pattern.length == 0);
+    }
+
+    /**
+     * Reads the class that starts after its '[' at {@code p} into the set at {@code base}, exactly as Redis's loop
+     * does; returns where the next token starts (after the ']', or the end of an unterminated class).
+     */
+    private static int compileClass(byte[] pat, int p, long[] classes, int base) {
+        boolean not = p < pat.length && pat[p] == '^';
+        if (not) {
+            p++;
+        }
+        while (true) {
+            if (p + 1 < pat.length && pat[p] == '\\') {
+                add(classes, base, pat[++p], pat[p]);
+            } else if (p < pat.length && pat[p] == ']') {
+                break;
+            } else if (p >= pat.length) {
+                break; // unterminated: the pattern's end closes it
+            } else if (p + 2 < pat.length && pat[p + 1] == '-') {
+                add(classes, base, pat[p], pat[p + 2]); // signed chars, a reversed range swapped
+                p += 2;
+            } else {
+                add(classes, base, pat[p], pat[p]);
+            }
+            p++;
+        }
+        if (not) {
+            for (int i = 0; i < 4; i++) {
+                classes[base + i] = ~classes[base + i];
+            }
+        }
+        return p + 1;
+    }
+
+    private static void add(long[] classes, int base, byte from, byte to) {
+        int lo = Math.min(from, to);
+        int hi = Math.max(from, to);
+        for (int v = lo; v <= hi; v++) {
+            int u = v & 0xff;
+            classes[base + (u >>> 6)] |= 1L << u;
+        }
     }
 
     static boolean matches(byte[] pattern, byte[] string) {
-        if (string.length == 0) {
-            return pattern.length == 0; // stringmatchlen never enters its loop for an empty string
-        }
-        return match(pattern, 0, string, 0, 0);
+        return compile(pattern).matches(string);
     }
 
-    private static boolean match(byte[] p, int pi, byte[] s, int si, int depth) {
-        if (depth > 1000) {
-            return false; // Redis bounds recursion too (nesting of '*')
+    /** Whether {@code s} matches, as Redis's stringmatchlen(pattern, s, nocase=0). */
+    boolean matches(byte[] s) {
+        if (s.length == 0) {
+            return empty; // stringmatchlen never enters its loop for an empty string
         }
-        while (pi < p.length && si <= s.length) {
-            switch (p[pi]) {
-                case '*' -> {
-                    while (pi + 1 < p.length && p[pi + 1] == '*') {
-                        pi++;
-                    }
-                    if (pi + 1 == p.length) {
-                        return true;
-                    }
-                    for (int k = si; k <= s.length; k++) {
-                        if (match(p, pi + 1, s, k, depth + 1)) {
-                            return true;
-                        }
-                    }
+        int t = 0;
+        int i = 0;
+        int starT = -1;   // token index of the last star passed, -1 if none
+        int starI = 0;    // input position the text after that star is being tried at
+        int stars = 0;
+        while (true) {
+            if (i == s.length) {
+                while (t < tokens.length && tokens[t] == STAR) {
+                    t++;
+                }
+                if (t == tokens.length) {
+                    return true;
+                }
+            } else if (t < tokens.length && tokens[t] == STAR) {
+                if (t == tokens.length - 1) {
+                    return true;
+                }
+                if (++stars > MAX_STARS) {
                     return false;
                 }
-                case '?' -> {
-                    if (si == s.length) {
-                        return false;
-                    }
-                    si++;
-                }
-                case '[' -> {
-                    if (si == s.length) {
-                        return false;
-                    }
-                    int[] next = new int[1];
-                    if (!matchClass(p, pi + 1, s[si], next)) {
-                        return false;
-                    }
-                    pi = next[0];
-                    si++;
-                }
-                default -> {
-                    if (p[pi] == '\\' && pi + 1 < p.length) {
-                        pi++;
-                    }
-                    if (si == s.length || p[pi] != s[si]) {
-                        return false;
-                    }
-                    si++;
-                }
+                starT = t++;
+                starI = i;
+                continue;
+            } else if (t < tokens.length && accepts(tokens[t], s[i])) {
+                t++;
+                i++;
+                continue;
             }
-            pi++;
+            if (starT < 0 || ++starI == s.length) {
+                return false; // no star to retry, or the text after it failed at every non-empty suffix
+            }
+            t = starT + 1;
+            i = starI;
         }
-        return pi == p.length && si == s.length;
     }
 
-    /** Matches {@code c} against the class starting after '['; leaves next[0] at the closing ']' (or the end). */
-    private static boolean matchClass(byte[] p, int pi, byte c, int[] next) {
-        boolean not = pi < p.length && p[pi] == '^';
-        if (not) {
-            pi++;
+    private boolean accepts(int token, byte b) {
+        if (token >= 0) {
+            return token == (b & 0xff);
         }
-        boolean matched = false;
-        while (pi < p.length && p[pi] != ']') {
-            if (p[pi] == '\\' && pi + 1 < p.length) {
-                pi++;
-                matched |= p[pi] == c;
-            } else if (pi + 2 < p.length && p[pi + 1] == '-') {
-                int lo = p[pi]; // signed, like Redis's char: bytes from 0x80 sort below 0x00
-                int hi = p[pi + 2];
-                if (lo > hi) {
-                    int t = lo;
-                    lo = hi;
-                    hi = t;
-                }
-                matched |= c >= lo && c <= hi;
-                pi += 2;
-            } else {
-                matched |= p[pi] == c;
-            }
-            pi++;
+        if (token == ANY) {
+            return true;
         }
-        if (pi == p.length) {
-            pi--; // unterminated class: Redis treats the end of the pattern as its end
-        }
-        next[0] = pi;
-        return not != matched;
+        int base = (CLASS - token) * 4;
+        int u = b & 0xff;
+        return (classes[base + (u >>> 6)] & (1L << u)) != 0;
     }
 }
