@@ -14,9 +14,7 @@ import io.kvtier.store.policy.S3FifoPolicy;
 import io.kvtier.store.policy.TierPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,13 +27,13 @@ import org.slf4j.LoggerFactory;
 /*
  * The tiering engine.
  *
- * Design. One index (a ConcurrentHashMap from key to Entry) covers both tiers. An entry is one immutable version of a
- * key's value; where its bytes live (memory copy, disk record, or both) is mutable state under the entry's monitor,
- * moving along the transition table in EntryState. Values arrive in memory reserved before the first payload byte
- * is read (MemoryTier: reserve before accept). When free memory falls below a watermark, the DiskWriter thread
- * takes victims from the S3-FIFO policy and appends them to the disk tier's log in batches of large sequential
- * writes, then drops their memory copy: eviction from memory is demotion, never loss. A disk hit is served by
- * reading and checksumming the record on an I/O thread; a second disk hit promotes the value back to memory while
+ * Design. One index (Index: 16,384 ConcurrentHashMaps, bucketed by key hash) covers both tiers. An entry is one
+ * immutable version of a key's value; where its bytes live (memory copy, disk record, or both) is mutable state under
+ * the entry's monitor, moving along the transition table in EntryState. Values arrive in memory reserved before the
+ * first payload byte is read (MemoryTier: reserve before accept). When free memory falls below a watermark, the
+ * DiskWriter thread takes victims from the S3-FIFO policy and appends them to the disk tier's log in batches of large
+ * sequential writes, then drops their memory copy: eviction from memory is demotion, never loss. A disk hit is served
+ * by reading and checksumming the record on an I/O thread; a second disk hit promotes the value back to memory while
  * keeping the disk record ("clean"), so demoting it again costs no write. Only the disk tier evicts for real, whole
  * regions at a time, oldest first, and counts what it dropped.
  *
@@ -54,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * fails leaves the entry in memory (DEMOTING -> MEMORY) and is retried after a pause. A writer waiting for memory
  * longer than memoryWaitMillis fails with StoreFullException rather than hanging.
  *
+ * Expiry. Reads treat a key as absent from its deadline on; the ExpiryWheel (a hierarchical timer wheel threaded
+ * through the entries) removes it within ~0.5 s after, doing work only for keys that are due.
+ *
  * References: S3-FIFO (Yang et al., SOSP 2023); CacheLib's Navy BlockCache (region eviction); Bitcask (recovery by
  * log scan).
  */
@@ -62,7 +63,7 @@ public final class TieredStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TieredStore.class);
 
     final StoreOptions options;
-    final ConcurrentHashMap<Key, Entry> index = new ConcurrentHashMap<>();
+    final Index index = new Index();
     final MemoryTier memory;
     final DiskTier disk;
     final StoreCounters counters = new StoreCounters();
@@ -70,7 +71,7 @@ public final class TieredStore implements AutoCloseable {
     final TierPolicy policy;                      // guarded by policyLock
     final AtomicLong sequence = new AtomicLong();
     private final MemoryWaiters waiters;
-    private final ConcurrentHashMap.KeySetView<Key, Boolean> expiring = ConcurrentHashMap.newKeySet();
+    final ExpiryWheel expiry = new ExpiryWheel(System.currentTimeMillis());
     private final ScheduledExecutorService timer;
     private final java.util.concurrent.ExecutorService directWrites;
     final DiskWriter writer;
@@ -101,7 +102,7 @@ public final class TieredStore implements AutoCloseable {
             listener.added(e.key.bytes, e.length);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
-                expiring.add(e.key);
+                expiry.schedule(e);
             }
         });
         sequence.set(builder.maxSeq());
@@ -109,7 +110,7 @@ public final class TieredStore implements AutoCloseable {
         memory.onFree(waiters::serve);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
         this.directWrites = Executors.newFixedThreadPool(2, r -> daemon(r, "kvtier-direct-write"));
-        timer.scheduleWithFixedDelay(this::sweepExpired, 100, 100, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::expireDue, 250, 250, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(waiters::expireOverdue, 100, 100, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::endDuePins, 100, 100, TimeUnit.MILLISECONDS);
         writer.start();
@@ -281,7 +282,7 @@ public final class TieredStore implements AutoCloseable {
         added(e);
         writer.track(e, loc);
         if (expireAt != 0) {
-            expiring.add(key);
+            expiry.schedule(e);
         }
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
                 : retire(replaced[0], seq, KeyListener.Removal.REPLACED);
@@ -341,7 +342,7 @@ public final class TieredStore implements AutoCloseable {
         added(e);
         admit(e);
         if (e.expireAt != 0) {
-            expiring.add(key);
+            expiry.schedule(e);
         }
         writer.wakeIfPressured();
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
@@ -458,9 +459,7 @@ public final class TieredStore implements AutoCloseable {
         if (expireAt != 0 && expireAt <= now) {
             return remove(keyBytes, false).thenApply(Removed::existed);
         }
-        if (expireAt != 0) {
-            expiring.add(key);
-        }
+        expiry.schedule(e); // a new deadline, or none (PERSIST)
         return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq))
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
     }
@@ -468,12 +467,11 @@ public final class TieredStore implements AutoCloseable {
     /** Deletes every key and every region file. */
     public CompletableFuture<Void> clear() {
         return writer.submit(() -> {
-            for (Entry e : index.values()) {
-                if (index.remove(e.key, e)) { // not it.remove(): that would drop a version put meanwhile unretired
+            index.forEach(e -> {
+                if (index.remove(e.key, e)) { // only this version: a version put meanwhile stays, unretired
                     retire(e, -1, KeyListener.Removal.DELETED);
                 }
-            }
-            expiring.clear();
+            });
             writer.dropAllRegions();
         });
     }
@@ -648,28 +646,33 @@ public final class TieredStore implements AutoCloseable {
         return index.size();
     }
 
-    /** Visits every live key; weakly consistent with concurrent writes. */
+    /** Visits every live key; weakly consistent with concurrent writes. Walks the whole index: not on an event loop. */
     public void forEachKey(Consumer<byte[]> visitor) {
         long now = System.currentTimeMillis();
-        index.forEach((k, e) -> {
+        index.forEach(e -> {
             if (!e.isExpired(now)) {
-                visitor.accept(k.bytes);
+                visitor.accept(e.key.bytes);
             }
         });
     }
 
-    /** An iterator over the live keys, for cursor-based scans; weakly consistent. */
-    public Iterator<byte[]> keyIterator() {
-        Iterator<Key> it = index.keySet().iterator();
-        return new Iterator<>() {
-            public boolean hasNext() {
-                return it.hasNext();
-            }
+    /**
+     * The number of scan buckets: the keyspace is split into this many fixed parts by a hash of the key, and a key
+     * never moves between them, so a scan cursor can simply name the next bucket to visit.
+     */
+    public static final int SCAN_BUCKETS = Index.BUCKETS;
 
-            public byte[] next() {
-                return it.next().bytes;
+    /**
+     * Visits the live keys of scan bucket {@code bucket} (0 to {@link #SCAN_BUCKETS} - 1): every key present in it
+     * for the whole visit, each once. Returns the number of keys examined, expired ones included (the work done).
+     */
+    public int scanBucket(int bucket, Consumer<byte[]> visitor) {
+        long now = System.currentTimeMillis();
+        return index.forEachInBucket(bucket, e -> {
+            if (!e.isExpired(now)) {
+                visitor.accept(e.key.bytes);
             }
-        };
+        });
     }
 
     // ---- expiry -------------------------------------------------------------------------------------------------
@@ -682,10 +685,12 @@ public final class TieredStore implements AutoCloseable {
         return false;
     }
 
+    /** Removes {@code e} if it is still the key's version and its deadline (which EXPIRE may move) has passed. */
     private void expire(Entry e) {
         long[] tombstoneSeq = {-1};
+        long now = System.currentTimeMillis();
         index.computeIfPresent(e.key, (k, current) -> {
-            if (current != e) {
+            if (current != e || !e.isExpired(now)) {
                 return current;
             }
             tombstoneSeq[0] = sequence.incrementAndGet(); // under the bin lock, as in remove
@@ -697,25 +702,12 @@ public final class TieredStore implements AutoCloseable {
         }
     }
 
-    private void sweepExpired() {
-        long now = System.currentTimeMillis();
+    /** Timer task: expires what the wheel says is due; work is proportional to the keys due, not to all TTL keys. */
+    private void expireDue() {
         try {
-            for (Iterator<Key> it = expiring.iterator(); it.hasNext(); ) {
-                Key key = it.next();
-                Entry e = index.get(key);
-                if (e == null || e.expireAt == 0) {
-                    it.remove();
-                    Entry current = index.get(key); // a put with an expiry may have added the key back meanwhile
-                    if (current != null && current.expireAt != 0) {
-                        expiring.add(key);
-                    }
-                } else if (e.isExpired(now)) {
-                    it.remove();
-                    expire(e);
-                }
-            }
+            expiry.advance(System.currentTimeMillis(), this::expire);
         } catch (RuntimeException ex) {
-            log.error("expiry sweep failed", ex);
+            log.error("expiry failed", ex);
         }
     }
 
@@ -741,6 +733,7 @@ public final class TieredStore implements AutoCloseable {
      * with its key (not with an overwrite).
      */
     void gone(Entry e, KeyListener.Removal why, long seq) {
+        expiry.unschedule(e);
         if (why != KeyListener.Removal.REPLACED && !index.containsKey(e.key)) {
             unpin(e.key.bytes);
         }

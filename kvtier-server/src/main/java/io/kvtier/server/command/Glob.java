@@ -27,20 +27,30 @@ final class Glob {
     private final int[] tokens;   // >= 0: a literal byte (0..255); STAR; ANY; CLASS - i
     private final long[] classes; // 4 longs per class: the 256 bytes it accepts
     private final boolean empty;
+    private final int maxKey;
 
-    private Glob(int[] tokens, long[] classes, boolean empty) {
+    private Glob(int[] tokens, long[] classes, boolean empty, int maxKey) {
         this.tokens = tokens;
         this.classes = classes;
         this.empty = empty;
+        this.maxKey = maxKey;
     }
 
-    /** Compiles {@code pattern} as stringmatchlen reads it: O(len(pattern)) time and memory. */
-    static Glob compile(byte[] pattern) {
-        int[] tokens = new int[pattern.length];
+    /**
+     * Compiles {@code pattern} as stringmatchlen reads it, for keys of at most {@code maxKey} bytes: O(len(pattern))
+     * time, memory O(min(len(pattern), maxKey)), since a pattern with more than maxKey byte-consuming tokens can
+     * match no such key.
+     */
+    static Glob compile(byte[] pattern, int maxKey) {
+        int[] tokens = new int[Math.min(pattern.length, 64)];
         long[] classes = new long[0];
         int n = 0;
         int sets = 0;
+        int consuming = 0;
         for (int p = 0; p < pattern.length; ) {
+            if (n == tokens.length) {
+                tokens = java.util.Arrays.copyOf(tokens, n * 2);
+            }
             byte c = pattern[p];
             if (c == '*') {
                 while (p + 1 < pattern.length && pattern[p + 1] == '*') {
@@ -48,7 +58,12 @@ final class Glob {
                 }
                 tokens[n++] = STAR;
                 p++;
-            } else if (c == '?') {
+                continue;
+            }
+            if (++consuming > maxKey) {
+                return new Glob(new int[0], classes, false, maxKey); // needs more bytes than any key has: none
+            }
+            if (c == '?') {
                 tokens[n++] = ANY;
                 p++;
             } else if (c == '[') {
@@ -64,7 +79,12 @@ final class Glob {
                 tokens[n++] = pattern[p++] & 0xff;
             }
         }
-        return new Glob(java.util.Arrays.copyOf(tokens, n), classes, pattern.length == 0);
+        return new Glob(java.util.Arrays.copyOf(tokens, n), classes, pattern.length == 0, maxKey);
+    }
+
+    /** Compiles {@code pattern} for keys of any length. */
+    static Glob compile(byte[] pattern) {
+        return compile(pattern, Integer.MAX_VALUE);
     }
 
     /**
@@ -112,8 +132,11 @@ final class Glob {
         return compile(pattern).matches(string);
     }
 
-    /** Whether {@code s} matches, as Redis's stringmatchlen(pattern, s, nocase=0). */
+    /** Whether {@code s} (at most the compiled-for key length) matches, as Redis's stringmatchlen(p, s, 0). */
     boolean matches(byte[] s) {
+        if (s.length > maxKey) {
+            throw new IllegalArgumentException("key of " + s.length + " bytes, compiled for at most " + maxKey);
+        }
         if (s.length == 0) {
             return empty; // stringmatchlen never enters its loop for an empty string
         }
