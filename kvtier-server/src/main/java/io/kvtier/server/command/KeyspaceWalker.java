@@ -1,6 +1,7 @@
 package io.kvtier.server.command;
 
 import io.kvtier.server.net.Reply;
+import io.netty.buffer.Unpooled;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -50,8 +51,16 @@ final class KeyspaceWalker {
             return null;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        r.executor().execute(() -> writeRest(r, keys, next, done));
+        later(r, () -> writeRest(r, keys, next, done));
         return done;
+    }
+
+    /**
+     * Runs {@code slice} on the reply's event loop after its next round of I/O. Not execute(): a task that re-submits
+     * itself runs again in the same task batch, and Netty lets one batch run for up to a second.
+     */
+    private static void later(Reply r, Runnable slice) {
+        r.executor().schedule(slice, 1, TimeUnit.MICROSECONDS);
     }
 
     private static void writeRest(Reply r, List<byte[]> keys, int from, CompletableFuture<Void> done) {
@@ -60,21 +69,28 @@ final class KeyspaceWalker {
             if (next == keys.size()) {
                 done.complete(null);
             } else {
-                r.executor().execute(() -> writeRest(r, keys, next, done));
+                later(r, () -> writeRest(r, keys, next, done));
             }
         } catch (RuntimeException e) {
             done.completeExceptionally(e);
         }
     }
 
-    /** Writes keys from {@code from} until a slice is full; returns the index of the first key not written. */
+    /**
+     * Writes keys from {@code from} until a slice is full; returns the index of the first key not written. The last
+     * key of a slice goes through {@link Reply#value(io.netty.buffer.ByteBuf, Runnable)}, which flushes: the socket
+     * takes each slice as it comes, rather than one buffer of the whole reply, copied as it grows, at the end.
+     */
     private static int writeSlice(Reply r, List<byte[]> keys, int from) {
         int bytes = 0;
         int i = from;
-        while (i < keys.size() && i - from < SLICE_KEYS && bytes < SLICE_BYTES) {
+        while (i < keys.size() - 1 && i - from < SLICE_KEYS - 1 && bytes < SLICE_BYTES) {
             byte[] key = keys.get(i++);
             r.bulk(key);
             bytes += key.length;
+        }
+        if (i < keys.size()) {
+            r.value(Unpooled.wrappedBuffer(keys.get(i++)), () -> { });
         }
         return i;
     }
