@@ -15,7 +15,10 @@ import java.util.List;
 import io.kvtier.server.cluster.ClusterNode;
 import java.util.concurrent.CompletableFuture;
 
-/** Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. */
+/**
+ * Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. KEYS and SCAN walk the
+ * index on {@link KeyspaceWalker}'s threads, never on the event loop.
+ */
 final class KeyspaceCommands {
     private KeyspaceCommands() {
     }
@@ -184,7 +187,8 @@ final class KeyspaceCommands {
     /**
      * A SCAN cursor read as Redis 7.0's parseScanCursorOrReply reads it with strtoul: decimal digits after an optional
      * sign, and "" is 0; a leading blank, any other character or more than 64 bits is an invalid cursor. Returns the
-     * unsigned 64-bit value; kvtier's own cursors are all positive longs, so any other non-zero value is unknown.
+     * unsigned 64-bit value. kvtier's cursors are scan bucket numbers, stateless: any valid number is a cursor, and one
+     * past the last bucket (or negative as a long) simply ends the scan.
      */
     static long parseCursor(byte[] b) {
         CommandException invalid = new CommandException("ERR invalid cursor");
