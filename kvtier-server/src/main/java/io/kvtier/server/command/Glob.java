@@ -14,7 +14,10 @@ package io.kvtier.server.command;
  * single backtrack point, the last star seen: on a mismatch the text after that star restarts one byte later. An
  * earlier star never needs to be revisited: if the rest of the pattern after star k matches nowhere in the
  * remaining input, longer runs for stars before k only leave less input (Redis 7.0.9's skipLongerMatches makes the
- * same argument). Cost: at most len(pattern) x len(key) steps, O(len(key)) for the common patterns, no recursion.
+ * same argument). Two shortcuts: after the last star only one-byte tokens remain, so they are tried at the end of the
+ * input only; a run of plain literals between two stars is searched with KMP. Cost: O(len(pattern) + len(key)) when
+ * every run between stars is plain literals (the attack patterns "a*a*...*b", "*a*b", "*aaa...ab*"); at most
+ * len(pattern) x len(key) steps when runs hold '?' or classes; no recursion.
  */
 /** A compiled Redis glob pattern; immutable and thread-safe. */
 final class Glob {
@@ -28,12 +31,61 @@ final class Glob {
     private final long[] classes; // 4 longs per class: the 256 bytes it accepts
     private final boolean empty;
     private final int maxKey;
+    private final int lastStar;   // token index of the last star, -1 if none
+    /** At a star followed by literals only up to the next star: KMP failure links of those literals, else null. */
+    private final int[][] literalRuns;
 
     private Glob(int[] tokens, long[] classes, boolean empty, int maxKey) {
         this.tokens = tokens;
         this.classes = classes;
         this.empty = empty;
         this.maxKey = maxKey;
+        int last = tokens.length - 1;
+        while (last >= 0 && tokens[last] != STAR) {
+            last--;
+        }
+        this.lastStar = last;
+        this.literalRuns = new int[tokens.length][];
+        for (int t = 0; t < last; t++) {
+            if (tokens[t] == STAR) {
+                literalRuns[t] = failureLinks(tokens, t + 1);
+            }
+        }
+    }
+
+    /** KMP failure links of the run of literal tokens from {@code from} to the next star; null if not all literal. */
+    private static int[] failureLinks(int[] tokens, int from) {
+        int end = from;
+        while (tokens[end] != STAR) {
+            if (tokens[end++] < 0) {
+                return null;
+            }
+        }
+        int[] fail = new int[end - from];
+        for (int q = 1, k = 0; q < fail.length; q++) {
+            while (k > 0 && tokens[from + k] != tokens[from + q]) {
+                k = fail[k - 1];
+            }
+            if (tokens[from + k] == tokens[from + q]) {
+                k++;
+            }
+            fail[q] = k;
+        }
+        return fail;
+    }
+
+    /** The first position at or after {@code i} where the literal run at {@code from} occurs in {@code s}, or -1. */
+    private int find(byte[] s, int i, int from, int[] fail) {
+        for (int k = 0; i < s.length; i++) {
+            int b = s[i] & 0xff;
+            while (k > 0 && tokens[from + k] != b) {
+                k = fail[k - 1];
+            }
+            if (tokens[from + k] == b && ++k == fail.length) {
+                return i - fail.length + 1;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -162,13 +214,32 @@ final class Glob {
                 }
                 starT = t++;
                 starI = i;
+                if (starT == lastStar) {
+                    // Only one-byte tokens follow: the one place they can match is the end of the input.
+                    int at = s.length - (tokens.length - t);
+                    if (at < i) {
+                        return false;
+                    }
+                    starI = at;
+                    i = at;
+                } else if (literalRuns[starT] != null) {
+                    // Literals up to the next star: their first occurrence is the greedy choice, found in O(len(key)).
+                    // Should the rest fail, a later occurrence fails too: the next star is the one to retry.
+                    int at = find(s, i, t, literalRuns[starT]);
+                    if (at < 0) {
+                        return false;
+                    }
+                    i = at + literalRuns[starT].length;
+                    t += literalRuns[starT].length;
+                    starI = s.length - 1; // no retry from this star
+                }
                 continue;
             } else if (t < tokens.length && accepts(tokens[t], s[i])) {
                 t++;
                 i++;
                 continue;
             }
-            if (starT < 0 || ++starI == s.length) {
+            if (starT < 0 || starT == lastStar || ++starI == s.length) {
                 return false; // no star to retry, or the text after it failed at every non-empty suffix
             }
             t = starT + 1;

@@ -77,6 +77,8 @@ class GlobTest {
             assertFalse(m("*a*b", longKey));
             assertFalse(m("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", longKey));
             assertTrue(m("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a", longKey));
+            assertFalse(m("*" + "a".repeat(32 * 1024) + "b*", longKey));
+            assertFalse(m("*" + "a".repeat(32 * 1024) + "b", longKey));
         });
     }
 
@@ -92,6 +94,20 @@ class GlobTest {
                     () -> "pattern " + Arrays.toString(pattern) + " = \"" + new String(pattern,
                             StandardCharsets.ISO_8859_1) + "\" vs \"" + new String(s, StandardCharsets.ISO_8859_1)
                             + "\"");
+        }
+    }
+
+    @Test
+    void agreesWithRedisOnLongLiteralRunsBetweenStars() {
+        Random random = new Random(43);
+        byte[] alphabet = b("aab*");
+        byte[] text = b("aab");
+        for (int round = 0; round < 200_000; round++) {
+            byte[] pattern = random(random, alphabet, random.nextInt(16));
+            byte[] s = random(random, text, random.nextInt(20));
+            assertEquals(RedisReference.matches(pattern, s), Glob.matches(pattern, s),
+                    () -> "\"" + new String(pattern, StandardCharsets.ISO_8859_1) + "\" vs \""
+                            + new String(s, StandardCharsets.ISO_8859_1) + "\"");
         }
     }
 
