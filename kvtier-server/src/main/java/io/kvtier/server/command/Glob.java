@@ -15,9 +15,10 @@ package io.kvtier.server.command;
  * earlier star never needs to be revisited: if the rest of the pattern after star k matches nowhere in the
  * remaining input, longer runs for stars before k only leave less input (Redis 7.0.9's skipLongerMatches makes the
  * same argument). Two shortcuts: after the last star only one-byte tokens remain, so they are tried at the end of the
- * input only; a run of plain literals between two stars is searched with KMP. Cost: O(len(pattern) + len(key)) when
- * every run between stars is plain literals (the attack patterns "a*a*...*b", "*a*b", "*aaa...ab*"); at most
- * len(pattern) x len(key) steps when runs hold '?' or classes; no recursion.
+ * input only; a run of one-byte tokens between two stars is searched for its first occurrence, with KMP if it is
+ * plain literals, else with Shift-And (bit-parallel, 64 positions per word). Cost: O(len(pattern) + len(key)) for
+ * literal runs (the attack patterns "a*a*...*b", "*a*b", "*aaa...ab*"), O(len(key) x len(run) / 64) for a run with
+ * '?' or classes, and O(256 x len(pattern)) to compile those masks; no recursion, no backtracking into a run.
  */
 /** A compiled Redis glob pattern; immutable and thread-safe. */
 final class Glob {
@@ -34,6 +35,10 @@ final class Glob {
     private final int lastStar;   // token index of the last star, -1 if none
     /** At a star followed by literals only up to the next star: KMP failure links of those literals, else null. */
     private final int[][] literalRuns;
+    /** At a star followed by a run with '?' or a class: Shift-And masks, per byte value the positions accepting it. */
+    private final long[][] mixedRuns;
+    /** At a star before the last one: the number of one-byte tokens up to the next star. */
+    private final int[] runLengths;
 
     private Glob(int[] tokens, long[] classes, boolean empty, int maxKey) {
         this.tokens = tokens;
@@ -46,11 +51,63 @@ final class Glob {
         }
         this.lastStar = last;
         this.literalRuns = new int[tokens.length][];
+        this.mixedRuns = new long[tokens.length][];
+        this.runLengths = new int[tokens.length];
+        int stars = 0;
         for (int t = 0; t < last; t++) {
-            if (tokens[t] == STAR) {
+            // Runs after the MAX_STARS-th star are never searched (Redis gives up there): no masks, so memory stays
+            // O(256 x min(len(pattern), maxKey) / 8 + 256 x 8 x MAX_STARS) bytes, a few MiB at most.
+            if (tokens[t] == STAR && ++stars <= MAX_STARS) {
+                runLengths[t] = runLength(t + 1);
                 literalRuns[t] = failureLinks(tokens, t + 1);
+                if (literalRuns[t] == null) {
+                    mixedRuns[t] = shiftAndMasks(t + 1);
+                }
             }
         }
+    }
+
+    private int runLength(int from) {
+        int end = from;
+        while (tokens[end] != STAR) {
+            end++;
+        }
+        return end - from;
+    }
+
+    /** Shift-And masks of the run from {@code from}: bit j of word (c * words + j / 64) if token j accepts byte c. */
+    private long[] shiftAndMasks(int from) {
+        int m = runLength(from);
+        int words = (m + 63) >>> 6;
+        long[] masks = new long[256 * words];
+        for (int j = 0; j < m; j++) {
+            for (int c = 0; c < 256; c++) {
+                if (accepts(tokens[from + j], (byte) c)) {
+                    masks[c * words + (j >>> 6)] |= 1L << j;
+                }
+            }
+        }
+        return masks;
+    }
+
+    /** Like {@link #find}, for a run with '?' or classes: Shift-And, O(len(key) x len(run) / 64). */
+    private static int findMixed(byte[] s, int i, int m, long[] masks) {
+        int words = (m + 63) >>> 6;
+        long[] d = new long[words];
+        long last = 1L << ((m - 1) & 63);
+        for (; i < s.length; i++) {
+            int base = (s[i] & 0xff) * words;
+            long carry = 1;
+            for (int w = 0; w < words; w++) {
+                long out = d[w] >>> 63;
+                d[w] = (d[w] << 1 | carry) & masks[base + w];
+                carry = out;
+            }
+            if ((d[words - 1] & last) != 0) {
+                return i - m + 1;
+            }
+        }
+        return -1;
     }
 
     /** KMP failure links of the run of literal tokens from {@code from} to the next star; null if not all literal. */
@@ -222,15 +279,17 @@ final class Glob {
                     }
                     starI = at;
                     i = at;
-                } else if (literalRuns[starT] != null) {
-                    // Literals up to the next star: their first occurrence is the greedy choice, found in O(len(key)).
-                    // Should the rest fail, a later occurrence fails too: the next star is the one to retry.
-                    int at = find(s, i, t, literalRuns[starT]);
+                } else {
+                    // One-byte tokens up to the next star: their first occurrence is the greedy choice. Should the
+                    // rest fail, a later occurrence fails too: the next star is the one to retry.
+                    int m = runLengths[starT];
+                    int at = literalRuns[starT] != null ? find(s, i, t, literalRuns[starT])
+                            : findMixed(s, i, m, mixedRuns[starT]);
                     if (at < 0) {
                         return false;
                     }
-                    i = at + literalRuns[starT].length;
-                    t += literalRuns[starT].length;
+                    i = at + m;
+                    t += m;
                     starI = s.length - 1; // no retry from this star
                 }
                 continue;
