@@ -27,13 +27,13 @@ import org.slf4j.LoggerFactory;
 /*
  * The tiering engine.
  *
- * Design. One index (Index: 16,384 ConcurrentHashMaps, bucketed by key hash) covers both tiers. An entry is one
- * immutable version of a key's value; where its bytes live (memory copy, disk record, or both) is mutable state under
- * the entry's monitor, moving along the transition table in EntryState. Values arrive in memory reserved before the
- * first payload byte is read (MemoryTier: reserve before accept). When free memory falls below a watermark, the
- * DiskWriter thread takes victims from the S3-FIFO policy and appends them to the disk tier's log in batches of large
- * sequential writes, then drops their memory copy: eviction from memory is demotion, never loss. A disk hit is served
- * by reading and checksumming the record on an I/O thread; a second disk hit promotes the value back to memory while
+ * Design. One index (Index, from key to Entry) covers both tiers. An entry is one immutable version of a
+ * key's value; where its bytes live (memory copy, disk record, or both) is mutable state under the entry's monitor,
+ * moving along the transition table in EntryState. Values arrive in memory reserved before the first payload byte
+ * is read (MemoryTier: reserve before accept). When free memory falls below a watermark, the DiskWriter thread
+ * takes victims from the S3-FIFO policy and appends them to the disk tier's log in batches of large sequential
+ * writes, then drops their memory copy: eviction from memory is demotion, never loss. A disk hit is served by
+ * reading and checksumming the record on an I/O thread; a second disk hit promotes the value back to memory while
  * keeping the disk record ("clean"), so demoting it again costs no write. Only the disk tier evicts for real, whole
  * regions at a time, oldest first, and counts what it dropped.
  *
@@ -468,7 +468,7 @@ public final class TieredStore implements AutoCloseable {
     public CompletableFuture<Void> clear() {
         return writer.submit(() -> {
             index.forEach(e -> {
-                if (index.remove(e.key, e)) { // only this version: a version put meanwhile stays, unretired
+                if (index.remove(e.key, e)) { // only this version, never one put meanwhile
                     retire(e, -1, KeyListener.Removal.DELETED);
                 }
             });

@@ -30,7 +30,8 @@ class ExpiryWheelTest {
         List<Entry> entries = new ArrayList<>();
         for (int i = 0; i < 20_000; i++) {
             // deadlines from now to ~60 days: every level, the overflow bucket included
-            long delay = i % 4 == 0 ? random.nextInt(5_000) : (long) (Math.pow(random.nextDouble(), 4) * 60 * 86_400_000L);
+            long delay = i % 4 == 0 ? random.nextInt(5_000)
+                    : (long) (Math.pow(random.nextDouble(), 4) * 60 * 86_400_000L);
             Entry e = entry(i, T0 + 1 + delay);
             entries.add(e);
             wheel.schedule(e);
