@@ -18,6 +18,8 @@ final class Entry extends PolicyNode {
     MemoryValue memory;     // guarded by this; the entry owns one reference
     DiskLocation disk;      // guarded by this
     int diskHits;           // guarded by this; decides promotion
+    Entry timerPrev;        // guarded by the ExpiryWheel's lock; null when not scheduled
+    Entry timerNext;        // guarded by the ExpiryWheel's lock; null when not scheduled
 
     Entry(Key key, long seq, long length, long expireAt, EntryState initial) {
         this.key = key;

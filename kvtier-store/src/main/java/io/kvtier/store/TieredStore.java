@@ -15,9 +15,7 @@ import io.kvtier.store.policy.S3FifoPolicy;
 import io.kvtier.store.policy.TierPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +28,7 @@ import org.slf4j.LoggerFactory;
 /*
  * The tiering engine.
  *
- * Design. One index (a ConcurrentHashMap from key to Entry) covers both tiers. An entry is one immutable version of a
+ * Design. One index (Index, from key to Entry) covers both tiers. An entry is one immutable version of a
  * key's value; where its bytes live (memory copy, disk record, or both) is mutable state under the entry's monitor,
  * moving along the transition table in EntryState. Values arrive in memory reserved before the first payload byte
  * is read (MemoryTier: reserve before accept). When free memory falls below a watermark, the DiskWriter thread
@@ -61,6 +59,9 @@ import org.slf4j.LoggerFactory;
  * regions are evicted for it as for any demotion); if values remain only in memory, close logs one ERROR line with
  * their count and bytes and throws ShutdownLossException, and the server exits 1.
  *
+ * Expiry. Reads treat a key as absent from its deadline on; the ExpiryWheel (a hierarchical timer wheel threaded
+ * through the entries) removes it within ~0.5 s after, doing work only for keys that are due.
+ *
  * References: S3-FIFO (Yang et al., SOSP 2023); CacheLib's Navy BlockCache (region eviction); Bitcask (recovery by
  * log scan).
  */
@@ -69,7 +70,7 @@ public final class TieredStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TieredStore.class);
 
     final StoreOptions options;
-    final ConcurrentHashMap<Key, Entry> index = new ConcurrentHashMap<>();
+    final Index index = new Index();
     final MemoryTier memory;
     final DiskTier disk;
     final StoreCounters counters = new StoreCounters();
@@ -77,7 +78,7 @@ public final class TieredStore implements AutoCloseable {
     final TierPolicy policy;                      // guarded by policyLock
     final AtomicLong sequence = new AtomicLong();
     private final MemoryWaiters waiters;
-    private final ConcurrentHashMap.KeySetView<Key, Boolean> expiring = ConcurrentHashMap.newKeySet();
+    final ExpiryWheel expiry = new ExpiryWheel(System.currentTimeMillis());
     private final ScheduledExecutorService timer;
     private final java.util.concurrent.ExecutorService directWrites;
     final DiskWriter writer;
@@ -109,7 +110,7 @@ public final class TieredStore implements AutoCloseable {
             listener.added(e.key.bytes, e.length);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
-                expiring.add(e.key);
+                expiry.schedule(e);
             }
         });
         sequence.set(Math.max(builder.maxSeq(), recovery.maxSeq())); // past damaged records' numbers too
@@ -117,7 +118,7 @@ public final class TieredStore implements AutoCloseable {
         memory.onFree(waiters::serve);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
         this.directWrites = Executors.newFixedThreadPool(2, r -> daemon(r, "kvtier-direct-write"));
-        timer.scheduleWithFixedDelay(this::sweepExpired, 100, 100, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::expireDue, 250, 250, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(waiters::expireOverdue, 100, 100, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::endDuePins, 100, 100, TimeUnit.MILLISECONDS);
         writer.start();
@@ -328,7 +329,7 @@ public final class TieredStore implements AutoCloseable {
         added(e);
         writer.track(e, loc);
         if (expireAt != 0) {
-            expiring.add(key);
+            expiry.schedule(e);
         }
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
                 : retire(replaced[0], seq, KeyListener.Removal.REPLACED);
@@ -388,7 +389,7 @@ public final class TieredStore implements AutoCloseable {
         added(e);
         admit(e);
         if (e.expireAt != 0) {
-            expiring.add(key);
+            expiry.schedule(e);
         }
         writer.wakeIfPressured();
         CompletableFuture<Void> durable = replaced[0] == null ? CompletableFuture.completedFuture(null)
@@ -505,9 +506,7 @@ public final class TieredStore implements AutoCloseable {
         if (expireAt != 0 && expireAt <= now) {
             return remove(keyBytes, false).thenApply(Removed::existed);
         }
-        if (expireAt != 0) {
-            expiring.add(key);
-        }
+        expiry.schedule(e); // a new deadline, or none (PERSIST)
         return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq))
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
     }
@@ -515,12 +514,11 @@ public final class TieredStore implements AutoCloseable {
     /** Deletes every key and every region file. */
     public CompletableFuture<Void> clear() {
         return writer.submit(() -> {
-            for (Entry e : index.values()) {
-                if (index.remove(e.key, e)) { // not it.remove(): that would drop a version put meanwhile unretired
+            index.forEach(e -> {
+                if (index.remove(e.key, e)) { // only this version, never one put meanwhile
                     retire(e, -1, KeyListener.Removal.DELETED);
                 }
-            }
-            expiring.clear();
+            });
             writer.dropAllRegions();
         });
     }
@@ -695,28 +693,33 @@ public final class TieredStore implements AutoCloseable {
         return index.size();
     }
 
-    /** Visits every live key; weakly consistent with concurrent writes. */
+    /** Visits every live key; weakly consistent with concurrent writes. Walks the whole index: not on an event loop. */
     public void forEachKey(Consumer<byte[]> visitor) {
         long now = System.currentTimeMillis();
-        index.forEach((k, e) -> {
+        index.forEach(e -> {
             if (!e.isExpired(now)) {
-                visitor.accept(k.bytes);
+                visitor.accept(e.key.bytes);
             }
         });
     }
 
-    /** An iterator over the live keys, for cursor-based scans; weakly consistent. */
-    public Iterator<byte[]> keyIterator() {
-        Iterator<Key> it = index.keySet().iterator();
-        return new Iterator<>() {
-            public boolean hasNext() {
-                return it.hasNext();
-            }
+    /**
+     * The number of scan buckets: the keyspace is split into this many fixed parts by a hash of the key, and a key
+     * never moves between them, so a scan cursor can simply name the next bucket to visit.
+     */
+    public static final int SCAN_BUCKETS = Index.BUCKETS;
 
-            public byte[] next() {
-                return it.next().bytes;
+    /**
+     * Visits the live keys of scan bucket {@code bucket} (0 to {@link #SCAN_BUCKETS} - 1): every key present in it
+     * for the whole visit, each once. Returns the number of keys examined, expired ones included (the work done).
+     */
+    public int scanBucket(int bucket, Consumer<byte[]> visitor) {
+        long now = System.currentTimeMillis();
+        return index.forEachInBucket(bucket, e -> {
+            if (!e.isExpired(now)) {
+                visitor.accept(e.key.bytes);
             }
-        };
+        });
     }
 
     // ---- expiry -------------------------------------------------------------------------------------------------
@@ -729,10 +732,12 @@ public final class TieredStore implements AutoCloseable {
         return false;
     }
 
+    /** Removes {@code e} if it is still the key's version and its deadline (which EXPIRE may move) has passed. */
     private void expire(Entry e) {
         long[] tombstoneSeq = {-1};
+        long now = System.currentTimeMillis();
         index.computeIfPresent(e.key, (k, current) -> {
-            if (current != e) {
+            if (current != e || !e.isExpired(now)) {
                 return current;
             }
             tombstoneSeq[0] = sequence.incrementAndGet(); // under the bin lock, as in remove
@@ -744,25 +749,12 @@ public final class TieredStore implements AutoCloseable {
         }
     }
 
-    private void sweepExpired() {
-        long now = System.currentTimeMillis();
+    /** Timer task: expires what the wheel says is due; work is proportional to the keys due, not to all TTL keys. */
+    private void expireDue() {
         try {
-            for (Iterator<Key> it = expiring.iterator(); it.hasNext(); ) {
-                Key key = it.next();
-                Entry e = index.get(key);
-                if (e == null || e.expireAt == 0) {
-                    it.remove();
-                    Entry current = index.get(key); // a put with an expiry may have added the key back meanwhile
-                    if (current != null && current.expireAt != 0) {
-                        expiring.add(key);
-                    }
-                } else if (e.isExpired(now)) {
-                    it.remove();
-                    expire(e);
-                }
-            }
+            expiry.advance(System.currentTimeMillis(), this::expire);
         } catch (RuntimeException ex) {
-            log.error("expiry sweep failed", ex);
+            log.error("expiry failed", ex);
         }
     }
 
@@ -788,6 +780,7 @@ public final class TieredStore implements AutoCloseable {
      * with its key (not with an overwrite).
      */
     void gone(Entry e, KeyListener.Removal why, long seq) {
+        expiry.unschedule(e);
         if (why != KeyListener.Removal.REPLACED && !index.containsKey(e.key)) {
             unpin(e.key.bytes);
         }

@@ -130,6 +130,54 @@ class TieredStoreExpiryTest {
         }
     }
 
+    @Test
+    void theTimerRemovesDueKeysWithoutReadsFollowingEveryChangeOfTheirDeadline() throws Exception {
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < 1000; i++) {
+                join(s.putAsync("due:" + i, Values.of("due:" + i, 1, 10), expiringAt(now + 300 + i % 200)));
+            }
+            join(s.putAsync("extended", Values.of("extended", 1, 10), expiringAt(now + 300)));
+            join(s.putAsync("persisted", Values.of("persisted", 1, 10), expiringAt(now + 300)));
+            join(s.putAsync("overwritten", Values.of("overwritten", 1, 10), expiringAt(now + 300)));
+            join(s.putAsync("shortened", Values.of("shortened", 1, 10), expiringAt(now + HOUR)));
+            assertThat(setExpiry(s, "extended", now + HOUR, ExpireCondition.ALWAYS)).isTrue();
+            assertThat(setExpiry(s, "persisted", 0, ExpireCondition.ALWAYS)).isTrue();
+            s.put("overwritten", Values.of("overwritten", 2, 10));
+            assertThat(setExpiry(s, "shortened", now + 400, ExpireCondition.ALWAYS)).isTrue();
+            assertThat(s.store.expiry.size()).as("scheduled: 1000 due, extended, shortened").isEqualTo(1002);
+
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (s.stats().expiredKeys() < 1001 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(s.stats().expiredKeys()).as("removed by the timer alone").isEqualTo(1001);
+            assertThat(s.store.size()).isEqualTo(3);
+            assertThat(s.stats().memoryValueBytes()).isEqualTo(30);
+            assertThat(s.store.expiry.size()).as("only the extended key stays scheduled").isEqualTo(1);
+            assertThat(s.read("overwritten")).isEqualTo(Values.of("overwritten", 2, 10));
+        }
+    }
+
+    @Test
+    void recoveredExpiriesAreScheduledAgain() throws Exception {
+        long soon = System.currentTimeMillis() + 1_500;
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            join(s.putAsync("soon", Values.of("soon", 1, 1000), expiringAt(soon)));
+            join(s.putAsync("later", Values.of("later", 1, 1000), expiringAt(soon + HOUR)));
+            s.put("never", Values.of("never", 1, 1000));
+        }
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            assertThat(s.store.expiry.size()).isEqualTo(2);
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (s.store.size() > 2 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(s.store.size()).as("the recovered key left at its deadline without a read").isEqualTo(2);
+            assertThat(s.stats().expiredKeys()).isEqualTo(1);
+        }
+    }
+
     private static PutOptions expiringAt(long expireAt) {
         return new PutOptions(expireAt, PutOptions.Condition.ALWAYS, false, false);
     }

@@ -12,6 +12,7 @@ import io.kvtier.server.net.Reply;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import io.kvtier.store.TieredStore;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -267,33 +268,46 @@ final class ClusterCommands {
         return b.toString();
     }
 
+    /** CLUSTER COUNTKEYSINSLOT: walks this node's keys on a walker thread (see {@link KeyspaceWalker}). */
     private static CompletableFuture<Void> countKeysInSlot(Session s, RespCommand c, Reply r) {
         int slot = slotArg(c.bytes(2));
-        long[] n = {0};
-        s.server.store().forEachKey(k -> {
-            if (SlotHash.slot(k) == slot) {
-                n[0]++;
-            }
+        TieredStore store = s.server.store();
+        CompletableFuture<Long> counted = KeyspaceWalker.walk(() -> {
+            long[] n = {0};
+            store.forEachKey(k -> {
+                if (SlotHash.slot(k) == slot) {
+                    n[0]++;
+                }
+            });
+            return n[0];
         });
-        r.integer(n[0]);
-        return null;
+        return Async.then(counted, r, n -> {
+            r.integer(n);
+            return null;
+        });
     }
 
+    /** CLUSTER GETKEYSINSLOT: walks this node's keys on a walker thread (see {@link KeyspaceWalker}). */
     private static CompletableFuture<Void> getKeysInSlot(Session s, RespCommand c, Reply r) {
         int slot = slotArg(c.bytes(2));
         long count = Args.parseLong(c.bytes(3));
         if (count < 0) {
             throw new CommandException("ERR Invalid number of keys");
         }
-        List<byte[]> keys = new ArrayList<>();
-        s.server.store().forEachKey(k -> {
-            if (SlotHash.slot(k) == slot && keys.size() < count) {
-                keys.add(k);
-            }
+        TieredStore store = s.server.store();
+        CompletableFuture<List<byte[]>> found = KeyspaceWalker.walk(() -> {
+            List<byte[]> keys = new ArrayList<>();
+            store.forEachKey(k -> {
+                if (SlotHash.slot(k) == slot && keys.size() < count) {
+                    keys.add(k);
+                }
+            });
+            return keys;
         });
-        r.array(keys.size());
-        keys.forEach(r::bulk);
-        return null;
+        return Async.then(found, r, keys -> {
+            r.array(keys.size());
+            return KeyspaceWalker.writeKeys(r, keys);
+        });
     }
 
     private static int slotArg(byte[] arg) {

@@ -7,18 +7,19 @@ import io.kvtier.server.net.Reply;
 import io.kvtier.store.ExpireCondition;
 import io.kvtier.store.Removed;
 import io.kvtier.store.TieredStore;
+import io.kvtier.store.disk.RecordFormat;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import io.kvtier.server.cluster.ClusterNode;
 import java.util.concurrent.CompletableFuture;
 
-/** Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. */
+/**
+ * Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. KEYS and SCAN walk the
+ * index on {@link KeyspaceWalker}'s threads, never on the event loop.
+ */
 final class KeyspaceCommands {
-    private static final ScanCursors CURSORS = new ScanCursors();
-
     private KeyspaceCommands() {
     }
 
@@ -143,30 +144,51 @@ final class KeyspaceCommands {
                 throw new CommandException(CommandException.SYNTAX);
             }
         }
-        Iterator<byte[]> it = cursor == 0 ? s.server.store().keyIterator() : CURSORS.take(cursor);
-        if (it == null) {
-            throw new CommandException("ERR invalid cursor");
-        }
+        TieredStore store = s.server.store();
+        boolean strings = type == null || type.equals("string");
+        byte[] match = pattern;
+        long work = count;
+        CompletableFuture<ScanPage> page = KeyspaceWalker.walk(() -> scanPage(store, cursor, work, match, strings));
+        return Async.then(page, r, p -> {
+            r.array(2);
+            r.bulk(Long.toString(p.next()));
+            r.array(p.keys().size());
+            return KeyspaceWalker.writeKeys(r, p.keys());
+        });
+    }
+
+    /** One SCAN reply: the cursor to continue from (0: done) and the keys found. */
+    record ScanPage(long next, List<byte[]> keys) {
+    }
+
+    /**
+     * Visits whole scan buckets from {@code cursor} (a bucket number, as Redis's cursor names a hash-table bucket)
+     * until about {@code count} keys were examined, as Redis's COUNT; a cursor past the last bucket ends the scan.
+     * Every key present for the whole scan is returned once: a key never changes bucket. Runs on a walker thread.
+     */
+    static ScanPage scanPage(TieredStore store, long cursor, long count, byte[] pattern, boolean strings) {
         List<byte[]> keys = new ArrayList<>();
-        boolean typeMatches = type == null || type.equals("string");
-        for (long seen = 0; seen < count && it.hasNext(); seen++) {
-            byte[] key = it.next();
-            if (typeMatches && (pattern == null || Glob.matches(pattern, key)) && s.server.store().exists(key)) {
-                keys.add(key);
-            }
+        if (cursor < 0 || cursor >= TieredStore.SCAN_BUCKETS) {
+            return new ScanPage(0, keys);
         }
-        long next = it.hasNext() ? CURSORS.register(it) : 0;
-        r.array(2);
-        r.bulk(Long.toString(next));
-        r.array(keys.size());
-        keys.forEach(r::bulk);
-        return null;
+        Glob glob = pattern == null ? null : Glob.compile(pattern, RecordFormat.MAX_KEY_LENGTH);
+        int bucket = (int) cursor;
+        long seen = 0;
+        while (bucket < TieredStore.SCAN_BUCKETS && seen < count) {
+            seen += store.scanBucket(bucket++, key -> {
+                if (strings && (glob == null || glob.matches(key))) {
+                    keys.add(key);
+                }
+            });
+        }
+        return new ScanPage(bucket == TieredStore.SCAN_BUCKETS ? 0 : bucket, keys);
     }
 
     /**
      * A SCAN cursor read as Redis 7.0's parseScanCursorOrReply reads it with strtoul: decimal digits after an optional
      * sign, and "" is 0; a leading blank, any other character or more than 64 bits is an invalid cursor. Returns the
-     * unsigned 64-bit value; kvtier's own cursors are all positive longs, so any other non-zero value is unknown.
+     * unsigned 64-bit value. kvtier's cursors are scan bucket numbers, stateless: any valid number is a cursor, and one
+     * past the last bucket (or negative as a long) simply ends the scan.
      */
     static long parseCursor(byte[] b) {
         CommandException invalid = new CommandException("ERR invalid cursor");
@@ -189,18 +211,25 @@ final class KeyspaceCommands {
         return b[0] == '-' ? -value.longValue() : value.longValue();
     }
 
+    /** KEYS: this node's keys matching the pattern, found on a walker thread (see {@link KeyspaceWalker}). */
     private static CompletableFuture<Void> keys(Session s, RespCommand c, Reply r) {
         byte[] pattern = c.bytes(1);
-        List<byte[]> keys = new ArrayList<>();
-        boolean all = pattern.length == 1 && pattern[0] == '*';
-        s.server.store().forEachKey(k -> {
-            if (all || Glob.matches(pattern, k)) {
-                keys.add(k);
-            }
+        boolean all = pattern.length == 1 && pattern[0] == '*'; // as Redis: "*" matches the empty key too
+        TieredStore store = s.server.store();
+        CompletableFuture<List<byte[]>> found = KeyspaceWalker.walk(() -> {
+            Glob glob = all ? null : Glob.compile(pattern, RecordFormat.MAX_KEY_LENGTH);
+            List<byte[]> keys = new ArrayList<>();
+            store.forEachKey(k -> {
+                if (glob == null || glob.matches(k)) {
+                    keys.add(k);
+                }
+            });
+            return keys;
         });
-        r.array(keys.size());
-        keys.forEach(r::bulk);
-        return null;
+        return Async.then(found, r, keys -> {
+            r.array(keys.size());
+            return KeyspaceWalker.writeKeys(r, keys);
+        });
     }
 
     private static CompletableFuture<Void> flush(Session s, RespCommand c, Reply r) {

@@ -10,7 +10,7 @@ import io.kvtier.server.net.Values;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.ValueRef;
-import java.util.Iterator;
+import io.kvtier.store.TieredStore;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -22,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
  */
 final class PeerCommands {
     /** Cursors of KVT.SLOTKEYS scans in progress (state transfers), apart from clients' SCAN cursors. */
-    private static final ScanCursors CURSORS = new ScanCursors();
 
     private PeerCommands() {
     }
@@ -236,24 +235,35 @@ final class PeerCommands {
             throw new CommandException("ERR slot bitmap of " + bitmap.length + " bytes, expected "
                     + SlotHash.SLOTS / 8);
         }
-        Iterator<byte[]> it = cursor == 0 ? s.server.store().keyIterator() : CURSORS.take(cursor);
-        if (it == null) {
-            throw new CommandException("ERR invalid cursor");
-        }
+        TieredStore store = s.server.store();
+        CompletableFuture<KeyspaceCommands.ScanPage> page = KeyspaceWalker.walk(() -> slotPage(store, cursor, count,
+                bitmap));
+        return Async.then(page, r, p -> {
+            r.array(p.keys().size() + 1);
+            r.bulk(Long.toString(p.next()));
+            return KeyspaceWalker.writeKeys(r, p.keys());
+        });
+    }
+
+    /**
+     * Whole scan buckets from {@code cursor} until {@code count} keys of the bitmap's slots were found or 64 times
+     * that many examined; the next cursor is the next bucket (0: done), stateless as SCAN's. Runs on a walker thread.
+     */
+    private static KeyspaceCommands.ScanPage slotPage(TieredStore store, long cursor, int count, byte[] bitmap) {
         List<byte[]> out = new java.util.ArrayList<>();
-        int visited = 0;
-        while (it.hasNext() && out.size() < count && visited < count * 64) {
-            byte[] key = it.next();
-            visited++;
-            if (ClusterNode.inBitmap(bitmap, SlotHash.slot(key))) {
-                out.add(key);
-            }
+        if (cursor < 0 || cursor >= TieredStore.SCAN_BUCKETS) {
+            return new KeyspaceCommands.ScanPage(0, out);
         }
-        long next = it.hasNext() ? CURSORS.register(it) : 0;
-        r.array(out.size() + 1);
-        r.bulk(Long.toString(next));
-        out.forEach(r::bulk);
-        return null;
+        int bucket = (int) cursor;
+        long visited = 0;
+        while (bucket < TieredStore.SCAN_BUCKETS && out.size() < count && visited < count * 64L) {
+            visited += store.scanBucket(bucket++, key -> {
+                if (ClusterNode.inBitmap(bitmap, SlotHash.slot(key))) {
+                    out.add(key);
+                }
+            });
+        }
+        return new KeyspaceCommands.ScanPage(bucket == TieredStore.SCAN_BUCKETS ? 0 : bucket, out);
     }
 
     /** KVT.SLOTINFO epoch: lastComplete of every slot here, 16384 big-endian longs, then the trusted flag. */
