@@ -957,17 +957,16 @@ public final class TieredStore implements AutoCloseable {
 
     /** Keys, and their value bytes, held only in memory (after the shutdown flush: those it could not write). */
     private long[] memoryOnly() {
-        long keys = 0;
-        long bytes = 0;
-        for (Entry e : index.values()) {
+        long[] keysAndBytes = new long[2];
+        index.forEach(e -> {
             synchronized (e) {
                 if (e.state().isLive() && e.memory != null && e.disk == null) {
-                    keys++;
-                    bytes += e.length;
+                    keysAndBytes[0]++;
+                    keysAndBytes[1] += e.length;
                 }
             }
-        }
-        return new long[] {keys, bytes};
+        });
+        return keysAndBytes;
     }
 
     long waitingBytes() {
