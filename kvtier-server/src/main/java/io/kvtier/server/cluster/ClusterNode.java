@@ -67,6 +67,10 @@ import org.slf4j.LoggerFactory;
  *   from another table of the same epoch, and drops the rest (distrust): the survivor of a two-node cluster keeps its
  *   data when its peer comes back; a node that briefly served a table its peers never installed (it saw one of them
  *   leave before it lost the other) does not keep what it held then.
+ * - Merges. A node whose last serving members are no more than half of a new table asks the newcomers (KVT.SLOTINFO)
+ *   and drops the slots one of them holds a newer copy of (yieldToNewcomers). Fresh joiners hold none. But a joiner
+ *   whose seeds did not answer within the join timeout founds a cluster of its own, complete for every slot and empty;
+ *   when MERGE3 merges it with the running cluster, keeping those slots would answer nil for their keys.
  * - Writes re-read the topology once they hold their keys' locks: a write that waited while a newer table arrived, or
  *   while a new owner announced itself (observedEpoch), has not run and answers TRYAGAIN. A write that fails still
  *   replicates its keys' state, since it may have changed one before failing.
@@ -376,6 +380,10 @@ public final class ClusterNode implements AutoCloseable {
         if (!trusted) {
             dropped = distrust(table);
             trusted = true;
+        } else if (!lastServing.isEmpty() && kept * 2 <= table.members().size()) {
+            trusted = false; // while its stamps may still go (KVT.SLOTINFO)
+            dropped = yieldToNewcomers(table);
+            trusted = true;
         }
         boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
         java.util.BitSet purge = new java.util.BitSet(SlotHash.SLOTS);
@@ -527,6 +535,66 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         return winner != mine;
+    }
+
+    /**
+     * Drops the slots a newcomer to {@code table} holds a newer complete copy of, before this node serves the table.
+     * Called when the members this node last served with are no more than half of {@code table}: either fresh nodes
+     * joined (they hold no stamps, and nothing goes), or this node's cluster merged with another one that served on
+     * its own. A joiner whose seeds did not answer within the join timeout founds such a cluster (JGroups makes it a
+     * singleton), complete for every slot and empty; kept, its slots would read nil once the clusters merge. Per slot,
+     * the higher stamp keeps (see {@link #outranked}), so two merging sides never both drop a slot. A newcomer that
+     * does not answer KVT.SLOTINFO counts as fresh: dropping everything instead would lose a lone node's data whenever
+     * its first joiner is slow to answer. Returns the dropped slots.
+     */
+    private BitSet yieldToNewcomers(SlotTable table) {
+        Member self = topology.self();
+        Set<String> before = new HashSet<>();
+        lastServing.forEach(m -> before.add(m.id()));
+        List<long[]> answers = new ArrayList<>();
+        for (Member m : table.members()) {
+            if (before.contains(m.id()) || m.id().equals(self.id())) {
+                continue;
+            }
+            long[] info = importer.slotInfo(m, table.epoch());
+            if (info == null) {
+                log.warn("{}: newcomer {} did not answer KVT.SLOTINFO at epoch {}; taking it for a fresh node",
+                        self.id(), m.id(), table.epoch());
+            } else {
+                answers.add(info);
+            }
+        }
+        BitSet stale = new BitSet(SlotHash.SLOTS);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            stale.set(s, outranked(s, lastComplete.get(s), answers));
+        }
+        if (stale.isEmpty()) {
+            return stale;
+        }
+        purgeSlots(stale);
+        for (int s = stale.nextSetBit(0); s >= 0; s = stale.nextSetBit(s + 1)) {
+            state.set(s, NONE);
+            lastComplete.set(s, 0);
+        }
+        tombstones.keySet().removeIf(k -> stale.get(SlotHash.slot(k.bytes())));
+        log.info("{}: merged at epoch {} with {} members that served without it: dropped the keys of {} slots they "
+                + "hold newer copies of", self.id(), table.epoch(), answers.size(), stale.cardinality());
+        return stale;
+    }
+
+    /**
+     * Whether a newcomer's SLOTINFO {@code answers} hold a newer complete copy of {@code slot} than this node's,
+     * stamped {@code mine} (0: none): a higher stamp, i.e. a newer epoch, or on one epoch the higher fingerprint, an
+     * arbitrary but agreed order between two clusters that each published that epoch. A fresh joiner (stamps 0)
+     * outranks nothing; identical stamps (one table) outrank each other neither.
+     */
+    static boolean outranked(int slot, long mine, List<long[]> answers) {
+        for (long[] info : answers) {
+            if (Long.compareUnsigned(info[slot], mine) > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
