@@ -124,18 +124,6 @@ final class TestCluster implements AutoCloseable {
         return p;
     }
 
-    /**
-     * Starts the next unused node id with only itself as seed: no member answers its discovery, so after the join
-     * timeout it founds a cluster of its own, as a joiner does whose seeds do not answer in time. The running nodes'
-     * seeds name its port, so MERGE3 then merges the two clusters (seconds).
-     */
-    KvtierProcess addAlone(List<String> extraFlags) {
-        int i = nodes.size();
-        List<String> flags = new ArrayList<>(List.of("--seeds", host(i) + ":" + clusterPorts.get(i)));
-        flags.addAll(extraFlags);
-        return addWith(flags);
-    }
-
     List<KvtierProcess> live() {
         return nodes.stream().filter(KvtierProcess::isAlive).toList();
     }

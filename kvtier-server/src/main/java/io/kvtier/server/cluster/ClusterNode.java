@@ -85,6 +85,8 @@ public final class ClusterNode implements AutoCloseable {
     static final int NONE = 0;
     static final int IMPORTING = 1;
     static final int COMPLETE = 2;
+    /** How many SLOTINFO timeouts a merging node waits for a newcomer's answer (see yieldToNewcomers). */
+    private static final int NEWCOMER_ATTEMPTS = 5;
     /** Pipelined connections to each peer per lane. */
     private static final int CONNECTIONS_PER_LANE = 4;
 
@@ -543,26 +545,37 @@ public final class ClusterNode implements AutoCloseable {
      * joined (they hold no stamps, and nothing goes), or this node's cluster merged with another one that served on
      * its own. A joiner whose seeds did not answer within the join timeout founds such a cluster (JGroups makes it a
      * singleton), complete for every slot and empty; kept, its slots would read nil once the clusters merge. Per slot,
-     * the higher stamp keeps (see {@link #outranked}), so two merging sides never both drop a slot. A newcomer that
-     * does not answer KVT.SLOTINFO counts as fresh: dropping everything instead would lose a lone node's data whenever
-     * its first joiner is slow to answer. Returns the dropped slots.
+     * the higher stamp keeps (see {@link #outranked}), so two merging sides never both drop a slot. A newcomer is asked
+     * again while it stays in the view, up to NEWCOMER_ATTEMPTS times the SLOTINFO timeout; one that never answers
+     * counts as fresh: dropping everything instead would lose a lone node's data whenever its first joiner is slow
+     * or dies. Blocks the slot-table thread meanwhile; the node serves its previous table. Returns the dropped slots.
      */
     private BitSet yieldToNewcomers(SlotTable table) {
         Member self = topology.self();
         Set<String> before = new HashSet<>();
         lastServing.forEach(m -> before.add(m.id()));
+        List<Member> unanswered = new ArrayList<>(table.members().stream()
+                .filter(m -> !before.contains(m.id()) && !m.id().equals(self.id())).toList());
         List<long[]> answers = new ArrayList<>();
-        for (Member m : table.members()) {
-            if (before.contains(m.id()) || m.id().equals(self.id())) {
-                continue;
+        long deadline = System.nanoTime() + NEWCOMER_ATTEMPTS * 2 * settings.peerTimeout().toNanos();
+        while (!unanswered.isEmpty() && !closed && !Thread.currentThread().isInterrupted()) {
+            for (java.util.Iterator<Member> it = unanswered.iterator(); it.hasNext(); ) {
+                long[] info = importer.slotInfo(it.next(), table.epoch());
+                if (info != null) {
+                    answers.add(info);
+                    it.remove();
+                }
             }
-            long[] info = importer.slotInfo(m, table.epoch());
-            if (info == null) {
-                log.warn("{}: newcomer {} did not answer KVT.SLOTINFO at epoch {}; taking it for a fresh node",
-                        self.id(), m.id(), table.epoch());
-            } else {
-                answers.add(info);
+            List<Member> view = tables == null ? table.members() : tables.membership().members();
+            unanswered.removeIf(m -> view.stream().noneMatch(v -> v.id().equals(m.id()))); // gone: nothing to yield to
+            if (unanswered.isEmpty() || System.nanoTime() > deadline) {
+                break;
             }
+            sleepQuietly(200);
+        }
+        if (!unanswered.isEmpty()) {
+            log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; taking them for fresh nodes",
+                    self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
         }
         BitSet stale = new BitSet(SlotHash.SLOTS);
         for (int s = 0; s < SlotHash.SLOTS; s++) {
@@ -577,8 +590,8 @@ public final class ClusterNode implements AutoCloseable {
             lastComplete.set(s, 0);
         }
         tombstones.keySet().removeIf(k -> stale.get(SlotHash.slot(k.bytes())));
-        log.info("{}: merged at epoch {} with {} members that served without it: dropped the keys of {} slots they "
-                + "hold newer copies of", self.id(), table.epoch(), answers.size(), stale.cardinality());
+        log.info("{}: merged at epoch {} with members that served without it: dropped the keys of {} slots they "
+                + "hold newer copies of", self.id(), table.epoch(), stale.cardinality());
         return stale;
     }
 
@@ -595,6 +608,14 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
