@@ -546,9 +546,11 @@ public final class ClusterNode implements AutoCloseable {
      * its own. A joiner whose seeds did not answer within the join timeout founds such a cluster (JGroups makes it a
      * singleton), complete for every slot and empty; kept, its slots would read nil once the clusters merge. Per slot,
      * the higher stamp keeps (see {@link #outranked}), so two merging sides never both drop a slot. A newcomer is asked
-     * again while it stays in the view, up to NEWCOMER_ATTEMPTS times the SLOTINFO timeout; one that never answers
-     * counts as fresh: dropping everything instead would lose a lone node's data whenever its first joiner is slow
-     * or dies. Blocks the slot-table thread meanwhile; the node serves its previous table. Returns the dropped slots.
+     * again while it stays in the view, up to NEWCOMER_ATTEMPTS times the SLOTINFO timeout. If one never answers, a
+     * node without keys (a founder that never served a write, as that joiner) drops every slot, which loses nothing;
+     * a node with keys takes the silent newcomer for a fresh one, since dropping them would lose a lone node's data
+     * whenever its first joiner is slow or dies. Blocks the slot-table thread meanwhile; the node serves its previous
+     * table. Returns the dropped slots.
      */
     private BitSet yieldToNewcomers(SlotTable table) {
         Member self = topology.self();
@@ -573,13 +575,19 @@ public final class ClusterNode implements AutoCloseable {
             }
             sleepQuietly(200);
         }
-        if (!unanswered.isEmpty()) {
-            log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; taking them for fresh nodes",
-                    self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
-        }
         BitSet stale = new BitSet(SlotHash.SLOTS);
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            stale.set(s, outranked(s, lastComplete.get(s), answers));
+        if (!unanswered.isEmpty() && store.size() == 0) {
+            log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; holding no keys, this node imports "
+                    + "all its slots", self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
+            stale.set(0, SlotHash.SLOTS); // nothing to lose, and its "complete" slots may be empty copies
+        } else {
+            if (!unanswered.isEmpty()) {
+                log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; taking them for fresh nodes",
+                        self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
+            }
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                stale.set(s, outranked(s, lastComplete.get(s), answers));
+            }
         }
         if (stale.isEmpty()) {
             return stale;
