@@ -592,6 +592,10 @@ public final class ClusterNode implements AutoCloseable {
         if (stale.isEmpty()) {
             return stale;
         }
+        // Still the previous table's primary of these slots, and COMPLETE: no key of theirs is read here until
+        // install() serves the new table, where they import.
+        topology = new Topology(topology.table(), self, false, "merging with members that served without this "
+                + "node; it imports the slots they hold newer copies of");
         purgeSlots(stale);
         for (int s = stale.nextSetBit(0); s >= 0; s = stale.nextSetBit(s + 1)) {
             state.set(s, NONE);
