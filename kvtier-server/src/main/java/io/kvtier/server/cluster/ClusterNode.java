@@ -67,6 +67,10 @@ import org.slf4j.LoggerFactory;
  *   from another table of the same epoch, and drops the rest (distrust): the survivor of a two-node cluster keeps its
  *   data when its peer comes back; a node that briefly served a table its peers never installed (it saw one of them
  *   leave before it lost the other) does not keep what it held then.
+ * - Merges. A node whose last serving members are no more than half of a new table asks the newcomers (KVT.SLOTINFO)
+ *   and drops the slots one of them holds a newer copy of (yieldToNewcomers). Fresh joiners hold none. But a joiner
+ *   whose seeds did not answer within the join timeout founds a cluster of its own, complete for every slot and empty;
+ *   when MERGE3 merges it with the running cluster, keeping those slots would answer nil for their keys.
  * - Writes re-read the topology once they hold their keys' locks: a write that waited while a newer table arrived, or
  *   while a new owner announced itself (observedEpoch), has not run and answers TRYAGAIN. A write that fails still
  *   replicates its keys' state, since it may have changed one before failing.
@@ -81,6 +85,8 @@ public final class ClusterNode implements AutoCloseable {
     static final int NONE = 0;
     static final int IMPORTING = 1;
     static final int COMPLETE = 2;
+    /** How many SLOTINFO timeouts a merging node waits for a newcomer's answer (see yieldToNewcomers). */
+    private static final int NEWCOMER_ATTEMPTS = 5;
     /** Pipelined connections to each peer per lane. */
     private static final int CONNECTIONS_PER_LANE = 4;
 
@@ -376,6 +382,10 @@ public final class ClusterNode implements AutoCloseable {
         if (!trusted) {
             dropped = distrust(table);
             trusted = true;
+        } else if (!lastServing.isEmpty() && kept * 2 <= table.members().size()) {
+            trusted = false; // while its stamps may still go (KVT.SLOTINFO)
+            dropped = yieldToNewcomers(table);
+            trusted = true;
         }
         boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
         java.util.BitSet purge = new java.util.BitSet(SlotHash.SLOTS);
@@ -527,6 +537,97 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         return winner != mine;
+    }
+
+    /**
+     * Drops the slots a newcomer to {@code table} holds a newer complete copy of, before this node serves the table.
+     * Called when the members this node last served with are no more than half of {@code table}: either fresh nodes
+     * joined (they hold no stamps, and nothing goes), or this node's cluster merged with another one that served on
+     * its own. A joiner whose seeds did not answer within the join timeout founds such a cluster (JGroups makes it a
+     * singleton), complete for every slot and empty; kept, its slots would read nil once the clusters merge. Per slot,
+     * the higher stamp keeps (see {@link #outranked}), so two merging sides never both drop a slot. A newcomer is asked
+     * again while it stays in the view, up to NEWCOMER_ATTEMPTS times the SLOTINFO timeout. If one never answers, a
+     * node without keys (a founder that never served a write, as that joiner) drops every slot, which loses nothing;
+     * a node with keys takes the silent newcomer for a fresh one, since dropping them would lose a lone node's data
+     * whenever its first joiner is slow or dies. Blocks the slot-table thread meanwhile; the node serves its previous
+     * table. Returns the dropped slots.
+     */
+    private BitSet yieldToNewcomers(SlotTable table) {
+        Member self = topology.self();
+        Set<String> before = new HashSet<>();
+        lastServing.forEach(m -> before.add(m.id()));
+        List<Member> unanswered = new ArrayList<>(table.members().stream()
+                .filter(m -> !before.contains(m.id()) && !m.id().equals(self.id())).toList());
+        List<long[]> answers = new ArrayList<>();
+        long deadline = System.nanoTime() + NEWCOMER_ATTEMPTS * 2 * settings.peerTimeout().toNanos();
+        while (!unanswered.isEmpty() && !closed && !Thread.currentThread().isInterrupted()) {
+            for (java.util.Iterator<Member> it = unanswered.iterator(); it.hasNext(); ) {
+                long[] info = importer.slotInfo(it.next(), table.epoch());
+                if (info != null) {
+                    answers.add(info);
+                    it.remove();
+                }
+            }
+            List<Member> view = tables == null ? table.members() : tables.membership().members();
+            unanswered.removeIf(m -> view.stream().noneMatch(v -> v.id().equals(m.id()))); // gone: nothing to yield to
+            if (unanswered.isEmpty() || System.nanoTime() > deadline) {
+                break;
+            }
+            sleepQuietly(200);
+        }
+        BitSet stale = new BitSet(SlotHash.SLOTS);
+        if (!unanswered.isEmpty() && store.size() == 0) {
+            log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; holding no keys, this node imports "
+                    + "all its slots", self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
+            stale.set(0, SlotHash.SLOTS); // nothing to lose, and its "complete" slots may be empty copies
+        } else {
+            if (!unanswered.isEmpty()) {
+                log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; taking them for fresh nodes",
+                        self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
+            }
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                stale.set(s, outranked(s, lastComplete.get(s), answers));
+            }
+        }
+        if (stale.isEmpty()) {
+            return stale;
+        }
+        // Still the previous table's primary of these slots, and COMPLETE: no key of theirs is read here until
+        // install() serves the new table, where they import.
+        topology = new Topology(topology.table(), self, false, "merging with members that served without this "
+                + "node; it imports the slots they hold newer copies of");
+        purgeSlots(stale);
+        for (int s = stale.nextSetBit(0); s >= 0; s = stale.nextSetBit(s + 1)) {
+            state.set(s, NONE);
+            lastComplete.set(s, 0);
+        }
+        tombstones.keySet().removeIf(k -> stale.get(SlotHash.slot(k.bytes())));
+        log.info("{}: merged at epoch {} with members that served without it: dropped the keys of {} slots they "
+                + "hold newer copies of", self.id(), table.epoch(), stale.cardinality());
+        return stale;
+    }
+
+    /**
+     * Whether a newcomer's SLOTINFO {@code answers} hold a newer complete copy of {@code slot} than this node's,
+     * stamped {@code mine} (0: none): a higher stamp, i.e. a newer epoch, or on one epoch the higher fingerprint, an
+     * arbitrary but agreed order between two clusters that each published that epoch. A fresh joiner (stamps 0)
+     * outranks nothing; identical stamps (one table) outrank each other neither.
+     */
+    static boolean outranked(int slot, long mine, List<long[]> answers) {
+        for (long[] info : answers) {
+            if (Long.compareUnsigned(info[slot], mine) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
