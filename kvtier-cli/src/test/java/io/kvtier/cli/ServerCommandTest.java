@@ -41,7 +41,7 @@ class ServerCommandTest {
                 "--protected-mode", "no", "--max-clients", "5", "--disk-threads", "2", "--io-threads", "3",
                 "--pin-share", "0.1");
         assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
-                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, null));
+                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, 0, null));
     }
 
     @Test

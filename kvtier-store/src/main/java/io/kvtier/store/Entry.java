@@ -12,19 +12,27 @@ import io.kvtier.store.policy.PolicyNode;
 final class Entry extends PolicyNode {
     final Key key;
     final long seq;
-    final long length;
+    final int length;       // values are below 2 GiB (StoreOptions.MAX_VALUE)
     volatile long expireAt; // epoch millis, 0 = never
     private EntryState state;
     MemoryValue memory;     // guarded by this; the entry owns one reference
     DiskLocation disk;      // guarded by this
-    int diskHits;           // guarded by this; decides promotion
+    private byte diskHits;  // guarded by this; decides promotion, saturates
 
     Entry(Key key, long seq, long length, long expireAt, EntryState initial) {
         this.key = key;
         this.seq = seq;
-        this.length = length;
+        this.length = Math.toIntExact(length);
         this.expireAt = expireAt;
         this.state = initial;
+    }
+
+    /** Counts a disk hit and returns the hits so far (saturating); caller holds the monitor. */
+    int diskHit() {
+        if (diskHits < Byte.MAX_VALUE) {
+            diskHits++;
+        }
+        return diskHits;
     }
 
     EntryState state() {

@@ -2,7 +2,10 @@ package io.kvtier.store;
 
 import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.disk.RecoveredRecord;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -10,30 +13,52 @@ import java.util.function.Consumer;
  * Folds the records of a start-up scan into the live index. Per key the newest value record wins unless a tombstone
  * with a higher sequence number kills it; the newest expiry record that names that value's version sets its expiry. Order in
  * the log does not matter, only sequence numbers, so any set of surviving regions yields the same answer.
+ *
+ * <p>Memory (issue 10): the winning version of each key is kept as the very {@link Entry} the index will hold, built
+ * while the scan runs, so recovery peaks close to the index's steady state (one map node more per key) instead of
+ * holding every record first. Only keys with a tombstone or an expiry record cost more: their newest tombstone's
+ * sequence number and their expiry records are kept to the end of the scan, since a record scanned later may be older.
  */
 final class IndexBuilder implements Consumer<RecoveredRecord> {
-    private static final class Versions {
-        RecoveredRecord value;
-        long tombstoneSeq = -1;
-        final java.util.List<RecoveredRecord> expiries = new java.util.ArrayList<>(1);
+    /** An expiry record: from {@code seq} on, version {@code target} of its key expires at {@code expireAt}. */
+    private record Expiry(long seq, long target, long expireAt) {
     }
 
-    private final Map<Key, Versions> versions = new HashMap<>();
+    private final Map<Key, Entry> newest = new HashMap<>();
+    private final Map<Key, Long> tombstones = new HashMap<>();
+    private final Map<Key, List<Expiry>> expiries = new HashMap<>();
     private long maxSeq;
 
     @Override
     public void accept(RecoveredRecord r) {
         maxSeq = Math.max(maxSeq, r.seq());
-        Versions v = versions.computeIfAbsent(new Key(r.key()), k -> new Versions());
+        Key key = new Key(r.key());
         switch (r.type()) {
-            case RecordFormat.TYPE_VALUE -> {
-                if (v.value == null || r.seq() > v.value.seq()) {
-                    v.value = r;
-                }
-            }
-            case RecordFormat.TYPE_TOMBSTONE -> v.tombstoneSeq = Math.max(v.tombstoneSeq, r.seq());
-            case RecordFormat.TYPE_EXPIRY -> v.expiries.add(r);
+            case RecordFormat.TYPE_VALUE -> value(key, r);
+            case RecordFormat.TYPE_TOMBSTONE -> tombstone(key, r.seq());
+            case RecordFormat.TYPE_EXPIRY -> expiries.computeIfAbsent(key, k -> new ArrayList<>(1))
+                    .add(new Expiry(r.seq(), r.target(), r.expireAt()));
             default -> throw new IllegalStateException("record type " + r.type() + " reached the index");
+        }
+    }
+
+    private void value(Key key, RecoveredRecord r) {
+        Entry current = newest.get(key);
+        if (current != null && current.seq >= r.seq() || r.seq() < tombstones.getOrDefault(key, -1L)) {
+            return;
+        }
+        Entry e = new Entry(key, r.seq(), r.location().valueLength(), r.expireAt(), EntryState.DISK);
+        e.disk = r.location();
+        newest.put(key, e);
+    }
+
+    private void tombstone(Key key, long seq) {
+        if (seq > tombstones.getOrDefault(key, -1L)) {
+            tombstones.put(key, seq);
+            Entry current = newest.get(key);
+            if (current != null && current.seq < seq) {
+                newest.remove(key);
+            }
         }
     }
 
@@ -43,31 +68,33 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
 
     /** Hands every live, unexpired entry (state DISK) to {@code sink}; returns how many were skipped as expired. */
     long build(long now, StoreCounters counters, Consumer<Entry> sink) {
+        tombstones.clear();
         long expired = 0;
-        for (Map.Entry<Key, Versions> kv : versions.entrySet()) {
-            Versions v = kv.getValue();
-            if (v.value == null || v.value.seq() < v.tombstoneSeq) {
-                continue;
-            }
-            long expireAt = v.value.expireAt();
-            long newest = -1;
-            for (RecoveredRecord x : v.expiries) {
-                if (x.target() == v.value.seq() && x.seq() > newest) {
-                    newest = x.seq();
-                    expireAt = x.expireAt();
-                }
-            }
-            if (expireAt != 0 && expireAt <= now) {
+        for (Iterator<Entry> it = newest.values().iterator(); it.hasNext(); ) {
+            Entry e = it.next();
+            it.remove(); // hand over one by one: the builder's node goes as the index's comes
+            applyExpiry(e, expiries.get(e.key));
+            if (e.isExpired(now)) {
                 expired++;
                 continue;
             }
-            Entry e = new Entry(kv.getKey(), v.value.seq(), v.value.location().valueLength(), expireAt,
-                    EntryState.DISK);
-            e.disk = v.value.location();
             counters.created(EntryState.DISK, e.length);
             sink.accept(e);
         }
-        versions.clear();
+        expiries.clear();
         return expired;
+    }
+
+    private static void applyExpiry(Entry e, List<Expiry> records) {
+        if (records == null) {
+            return;
+        }
+        long newestSeq = -1;
+        for (Expiry x : records) {
+            if (x.target() == e.seq && x.seq() > newestSeq) {
+                newestSeq = x.seq();
+                e.expireAt = x.expireAt();
+            }
+        }
     }
 }

@@ -69,6 +69,7 @@ public final class TieredStore implements AutoCloseable {
     final ReentrantLock policyLock = new ReentrantLock();
     final TierPolicy policy;                      // guarded by policyLock
     final AtomicLong sequence = new AtomicLong();
+    final IndexBudget indexBudget;
     private final MemoryWaiters waiters;
     private final ConcurrentHashMap.KeySetView<Key, Boolean> expiring = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer;
@@ -83,6 +84,7 @@ public final class TieredStore implements AutoCloseable {
         this.options = options;
         this.listener = listener;
         this.pins = new Pins(options.pinBytes());
+        this.indexBudget = new IndexBudget(options.indexBytes());
         this.memory = new MemoryTier(options.memoryBytes());
         this.policy = new S3FifoPolicy(memory.budget(), TieringRules.MAX_GHOSTS);
         this.writer = new DiskWriter(this);
@@ -98,6 +100,7 @@ public final class TieredStore implements AutoCloseable {
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
             index.put(e.key, e);
+            indexBudget.forceCharge(e.key.bytes.length);
             listener.added(e.key.bytes, e.length);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
@@ -117,6 +120,11 @@ public final class TieredStore implements AutoCloseable {
                         + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
                 recovery.bytes(), recovery.regions(), recovery.millis(), recovery.droppedRecords(),
                 recovery.droppedBytes(), expiredAtStart);
+        if (indexBudget.isOver()) {
+            log.warn("the recovered index takes {} bytes, over its budget of {} bytes (--index-memory): reads are "
+                    + "served, writes of new keys fail with OOM until keys are deleted", indexBudget.used(),
+                    indexBudget.budget());
+        }
     }
 
     /** Opens (recovering if present) the store in {@code options.dir()}. */
@@ -255,6 +263,7 @@ public final class TieredStore implements AutoCloseable {
         ValueRef[] old = new ValueRef[1];
         boolean[] newerExists = new boolean[1];
         boolean[] won = new boolean[1];
+        boolean[] full = new boolean[1];
         index.compute(key, (k, current) -> {
             Entry live = current != null && !current.isExpired(now) ? current : null;
             if (opts.returnOld() && live != null && live.seq < seq) {
@@ -268,10 +277,18 @@ public final class TieredStore implements AutoCloseable {
                     || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
                 return current;
             }
+            if (current == null && !indexBudget.tryCharge(k.bytes.length)) {
+                full[0] = true;
+                return null;
+            }
             replaced[0] = current;
             won[0] = true;
             return e;
         });
+        if (full[0]) {
+            discardAdopted(loc);
+            throw indexBudget.full();
+        }
         if (!won[0]) {
             discardAdopted(loc);
             // A newer version won: this one counts as written and then overwritten. A failed condition: not written.
@@ -316,6 +333,7 @@ public final class TieredStore implements AutoCloseable {
         Entry[] replaced = new Entry[1];
         Entry[] created = new Entry[1];
         ValueRef[] old = new ValueRef[1];
+        boolean[] full = new boolean[1];
         index.compute(key, (k, current) -> {
             Entry live = current != null && !current.isExpired(now) ? current : null;
             if (opts.returnOld() && live != null) {
@@ -324,6 +342,10 @@ public final class TieredStore implements AutoCloseable {
             if (opts.condition() == PutOptions.Condition.IF_ABSENT && live != null
                     || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
                 return current;
+            }
+            if (current == null && !indexBudget.tryCharge(k.bytes.length)) {
+                full[0] = true;
+                return null;
             }
             long expireAt = opts.keepTtl() && live != null ? live.expireAt : opts.expireAt();
             Entry e = new Entry(key, sequence.incrementAndGet(), value.length(), expireAt, EntryState.MEMORY);
@@ -335,6 +357,9 @@ public final class TieredStore implements AutoCloseable {
         });
         if (created[0] == null) {
             value.release();
+            if (full[0]) {
+                throw indexBudget.full();
+            }
             return CompletableFuture.completedFuture(new PutResult(false, old[0]));
         }
         Entry e = created[0];
@@ -374,6 +399,7 @@ public final class TieredStore implements AutoCloseable {
             removed[0] = e;
             // Under the key's bin lock, like put's: a concurrent put's version is numbered after this tombstone.
             tombstoneSeq[0] = sequence.incrementAndGet();
+            indexBudget.refund(k.bytes.length);
             return null;
         });
         Entry e = removed[0];
@@ -384,6 +410,15 @@ public final class TieredStore implements AutoCloseable {
         ValueRef old = returnOld && !expired ? ValueRef.retain(e) : null;
         return closingOnFailure(retire(e, tombstoneSeq[0], KeyListener.Removal.DELETED), old)
                 .thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
+    }
+
+    /** Removes {@code e} from the index if it is still its key's version, refunding the key's budget; returns whether it did. */
+    boolean unindex(Entry e) {
+        boolean removed = index.remove(e.key, e);
+        if (removed) {
+            indexBudget.refund(e.key.bytes.length);
+        }
+        return removed;
     }
 
     /** Passes {@code f} through, closing {@code ref} (if any) should it fail, so no reader reference leaks. */
@@ -469,7 +504,7 @@ public final class TieredStore implements AutoCloseable {
     public CompletableFuture<Void> clear() {
         return writer.submit(() -> {
             for (Entry e : index.values()) {
-                if (index.remove(e.key, e)) { // not it.remove(): that would drop a version put meanwhile unretired
+                if (unindex(e)) { // not it.remove(): that would drop a version put meanwhile unretired
                     retire(e, -1, KeyListener.Removal.DELETED);
                 }
             }
@@ -537,7 +572,7 @@ public final class TieredStore implements AutoCloseable {
             }
         }
         if (gone) {
-            index.remove(e.key, e);
+            unindex(e);
             gone(e, KeyListener.Removal.LOST, sequence.get());
         }
     }
@@ -547,7 +582,7 @@ public final class TieredStore implements AutoCloseable {
             return;
         }
         synchronized (e) {
-            if (++e.diskHits < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e.key) || e.state() != EntryState.DISK
+            if (e.diskHit() < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e.key) || e.state() != EntryState.DISK
                     || e.disk != loc) {
                 return;
             }
@@ -689,6 +724,7 @@ public final class TieredStore implements AutoCloseable {
                 return current;
             }
             tombstoneSeq[0] = sequence.incrementAndGet(); // under the bin lock, as in remove
+            indexBudget.refund(k.bytes.length);
             return null;
         });
         if (tombstoneSeq[0] >= 0) {
@@ -892,6 +928,16 @@ public final class TieredStore implements AutoCloseable {
         memory.close();
         log.info("store closed: wrote {} memory-only values ({} bytes) to disk in {} ms; {} keys on disk",
                 flushed.values(), flushed.bytes(), (System.nanoTime() - start) / 1_000_000, index.size());
+    }
+
+    /** Heap the key index is charged now ({@link IndexBudget}), bytes. */
+    public long indexBytes() {
+        return indexBudget.used();
+    }
+
+    /** The index's heap budget (--index-memory), bytes. */
+    public long indexBudget() {
+        return indexBudget.budget();
     }
 
     long waitingBytes() {

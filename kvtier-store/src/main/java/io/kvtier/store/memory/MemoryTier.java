@@ -107,15 +107,15 @@ public final class MemoryTier implements AutoCloseable {
      * now. The caller owns the returned value's first reference.
      */
     public MemoryValue allocate(long length) {
-        if (length < 0) {
-            throw new IllegalArgumentException("negative length " + length);
+        if (length < 0 || length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("length " + length + " is outside 0.." + Integer.MAX_VALUE);
         }
         lock.lock();
         try {
             if (closed) {
                 throw new IllegalStateException("memory tier is closed");
             }
-            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new MemorySegment[0], new int[0], null, 0)
+            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new MemorySegment[0], new int[0])
                     : length <= MAX_SMALL ? allocateSmall((int) length) : allocateLarge(length);
             if (value != null) {
                 valueBytes += length;
@@ -144,8 +144,7 @@ public final class MemoryTier implements AutoCloseable {
             pages.pollFirst();
             page.listed = false;
         }
-        MemorySegment part = page.segment.asSlice((long) chunk * page.chunkSize, length);
-        return new MemoryValue(this, length, new MemorySegment[] {part}, null, page, chunk);
+        return new MemoryValue(this, length, page, chunk);
     }
 
     private MemoryValue allocateLarge(long length) {
@@ -168,7 +167,7 @@ public final class MemoryTier implements AutoCloseable {
             }
             throw e;
         }
-        return new MemoryValue(this, length, parts, ids, null, 0);
+        return new MemoryValue(this, length, parts, ids);
     }
 
     static int classOf(int length) {
