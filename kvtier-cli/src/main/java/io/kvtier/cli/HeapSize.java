@@ -22,7 +22,7 @@ public final class HeapSize {
     }
 
     /** The -Xmx flag, in whole MiB, for the server flags {@code args}. */
-    static String flag(String... args) throws java.io.IOException {
+    public static String flag(String... args) throws java.io.IOException {
         ServerCommand cmd = new ServerCommand();
         new CommandLine(cmd).parseArgs(args);
         long heap = cmd.options().heapBytes();

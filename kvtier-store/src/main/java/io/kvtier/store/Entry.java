@@ -6,7 +6,7 @@ import io.kvtier.store.policy.PolicyNode;
 
 /**
  * One version of one key. The value bytes are immutable; where they are ({@link #memory}, {@link #disk}) and the
- * {@link #state} change under the entry's monitor, which is held only for field updates, never across I/O. An entry
+ * {@link #state()} change under the entry's monitor, which is held only for field updates, never across I/O. An entry
  * holding both a memory copy and a disk location is "clean": demoting it only drops the memory copy.
  */
 final class Entry extends PolicyNode {
@@ -14,7 +14,8 @@ final class Entry extends PolicyNode {
     final long seq;
     final int length;       // values are below 2 GiB (StoreOptions.MAX_VALUE)
     volatile long expireAt; // epoch millis, 0 = never
-    private EntryState state;
+    private static final EntryState[] STATES = EntryState.values();
+    private byte state;     // an EntryState's ordinal: a byte, not a reference, keeps an entry at 56 bytes
     MemoryValue memory;     // guarded by this; the entry owns one reference
     DiskLocation disk;      // guarded by this
     private byte diskHits;  // guarded by this; decides promotion, saturates
@@ -24,7 +25,7 @@ final class Entry extends PolicyNode {
         this.seq = seq;
         this.length = Math.toIntExact(length);
         this.expireAt = expireAt;
-        this.state = initial;
+        this.state = (byte) initial.ordinal();
     }
 
     /** Counts a disk hit and returns the hits so far (saturating); caller holds the monitor. */
@@ -36,13 +37,14 @@ final class Entry extends PolicyNode {
     }
 
     EntryState state() {
-        return state;
+        return STATES[state];
     }
 
     /** Moves to {@code to}, checking the transition table; caller holds the monitor. */
     void moveTo(EntryState to, StoreCounters counters) {
-        counters.moved(state, state.checkedMove(to), length);
-        state = to;
+        EntryState from = state();
+        counters.moved(from, from.checkedMove(to), length);
+        state = (byte) to.ordinal();
     }
 
     boolean isExpired(long now) {
@@ -52,7 +54,8 @@ final class Entry extends PolicyNode {
 
     /** Whether a delete must be made durable with a tombstone: some version of these bytes is, or will be, on disk. */
     boolean mayBeOnDisk() {
-        return disk != null || state == EntryState.DEMOTING || state == EntryState.DISK;
+        EntryState s = state();
+        return disk != null || s == EntryState.DEMOTING || s == EntryState.DISK;
     }
 
     @Override

@@ -88,7 +88,7 @@ public final class TieredStore implements AutoCloseable {
         this.memory = new MemoryTier(options.memoryBytes());
         this.policy = new S3FifoPolicy(memory.budget(), TieringRules.MAX_GHOSTS);
         this.writer = new DiskWriter(this);
-        IndexBuilder builder = new IndexBuilder();
+        IndexBuilder builder = new IndexBuilder(index);
         RecoveryStats[] stats = new RecoveryStats[1];
         try {
             this.disk = DiskTier.open(options.dir(), options.diskBytes(), options.regionBytes(),
@@ -99,7 +99,6 @@ public final class TieredStore implements AutoCloseable {
         }
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
-            index.put(e.key, e);
             indexBudget.forceCharge(e.key.bytes.length);
             listener.added(e.key.bytes, e.length);
             writer.track(e, e.disk);

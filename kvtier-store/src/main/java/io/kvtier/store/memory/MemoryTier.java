@@ -115,7 +115,7 @@ public final class MemoryTier implements AutoCloseable {
             if (closed) {
                 throw new IllegalStateException("memory tier is closed");
             }
-            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new MemorySegment[0], new int[0])
+            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new int[0])
                     : length <= MAX_SMALL ? allocateSmall((int) length) : allocateLarge(length);
             if (value != null) {
                 valueBytes += length;
@@ -153,13 +153,10 @@ public final class MemoryTier implements AutoCloseable {
             return null;
         }
         int[] ids = new int[n];
-        MemorySegment[] parts = new MemorySegment[n];
         int taken = 0;
         try {
             for (; taken < n; taken++) {
                 ids[taken] = takePage();
-                long size = taken < n - 1 ? PAGE_SIZE : length - (long) (n - 1) * PAGE_SIZE;
-                parts[taken] = pageSegment(ids[taken]).asSlice(0, size);
             }
         } catch (RuntimeException e) { // a slab could not be mapped: the pages taken so far go back
             for (int i = 0; i < taken; i++) {
@@ -167,7 +164,7 @@ public final class MemoryTier implements AutoCloseable {
             }
             throw e;
         }
-        return new MemoryValue(this, length, parts, ids);
+        return new MemoryValue(this, length, ids);
     }
 
     static int classOf(int length) {
@@ -204,7 +201,8 @@ public final class MemoryTier implements AutoCloseable {
         }
     }
 
-    private MemorySegment pageSegment(int id) {
+    /** Page {@code id}'s bytes; the page must be in use (so its slab is mapped and published by the lock). */
+    MemorySegment pageSegment(int id) {
         return slabs[id / pagesPerSlab].asSlice((long) (id % pagesPerSlab) * PAGE_SIZE, PAGE_SIZE);
     }
 

@@ -11,9 +11,9 @@ import java.nio.ByteBuffer;
  * reference is released, never before. Filling ({@link #write}) is single-threaded and happens before the value is
  * published.
  *
- * <p>One exists per key in memory, so it is kept small (48 bytes of heap, issue 10): the count is an int field
+ * <p>One exists per key in memory, so it is kept small (40 bytes of heap, issue 10): the count is an int field
  * updated through a {@link VarHandle} rather than a {@code RefCount} with its own atomic and release action, and a
- * small value keeps no segment of its own: its slice of the page is cut when the bytes are read or written.
+ * value keeps no segments of its own: its slices of the pages are cut when the bytes are read or written.
  */
 public final class MemoryValue {
     private static final VarHandle REFS;
@@ -28,7 +28,6 @@ public final class MemoryValue {
 
     private final MemoryTier tier;
     private final int length;          // values in memory are below 2 GiB (StoreOptions.MAX_VALUE)
-    private final MemorySegment[] parts; // page segments of a large value, else null
     final int[] pages;                 // whole pages owned (large values), else null
     final SmallPage smallPage;         // the size-class page holding this value's chunk (small values), else null
     final int chunk;
@@ -37,20 +36,18 @@ public final class MemoryValue {
     private int written;
 
     /** A large (or empty) value made of whole pages. */
-    MemoryValue(MemoryTier tier, long length, MemorySegment[] parts, int[] pages) {
-        this(tier, length, parts, pages, null, 0);
+    MemoryValue(MemoryTier tier, long length, int[] pages) {
+        this(tier, length, pages, null, 0);
     }
 
     /** A small value in chunk {@code chunk} of {@code smallPage}. */
     MemoryValue(MemoryTier tier, int length, SmallPage smallPage, int chunk) {
-        this(tier, length, null, null, smallPage, chunk);
+        this(tier, length, null, smallPage, chunk);
     }
 
-    private MemoryValue(MemoryTier tier, long length, MemorySegment[] parts, int[] pages, SmallPage smallPage,
-                        int chunk) {
+    private MemoryValue(MemoryTier tier, long length, int[] pages, SmallPage smallPage, int chunk) {
         this.tier = tier;
         this.length = Math.toIntExact(length);
-        this.parts = parts;
         this.pages = pages;
         this.smallPage = smallPage;
         this.chunk = chunk;
@@ -119,11 +116,20 @@ public final class MemoryValue {
     }
 
     private MemorySegment partAt(long offset) {
-        return parts == null ? smallSegment() : parts[(int) (offset / MemoryTier.PAGE_SIZE)];
+        return part((int) (offset / MemoryTier.PAGE_SIZE));
     }
 
-    private MemorySegment smallSegment() {
-        return smallPage.segment.asSlice((long) chunk * smallPage.chunkSize, length);
+    private int partCount() {
+        return pages == null ? 1 : pages.length;
+    }
+
+    /** The bytes in page {@code i} of the value (the chunk, for a small value): cut on each use, never kept. */
+    private MemorySegment part(int i) {
+        if (pages == null) {
+            return smallPage.segment.asSlice((long) chunk * smallPage.chunkSize, length);
+        }
+        long start = (long) i * MemoryTier.PAGE_SIZE;
+        return tier.pageSegment(pages[i]).asSlice(0, Math.min(MemoryTier.PAGE_SIZE, length - start));
     }
 
     private static long partStart(long offset) {
@@ -132,12 +138,9 @@ public final class MemoryValue {
 
     /** Views of the bytes, in order, for gathering writes to a socket or file; callers must not write through them. Caller holds a reference. */
     public ByteBuffer[] buffers() {
-        if (parts == null) {
-            return new ByteBuffer[] {smallSegment().asByteBuffer()};
-        }
-        ByteBuffer[] out = new ByteBuffer[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            out[i] = parts[i].asByteBuffer();
+        ByteBuffer[] out = new ByteBuffer[partCount()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = part(i).asByteBuffer();
         }
         return out;
     }
@@ -146,7 +149,8 @@ public final class MemoryValue {
     public byte[] toArray() {
         byte[] out = new byte[length];
         long pos = 0;
-        for (MemorySegment part : parts == null ? new MemorySegment[] {smallSegment()} : parts) {
+        for (int i = 0; i < partCount(); i++) {
+            MemorySegment part = part(i);
             MemorySegment.copy(part, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, out, (int) pos, (int) part.byteSize());
             pos += part.byteSize();
         }
