@@ -10,9 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The overhead is measured, not guessed ({@code IndexFootprintTest}, issue 10): per key of a small value the
  * index holds a ConcurrentHashMap node (32 B) and its table slot (4-11 B), a {@code Key} (24 B) with its array
- * header (16 B), an {@code Entry} (64 B) and either a {@code MemoryValue} (48 B) or a {@code DiskLocation} (32 B)
- * plus its slot in the disk writer's per-region list. Recovery peaks about 10% above that (see IndexBuilder), which
- * the launcher's heap allows for.
+ * header (16 B), an {@code Entry} (56 B) and either a {@code MemoryValue} (40 B) or a {@code DiskLocation} (32 B)
+ * plus its slot in the disk writer's per-region list: 180-190 B measured, 205 B with a 16-byte key. The charge
+ * rounds that up so that it also covers recovery's peak (about 220 B per such key with 5 M keys, see IndexBuilder);
+ * the launcher's heap adds a quarter for the garbage collector.
  */
 public final class IndexBudget {
     /** Fixed heap per key besides the key's own bytes. */
@@ -26,7 +27,7 @@ public final class IndexBudget {
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong keys = new AtomicLong();
 
-    public IndexBudget(long budgetBytes) {
+    IndexBudget(long budgetBytes) {
         this.budget = budgetBytes;
     }
 
