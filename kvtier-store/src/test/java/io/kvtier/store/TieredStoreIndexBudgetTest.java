@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.store.memory.MemoryValue;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletionException;
@@ -21,7 +22,7 @@ class TieredStoreIndexBudgetTest {
     Path dir;
 
     private TieredStore open(long indexBytes) throws IOException {
-        return TieredStore.open(new StoreOptions(dir, 16 * TestStore.MiB, 64 * TestStore.MiB, TestStore.MiB, 10_000,
+        return TieredStore.open(new StoreOptions(dir, 16 * TestStore.MiB, 64 * TestStore.MiB, 16 * TestStore.MiB, 10_000,
                 0, indexBytes));
     }
 
@@ -42,6 +43,27 @@ class TieredStoreIndexBudgetTest {
             put(store, (int) FITS, 1); // a delete made room for one
             assertThat(read(store, (int) FITS)).isEqualTo(value((int) FITS, 1));
             assertThatThrownBy(() -> put(store, (int) FITS + 1, 1)).isInstanceOf(IndexFullException.class);
+        }
+    }
+
+    @Test
+    void aLargeValueForANewKeyIsRefusedAtTheBudgetAndItsRegionDiscarded() throws IOException {
+        try (TieredStore store = open(BUDGET)) {
+            for (int i = 0; i < FITS; i++) {
+                put(store, i, 1);
+            }
+            long diskBefore = store.stats().diskUsedBytes();
+            byte[] big = new byte[9 << 20]; // over half of memory: goes straight to disk
+            var write = store.openDirectWrite(big.length);
+            write.append(ByteBuffer.wrap(big), () -> { });
+            assertThatThrownBy(() -> store.putDirect(key((int) FITS), write, PutOptions.PLAIN).join())
+                    .hasCauseInstanceOf(IndexFullException.class);
+            assertThat(store.size()).isEqualTo(FITS);
+            assertThat(store.stats().diskUsedBytes()).isEqualTo(diskBefore);
+            var again = store.openDirectWrite(big.length); // an existing key may still take a large value
+            again.append(ByteBuffer.wrap(big), () -> { });
+            assertThat(store.putDirect(key(0), again, PutOptions.PLAIN).join().written()).isTrue();
+            assertThat(store.length(key(0))).isEqualTo(big.length);
         }
     }
 
