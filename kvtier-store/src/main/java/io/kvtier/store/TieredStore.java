@@ -50,6 +50,13 @@ import org.slf4j.LoggerFactory;
  * can never resurrect an old value. Regions are evicted oldest first, so a tombstone outlives the records it
  * kills. Recovery (IndexBuilder) decides by sequence numbers alone. A kill -9 loses only values never demoted.
  *
+ * Metadata budget (issue 10). The index lives on the heap, about 200 bytes per small key (IndexBudget, measured by
+ * IndexFootprintTest). Each key is charged when a write brings it into the index and refunded when it leaves
+ * (unindex, or a remove/expire returning null from compute); a write of a new key past --index-memory fails with
+ * IndexFullException (-OOM) before anything changes, while reads, overwrites and deletes go on. Recovery charges
+ * every key it finds whatever the budget, so a restart never fails for want of budget; the launcher sizes the heap
+ * so that a full budget recovers.
+ *
  * Failure cases. A record failing its checksum is a miss, logged and dropped from the index. A disk write that
  * fails leaves the entry in memory (DEMOTING -> MEMORY) and is retried after a pause. A writer waiting for memory
  * longer than memoryWaitMillis fails with StoreFullException rather than hanging.
