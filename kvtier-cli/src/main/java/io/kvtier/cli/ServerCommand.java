@@ -21,9 +21,8 @@ import picocli.CommandLine.Option;
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run a kvtier node (Redis protocol; memory tier swapping to a disk tier).")
 final class ServerCommand implements Callable<Integer> {
-    private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
+            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share", "index-memory",
             "seeds", "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
             "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate");
 
@@ -71,6 +70,12 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--pin-share", paramLabel = "FRACTION", description = "Share of --memory that keys pinned with "
             + "KVC.PIN may hold, 0..0.5 (default 0.25).")
     String pinShare;
+
+    @Option(names = "--index-memory", paramLabel = "SIZE", description = "Heap the key index may take (default: "
+            + "(--memory + --disk) / 8, at least 64m). A key costs about 208 bytes plus its length; past the budget, "
+            + "writes of new keys fail with -OOM while reads and overwrites go on. The launcher sizes the JVM heap "
+            + "from it: this plus a quarter plus 768m (KVTIER_HEAP overrides).")
+    String indexMemory;
 
     @Option(names = "--seeds", paramLabel = "HOSTS", description = "Cluster: host:port (cluster ports) of nodes to "
             + "join, comma-separated; this node's own address may be among them. Without --seeds or --dns-query the "
@@ -131,7 +136,14 @@ final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Logger log = LoggerFactory.getLogger(ServerCommand.class); // not static: HeapSize parses without logging
         ServerOptions options = options();
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        if (maxHeap < options.heapBytes()) {
+            log.warn("the JVM heap ({} MiB) is below the {} MiB this configuration needs (--index-memory {} MiB plus "
+                    + "recovery and headroom): start through ./kvtier, which sizes it, or raise KVTIER_HEAP",
+                    maxHeap >> 20, options.heapBytes() >> 20, options.indexBytes() >> 20);
+        }
         KvtierServer server = KvtierServer.start(options);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -171,7 +183,8 @@ final class ServerCommand implements Callable<Integer> {
                 integer("disk-threads", pick(diskThreads, file, "disk-threads", Integer.toString(d.diskThreads()))),
                 integer("io-threads", pick(ioThreads, file, "io-threads", Integer.toString(d.ioThreads()))),
                 d.diskReadBufferBytes(),
-                fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))), null);
+                fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))),
+                size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null);
         String seedList = pick(seeds, file, "seeds", null);
         String dns = pick(dnsQuery, file, "dns-query", null);
         if (seedList == null && dns == null) {

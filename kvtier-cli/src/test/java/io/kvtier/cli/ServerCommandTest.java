@@ -35,13 +35,32 @@ class ServerCommandTest {
     }
 
     @Test
+    void theIndexBudgetDefaultsToAnEighthOfMemoryAndDiskAndSizesTheHeap() throws Exception {
+        ServerOptions o = parse("--memory", "1g", "--disk", "7g");
+        assertThat(o.indexBytes()).isEqualTo(1L << 30);
+        assertThat(o.heapBytes()).isEqualTo((768L << 20) + (1L << 30) + (256L << 20));
+        assertThat(HeapSize.flag("--memory", "1g", "--disk", "7g")).isEqualTo("-Xmx2048m");
+        assertThat(parse("--memory", "16m", "--disk", "64m").indexBytes()).isEqualTo(64L << 20); // the least default
+    }
+
+    @Test
+    void theLauncherSizesTheHeapFromTheIndexBudgetInFlagsOrConfigFile() throws Exception {
+        assertThat(HeapSize.flag("--index-memory", "2g")).isEqualTo("-Xmx" + (768 + 2048 + 512) + "m");
+        Path conf = tmp.resolve("k.conf");
+        Files.writeString(conf, "index-memory 400m\n");
+        assertThat(HeapSize.flag("--config", conf.toString())).isEqualTo("-Xmx" + (768 + 400 + 100) + "m");
+        assertThatThrownBy(() -> parse("--index-memory", "512k")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--index-memory 524288 is below the minimum");
+    }
+
+    @Test
     void mapsEveryFlag() throws Exception {
         ServerOptions o = parse("--port", "7000", "--bind", "127.0.0.1 ::1", "--dir", "/tmp/x", "--memory", "64m",
                 "--disk", "2g", "--requirepass", "pw", "--max-value", "16m", "--metrics-port", "9100",
                 "--protected-mode", "no", "--max-clients", "5", "--disk-threads", "2", "--io-threads", "3",
                 "--pin-share", "0.1");
         assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
-                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, null));
+                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, 0, null));
     }
 
     @Test

@@ -28,6 +28,8 @@ public final class KvtierProcess implements AutoCloseable {
     private final List<String> prefix;
     private int port;
     private Process process;
+    private boolean launcherSizesHeap; // else the heap is -Xmx512m unless the test's KVTIER_HEAP says otherwise
+    private Duration startTimeout = Duration.ofSeconds(60);
 
     private KvtierProcess(Path dir, List<String> extraArgs) {
         this(dir, extraArgs, "127.0.0.1", List.of());
@@ -44,6 +46,19 @@ public final class KvtierProcess implements AutoCloseable {
     /** Starts a node with data in {@code dir} and the given extra flags (e.g. "--memory", "64m"). */
     public static KvtierProcess start(Path dir, String... flags) throws IOException {
         KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.launch(freePort());
+        return p;
+    }
+
+    /**
+     * Like {@link #start}, but with the heap the launcher computes from the flags (no KVTIER_HEAP), waiting up to
+     * {@code startTimeout} for the node to answer (recovering millions of keys takes a while).
+     */
+    public static KvtierProcess startWithLauncherHeap(Duration startTimeout, Path dir, String... flags)
+            throws IOException {
+        KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.launcherSizesHeap = true;
+        p.startTimeout = startTimeout;
         p.launch(freePort());
         return p;
     }
@@ -90,10 +105,14 @@ public final class KvtierProcess implements AutoCloseable {
         cmd.addAll(extraArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
+        if (launcherSizesHeap) {
+            pb.environment().remove("KVTIER_HEAP");
+        } else {
+            pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
+        }
         process = pb.start();
         try {
-            awaitPing(Duration.ofSeconds(60));
+            awaitPing(startTimeout);
         } catch (IOException notUp) {
             process.destroyForcibly(); // a node that never answered is not left running
             throw notUp;

@@ -1,5 +1,6 @@
 package io.kvtier.server;
 
+import io.kvtier.store.IndexBudget;
 import io.kvtier.store.StoreOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -24,6 +25,7 @@ public record ServerOptions(
         int ioThreads,
         long diskReadBufferBytes,
         double pinShare,
+        long indexBytes,
         ClusterSettings cluster) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
@@ -43,8 +45,21 @@ public record ServerOptions(
     public static final long DEFAULT_DISK_READ_BUFFER = 256L << 20;
     /** Share of the memory budget pinned keys (KVC.PIN) may hold: room for system prompts, not the whole tier. */
     public static final double DEFAULT_PIN_SHARE = 0.25;
+    /**
+     * Heap besides the key index: request decoding, connections, replication and the JVM's own (the whole heap was
+     * 1 GiB before the index had a budget, issue 10).
+     */
+    public static final long HEAP_HEADROOM = 768L << 20;
 
+    /** {@code indexBytes} 0 means the default for the memory and disk budgets ({@link IndexBudget#defaultBytes}). */
     public ServerOptions {
+        if (indexBytes == 0) {
+            indexBytes = IndexBudget.defaultBytes(memoryBytes, diskBytes);
+        }
+        if (indexBytes < IndexBudget.MIN_BYTES) {
+            throw new IllegalArgumentException("--index-memory " + indexBytes + " is below the minimum "
+                    + IndexBudget.MIN_BYTES + " (1 MiB)");
+        }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port " + port + " is outside 0..65535");
         }
@@ -85,15 +100,24 @@ public record ServerOptions(
             throw new IllegalArgumentException("refusing to listen on " + bind + " without a password: set "
                     + "--requirepass, bind 127.0.0.1, or pass --protected-mode no if the network is trusted");
         }
-        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare); // validates the store's half
+        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes); // validates the store's half
     }
 
-    private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue, double pinShare) {
-        return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare));
+    private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue, double pinShare,
+                                             long index) {
+        return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare), index);
     }
 
     public StoreOptions storeOptions() {
-        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare);
+        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes);
+    }
+
+    /**
+     * The JVM heap (-Xmx) this configuration needs, which the launcher sets: the index budget, a quarter more for
+     * recovery's peak and the garbage collector's room, and {@link #HEAP_HEADROOM} for everything else.
+     */
+    public long heapBytes() {
+        return HEAP_HEADROOM + indexBytes + indexBytes / 4;
     }
 
     static boolean isLoopback(String bind) {
@@ -113,12 +137,12 @@ public record ServerOptions(
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
                 DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
-                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, null);
+                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null);
     }
 
     /** These options as a member of a cluster ({@code null}: a single-node store). */
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
-                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, settings);
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings);
     }
 }

@@ -389,7 +389,7 @@ final class DiskWriter implements Runnable {
                 }
             }
             if (lost) {
-                store.index.remove(e.key, e);
+                store.unindex(e);
                 store.counters.evictions.increment();
                 store.counters.evictedBytes.add(e.length);
                 store.gone(e, KeyListener.Removal.LOST, store.sequence());

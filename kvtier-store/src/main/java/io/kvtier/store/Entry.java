@@ -6,37 +6,47 @@ import io.kvtier.store.policy.PolicyNode;
 
 /**
  * One version of one key. The value bytes are immutable; where they are ({@link #memory}, {@link #disk}) and the
- * {@link #state} change under the entry's monitor, which is held only for field updates, never across I/O. An entry
+ * {@link #state()} change under the entry's monitor, which is held only for field updates, never across I/O. An entry
  * holding both a memory copy and a disk location is "clean": demoting it only drops the memory copy.
  */
 final class Entry extends PolicyNode {
     final Key key;
     final long seq;
-    final long length;
+    final int length;       // values are below 2 GiB (StoreOptions.MAX_VALUE)
     volatile long expireAt; // epoch millis, 0 = never
-    private EntryState state;
+    private static final EntryState[] STATES = EntryState.values();
+    private byte state;     // an EntryState's ordinal: a byte, not a reference, keeps an entry at 56 bytes
     MemoryValue memory;     // guarded by this; the entry owns one reference
     DiskLocation disk;      // guarded by this
-    int diskHits;           // guarded by this; decides promotion
+    private byte diskHits;  // guarded by this; decides promotion, saturates
     Entry timerPrev;        // guarded by the ExpiryWheel's lock; null when not scheduled
     Entry timerNext;        // guarded by the ExpiryWheel's lock; null when not scheduled
 
     Entry(Key key, long seq, long length, long expireAt, EntryState initial) {
         this.key = key;
         this.seq = seq;
-        this.length = length;
+        this.length = Math.toIntExact(length);
         this.expireAt = expireAt;
-        this.state = initial;
+        this.state = (byte) initial.ordinal();
+    }
+
+    /** Counts a disk hit and returns the hits so far (saturating); caller holds the monitor. */
+    int diskHit() {
+        if (diskHits < Byte.MAX_VALUE) {
+            diskHits++;
+        }
+        return diskHits;
     }
 
     EntryState state() {
-        return state;
+        return STATES[state];
     }
 
     /** Moves to {@code to}, checking the transition table; caller holds the monitor. */
     void moveTo(EntryState to, StoreCounters counters) {
-        counters.moved(state, state.checkedMove(to), length);
-        state = to;
+        EntryState from = state();
+        counters.moved(from, from.checkedMove(to), length);
+        state = (byte) to.ordinal();
     }
 
     boolean isExpired(long now) {
@@ -46,7 +56,8 @@ final class Entry extends PolicyNode {
 
     /** Whether a delete must be made durable with a tombstone: some version of these bytes is, or will be, on disk. */
     boolean mayBeOnDisk() {
-        return disk != null || state == EntryState.DEMOTING || state == EntryState.DISK;
+        EntryState s = state();
+        return disk != null || s == EntryState.DEMOTING || s == EntryState.DISK;
     }
 
     @Override

@@ -2,7 +2,9 @@ package io.kvtier.store;
 
 import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.disk.RecoveredRecord;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -11,24 +13,36 @@ import java.util.function.Consumer;
  * with a higher sequence number kills it; the newest expiry record that names that value's version sets its expiry. Order in
  * the log does not matter, only sequence numbers, so any set of surviving regions yields the same answer.
  *
+ * <p>Memory (issue 10): the winning version of each key goes straight into the store's index as the very
+ * {@link Entry} it will keep, while the scan runs, so recovery peaks at the index's steady state plus the scan's
+ * short-lived garbage, instead of holding every record in a map of its own first (which took the heap to more than
+ * twice the steady state and failed with 3.7 M keys on a 1 GiB heap). Only keys with a tombstone or an expiry record
+ * cost more: their newest tombstone's sequence number and their expiry records are kept to the end of the scan,
+ * since a record scanned later may be older. Not thread-safe: the store's constructor owns the index meanwhile.
+ *
  * <p>Damage rule (see RegionScanner): a key is dropped, not served, when its newest intact record of any type is older
  * than a damaged record of that key (matched by fingerprint) or than the bound of a stretch of damage naming no key,
  * because the damaged record may be the tombstone or the newer version that the intact ones lost to.
  */
 final class IndexBuilder implements Consumer<RecoveredRecord> {
-    private static final class Versions {
-        RecoveredRecord value;
-        long tombstoneSeq = -1;
-        final java.util.List<RecoveredRecord> expiries = new java.util.ArrayList<>(1);
+    /** An expiry record: from {@code seq} on, version {@code target} of its key expires at {@code expireAt}. */
+    private record Expiry(long seq, long target, long expireAt) {
     }
 
-    private final Map<Key, Versions> versions = new HashMap<>();
+    private final Index newest;
+    private final Map<Key, Long> tombstones = new HashMap<>();
+    private final Map<Key, List<Expiry>> expiries = new HashMap<>();
     /** Key fingerprint -> highest sequence number of a damaged record of that key. */
     private final Map<Long, Long> damagedSeqs = new HashMap<>();
     /** Highest bound of a damaged stretch naming no key; -1 if none. */
     private long unknownDamageBound = -1;
     private long droppedForDamage;
     private long maxSeq;
+
+    /** Fills {@code index}, which nobody else may touch until {@link #build} returns. */
+    IndexBuilder(Index index) {
+        this.newest = index;
+    }
 
     @Override
     public void accept(RecoveredRecord r) {
@@ -41,16 +55,33 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
             return;
         }
         maxSeq = Math.max(maxSeq, r.seq());
-        Versions v = versions.computeIfAbsent(new Key(r.key()), k -> new Versions());
+        Key key = new Key(r.key());
         switch (r.type()) {
-            case RecordFormat.TYPE_VALUE -> {
-                if (v.value == null || r.seq() > v.value.seq()) {
-                    v.value = r;
-                }
-            }
-            case RecordFormat.TYPE_TOMBSTONE -> v.tombstoneSeq = Math.max(v.tombstoneSeq, r.seq());
-            case RecordFormat.TYPE_EXPIRY -> v.expiries.add(r);
+            case RecordFormat.TYPE_VALUE -> value(key, r);
+            case RecordFormat.TYPE_TOMBSTONE -> tombstone(key, r.seq());
+            case RecordFormat.TYPE_EXPIRY -> expiries.computeIfAbsent(key, k -> new ArrayList<>(1))
+                    .add(new Expiry(r.seq(), r.target(), r.expireAt()));
             default -> throw new IllegalStateException("record type " + r.type() + " reached the index");
+        }
+    }
+
+    private void value(Key key, RecoveredRecord r) {
+        Entry current = newest.get(key);
+        if (current != null && current.seq >= r.seq() || r.seq() < tombstones.getOrDefault(key, -1L)) {
+            return;
+        }
+        Entry e = new Entry(key, r.seq(), r.location().valueLength(), r.expireAt(), EntryState.DISK);
+        e.disk = r.location();
+        newest.put(key, e);
+    }
+
+    private void tombstone(Key key, long seq) {
+        if (seq > tombstones.getOrDefault(key, -1L)) {
+            tombstones.put(key, seq);
+            Entry current = newest.get(key);
+            if (current != null && current.seq < seq) {
+                newest.remove(key, current);
+            }
         }
     }
 
@@ -63,14 +94,6 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         return droppedForDamage;
     }
 
-    private static long newestSeq(Versions v) {
-        long newest = Math.max(v.value.seq(), v.tombstoneSeq);
-        for (RecoveredRecord x : v.expiries) {
-            newest = Math.max(newest, x.seq());
-        }
-        return newest;
-    }
-
     private boolean olderThanDamage(Key key, long newestIntactSeq) {
         if (newestIntactSeq < unknownDamageBound) {
             return true;
@@ -79,37 +102,60 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         return damaged != null && newestIntactSeq < damaged;
     }
 
-    /** Hands every live, unexpired entry (state DISK) to {@code sink}; returns how many were skipped as expired. */
+    /**
+     * Completes the index: sets each entry's expiry, removes the expired ones and hands every other (state DISK) to
+     * {@code sink}; returns how many were removed as expired.
+     */
     long build(long now, StoreCounters counters, Consumer<Entry> sink) {
-        long expired = 0;
-        for (Map.Entry<Key, Versions> kv : versions.entrySet()) {
-            Versions v = kv.getValue();
-            if (v.value == null || v.value.seq() < v.tombstoneSeq) {
-                continue;
-            }
-            if (olderThanDamage(kv.getKey(), newestSeq(v))) {
+        tombstones.clear();
+        long[] expired = {0};
+        List<Entry> gone = new ArrayList<>();
+        newest.forEach(e -> {
+            List<Expiry> records = expiries.get(e.key);
+            if (olderThanDamage(e.key, newestIntactSeq(e, records))) {
+                gone.add(e);
                 droppedForDamage++;
-                continue;
+                return;
             }
-            long expireAt = v.value.expireAt();
-            long newest = -1;
-            for (RecoveredRecord x : v.expiries) {
-                if (x.target() == v.value.seq() && x.seq() > newest) {
-                    newest = x.seq();
-                    expireAt = x.expireAt();
-                }
+            applyExpiry(e, records);
+            if (e.isExpired(now)) {
+                gone.add(e);
+                expired[0]++;
+                return;
             }
-            if (expireAt != 0 && expireAt <= now) {
-                expired++;
-                continue;
-            }
-            Entry e = new Entry(kv.getKey(), v.value.seq(), v.value.location().valueLength(), expireAt,
-                    EntryState.DISK);
-            e.disk = v.value.location();
             counters.created(EntryState.DISK, e.length);
             sink.accept(e);
+        });
+        for (Entry e : gone) {
+            newest.remove(e.key, e);
         }
-        versions.clear();
-        return expired;
+        expiries.clear();
+        return expired[0];
+    }
+
+    /**
+     * The newest intact record of the key of {@code e}: its value record or an expiry record (a newer tombstone would
+     * have removed it).
+     */
+    private static long newestIntactSeq(Entry e, List<Expiry> records) {
+        long seq = e.seq;
+        if (records != null) {
+            for (Expiry x : records) {
+                seq = Math.max(seq, x.seq());
+            }
+        }
+        return seq;
+    }
+    private static void applyExpiry(Entry e, List<Expiry> records) {
+        if (records == null) {
+            return;
+        }
+        long newestSeq = -1;
+        for (Expiry x : records) {
+            if (x.target() == e.seq && x.seq() > newestSeq) {
+                newestSeq = x.seq();
+                e.expireAt = x.expireAt();
+            }
+        }
     }
 }

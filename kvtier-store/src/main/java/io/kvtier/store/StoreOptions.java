@@ -4,11 +4,12 @@ import java.nio.file.Path;
 
 /**
  * How a store is laid out: data directory, memory and disk budgets, the largest value accepted, how long a writer may
- * wait for memory before its write fails, and how many bytes of memory pinned keys may hold (at most half the memory
- * budget: larger values bypass memory). Validated on construction; messages name the value and limit.
+ * wait for memory before its write fails, how many bytes of memory pinned keys may hold (at most half the memory
+ * budget: larger values bypass memory), and the heap the key index may take ({@link IndexBudget}). Validated on
+ * construction; messages name the value and limit.
  */
 public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
-                          long pinBytes) {
+                          long pinBytes, long indexBytes) {
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MIN_DISK = 16L << 20;
     /** Values are at most 2 GiB less room for the largest key and headers (lengths are 32-bit on disk). */
@@ -35,6 +36,17 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
         if (memoryWaitMillis < 1) {
             throw new IllegalArgumentException("memory wait " + memoryWaitMillis + " ms must be positive");
         }
+        if (indexBytes < IndexBudget.MIN_BYTES) {
+            throw new IllegalArgumentException("index memory " + indexBytes + " is below the minimum "
+                    + IndexBudget.MIN_BYTES);
+        }
+    }
+
+    /** Options with the default index budget for these memory and disk budgets ({@link IndexBudget#defaultBytes}). */
+    public StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
+                        long pinBytes) {
+        this(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes,
+                IndexBudget.defaultBytes(memoryBytes, diskBytes));
     }
 
     /** Region files: 1/16 of the disk budget, between 1 MiB and 64 MiB. */

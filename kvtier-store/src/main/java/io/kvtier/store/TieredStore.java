@@ -49,6 +49,13 @@ import org.slf4j.LoggerFactory;
  * can never resurrect an old value. Regions are evicted oldest first, so a tombstone outlives the records it
  * kills. Recovery (IndexBuilder) decides by sequence numbers alone. A kill -9 loses only values never demoted.
  *
+ * Metadata budget. The index lives on the heap, about 200 bytes per small key (IndexBudget, measured by
+ * IndexFootprintTest). Each key is charged when a write brings it into the index and refunded when it leaves
+ * (unindex, or a remove/expire returning null from compute); a write of a new key past --index-memory fails with
+ * IndexFullException (-OOM) before anything changes, while reads, overwrites and deletes go on. Recovery charges
+ * every key it finds whatever the budget, so a restart never fails for want of budget; the launcher sizes the heap
+ * so that a full budget recovers.
+ *
  * Failure cases. A record failing its checksum is a miss, logged and dropped from the index; at recovery a damaged
  * record drops its key only if it may have superseded the key's newest intact record (RegionScanner's essay). A disk
  * write that fails leaves the entry in memory (DEMOTING -> MEMORY); no space evicts the oldest region and retries; any
@@ -77,6 +84,7 @@ public final class TieredStore implements AutoCloseable {
     final ReentrantLock policyLock = new ReentrantLock();
     final TierPolicy policy;                      // guarded by policyLock
     final AtomicLong sequence = new AtomicLong();
+    final IndexBudget indexBudget;
     private final MemoryWaiters waiters;
     final ExpiryWheel expiry = new ExpiryWheel(System.currentTimeMillis());
     private final ScheduledExecutorService timer;
@@ -91,10 +99,11 @@ public final class TieredStore implements AutoCloseable {
         this.options = options;
         this.listener = listener;
         this.pins = new Pins(options.pinBytes());
+        this.indexBudget = new IndexBudget(options.indexBytes());
         this.memory = new MemoryTier(options.memoryBytes());
         this.policy = new S3FifoPolicy(memory.budget(), TieringRules.MAX_GHOSTS);
         this.writer = new DiskWriter(this);
-        IndexBuilder builder = new IndexBuilder();
+        IndexBuilder builder = new IndexBuilder(index);
         RecoveryStats[] stats = new RecoveryStats[1];
         try {
             long diskBytes = diskBudget(options);
@@ -106,7 +115,7 @@ public final class TieredStore implements AutoCloseable {
         }
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
-            index.put(e.key, e);
+            indexBudget.forceCharge(e.key.bytes.length);
             listener.added(e.key.bytes, e.length);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
@@ -130,6 +139,11 @@ public final class TieredStore implements AutoCloseable {
             log.error("{} regions are damaged (quarantined as region-*.damaged.kvr); {} keys were dropped because a "
                     + "damaged record may have deleted or overwritten them", recovery.damagedRegions(),
                     builder.droppedForDamage());
+        }
+        if (indexBudget.isOver()) {
+            log.warn("the recovered index takes {} bytes, over its budget of {} bytes (--index-memory): reads are "
+                    + "served, writes of new keys fail with OOM until keys are deleted", indexBudget.used(),
+                    indexBudget.budget());
         }
     }
 
@@ -303,6 +317,7 @@ public final class TieredStore implements AutoCloseable {
         ValueRef[] old = new ValueRef[1];
         boolean[] newerExists = new boolean[1];
         boolean[] won = new boolean[1];
+        boolean[] full = new boolean[1];
         index.compute(key, (k, current) -> {
             Entry live = current != null && !current.isExpired(now) ? current : null;
             if (opts.returnOld() && live != null && live.seq < seq) {
@@ -316,10 +331,18 @@ public final class TieredStore implements AutoCloseable {
                     || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
                 return current;
             }
+            if (current == null && !indexBudget.tryCharge(k.bytes.length)) {
+                full[0] = true;
+                return null;
+            }
             replaced[0] = current;
             won[0] = true;
             return e;
         });
+        if (full[0]) {
+            discardAdopted(loc);
+            throw indexBudget.full();
+        }
         if (!won[0]) {
             discardAdopted(loc);
             // A newer version won: this one counts as written and then overwritten. A failed condition: not written.
@@ -364,6 +387,7 @@ public final class TieredStore implements AutoCloseable {
         Entry[] replaced = new Entry[1];
         Entry[] created = new Entry[1];
         ValueRef[] old = new ValueRef[1];
+        boolean[] full = new boolean[1];
         index.compute(key, (k, current) -> {
             Entry live = current != null && !current.isExpired(now) ? current : null;
             if (opts.returnOld() && live != null) {
@@ -372,6 +396,10 @@ public final class TieredStore implements AutoCloseable {
             if (opts.condition() == PutOptions.Condition.IF_ABSENT && live != null
                     || opts.condition() == PutOptions.Condition.IF_PRESENT && live == null) {
                 return current;
+            }
+            if (current == null && !indexBudget.tryCharge(k.bytes.length)) {
+                full[0] = true;
+                return null;
             }
             long expireAt = opts.keepTtl() && live != null ? live.expireAt : opts.expireAt();
             Entry e = new Entry(key, sequence.incrementAndGet(), value.length(), expireAt, EntryState.MEMORY);
@@ -383,6 +411,9 @@ public final class TieredStore implements AutoCloseable {
         });
         if (created[0] == null) {
             value.release();
+            if (full[0]) {
+                throw indexBudget.full();
+            }
             return CompletableFuture.completedFuture(new PutResult(false, old[0]));
         }
         Entry e = created[0];
@@ -422,6 +453,7 @@ public final class TieredStore implements AutoCloseable {
             removed[0] = e;
             // Under the key's bin lock, like put's: a concurrent put's version is numbered after this tombstone.
             tombstoneSeq[0] = sequence.incrementAndGet();
+            indexBudget.refund(k.bytes.length);
             return null;
         });
         Entry e = removed[0];
@@ -432,6 +464,15 @@ public final class TieredStore implements AutoCloseable {
         ValueRef old = returnOld && !expired ? ValueRef.retain(e) : null;
         return closingOnFailure(retire(e, tombstoneSeq[0], KeyListener.Removal.DELETED), old)
                 .thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
+    }
+
+    /** Removes {@code e} from the index if it is still its key's version, refunding the key's budget; returns whether it did. */
+    boolean unindex(Entry e) {
+        boolean removed = index.remove(e.key, e);
+        if (removed) {
+            indexBudget.refund(e.key.bytes.length);
+        }
+        return removed;
     }
 
     /** Passes {@code f} through, closing {@code ref} (if any) should it fail, so no reader reference leaks. */
@@ -515,7 +556,7 @@ public final class TieredStore implements AutoCloseable {
     public CompletableFuture<Void> clear() {
         return writer.submit(() -> {
             index.forEach(e -> {
-                if (index.remove(e.key, e)) { // only this version, never one put meanwhile
+                if (unindex(e)) { // only this version, never one put meanwhile
                     retire(e, -1, KeyListener.Removal.DELETED);
                 }
             });
@@ -582,7 +623,7 @@ public final class TieredStore implements AutoCloseable {
             }
         }
         if (gone) {
-            index.remove(e.key, e);
+            unindex(e);
             gone(e, KeyListener.Removal.LOST, sequence.get());
         }
     }
@@ -592,7 +633,7 @@ public final class TieredStore implements AutoCloseable {
             return;
         }
         synchronized (e) {
-            if (++e.diskHits < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e.key) || e.state() != EntryState.DISK
+            if (e.diskHit() < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e.key) || e.state() != EntryState.DISK
                     || e.disk != loc) {
                 return;
             }
@@ -741,6 +782,7 @@ public final class TieredStore implements AutoCloseable {
                 return current;
             }
             tombstoneSeq[0] = sequence.incrementAndGet(); // under the bin lock, as in remove
+            indexBudget.refund(k.bytes.length);
             return null;
         });
         if (tombstoneSeq[0] >= 0) {
@@ -967,6 +1009,16 @@ public final class TieredStore implements AutoCloseable {
             }
         });
         return keysAndBytes;
+    }
+
+    /** Heap the key index is charged now ({@link IndexBudget}), bytes. */
+    public long indexBytes() {
+        return indexBudget.used();
+    }
+
+    /** The index's heap budget (--index-memory), bytes. */
+    public long indexBudget() {
+        return indexBudget.budget();
     }
 
     long waitingBytes() {

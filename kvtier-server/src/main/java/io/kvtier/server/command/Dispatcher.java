@@ -2,6 +2,7 @@ package io.kvtier.server.command;
 
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.net.Reply;
+import io.kvtier.store.IndexFullException;
 import io.kvtier.store.KeyTooLongException;
 import io.kvtier.store.StoreFullException;
 import java.util.concurrent.CompletableFuture;
@@ -94,6 +95,9 @@ public final class Dispatcher {
     static String errorText(Throwable e) {
         if (e instanceof CommandException) {
             return e.getMessage();
+        }
+        if (e instanceof IndexFullException) {
+            return "OOM command not allowed: " + e.getMessage(); // Redis's reply past maxmemory
         }
         if (e instanceof StoreFullException || e instanceof KeyTooLongException) {
             return "ERR " + e.getMessage();

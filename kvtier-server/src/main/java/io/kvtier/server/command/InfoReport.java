@@ -31,7 +31,7 @@ final class InfoReport {
             switch (section) {
                 case "server" -> server(server, fields);
                 case "clients" -> clients(server, fields);
-                case "memory" -> memory(fields, st);
+                case "memory" -> memory(server, fields, st);
                 case "persistence" -> persistence(server, fields);
                 case "stats" -> stats(server, fields, st);
                 case "tiers" -> tiers(fields, st);
@@ -72,12 +72,15 @@ final class InfoReport {
         f.put("blocked_clients", 0);
     }
 
-    private static void memory(Map<String, Object> f, StoreStats st) {
+    private static void memory(ServerContext s, Map<String, Object> f, StoreStats st) {
         f.put("used_memory", st.memoryUsedBytes());
         f.put("used_memory_human", human(st.memoryUsedBytes()));
         f.put("used_memory_rss", rssBytes());
         f.put("used_memory_rss_human", human(rssBytes()));
         f.put("used_memory_heap", Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory());
+        f.put("max_memory_heap", Runtime.getRuntime().maxMemory());
+        f.put("used_memory_index", s.store().indexBytes()); // what --index-memory bounds, charged per key
+        f.put("index_memory", s.store().indexBudget());
         f.put("maxmemory", st.memoryBudget());
         f.put("maxmemory_human", human(st.memoryBudget()));
         f.put("maxmemory_policy", "noeviction");

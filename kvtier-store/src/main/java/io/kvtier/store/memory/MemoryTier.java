@@ -107,15 +107,15 @@ public final class MemoryTier implements AutoCloseable {
      * now. The caller owns the returned value's first reference.
      */
     public MemoryValue allocate(long length) {
-        if (length < 0) {
-            throw new IllegalArgumentException("negative length " + length);
+        if (length < 0 || length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("length " + length + " is outside 0.." + Integer.MAX_VALUE);
         }
         lock.lock();
         try {
             if (closed) {
                 throw new IllegalStateException("memory tier is closed");
             }
-            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new MemorySegment[0], new int[0], null, 0)
+            MemoryValue value = length == 0 ? new MemoryValue(this, 0, new int[0])
                     : length <= MAX_SMALL ? allocateSmall((int) length) : allocateLarge(length);
             if (value != null) {
                 valueBytes += length;
@@ -144,8 +144,7 @@ public final class MemoryTier implements AutoCloseable {
             pages.pollFirst();
             page.listed = false;
         }
-        MemorySegment part = page.segment.asSlice((long) chunk * page.chunkSize, length);
-        return new MemoryValue(this, length, new MemorySegment[] {part}, null, page, chunk);
+        return new MemoryValue(this, length, page, chunk);
     }
 
     private MemoryValue allocateLarge(long length) {
@@ -154,13 +153,10 @@ public final class MemoryTier implements AutoCloseable {
             return null;
         }
         int[] ids = new int[n];
-        MemorySegment[] parts = new MemorySegment[n];
         int taken = 0;
         try {
             for (; taken < n; taken++) {
                 ids[taken] = takePage();
-                long size = taken < n - 1 ? PAGE_SIZE : length - (long) (n - 1) * PAGE_SIZE;
-                parts[taken] = pageSegment(ids[taken]).asSlice(0, size);
             }
         } catch (RuntimeException e) { // a slab could not be mapped: the pages taken so far go back
             for (int i = 0; i < taken; i++) {
@@ -168,7 +164,7 @@ public final class MemoryTier implements AutoCloseable {
             }
             throw e;
         }
-        return new MemoryValue(this, length, parts, ids, null, 0);
+        return new MemoryValue(this, length, ids);
     }
 
     static int classOf(int length) {
@@ -205,7 +201,8 @@ public final class MemoryTier implements AutoCloseable {
         }
     }
 
-    private MemorySegment pageSegment(int id) {
+    /** Page {@code id}'s bytes; the page must be in use (so its slab is mapped and published by the lock). */
+    MemorySegment pageSegment(int id) {
         return slabs[id / pagesPerSlab].asSlice((long) (id % pagesPerSlab) * PAGE_SIZE, PAGE_SIZE);
     }
 

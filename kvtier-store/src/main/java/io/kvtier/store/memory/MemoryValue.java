@@ -1,32 +1,56 @@
 package io.kvtier.store.memory;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import io.kvtier.store.ref.RefCount;
 
 /**
- * The off-heap bytes of one value: a sequence of page or chunk segments. Reference-counted: the creator holds the
- * first reference; the bytes return to the {@link MemoryTier} when the last reference is released, never before.
- * Filling ({@link #write}) is single-threaded and happens before the value is published.
+ * The off-heap bytes of one value: a chunk of a size-class page (small values) or a sequence of whole pages.
+ * Reference-counted: the creator holds the first reference; the bytes return to the {@link MemoryTier} when the last
+ * reference is released, never before. Filling ({@link #write}) is single-threaded and happens before the value is
+ * published.
+ *
+ * <p>One exists per key in memory, so it is kept small (40 bytes of heap, issue 10): the count is an int field
+ * updated through a {@link VarHandle} rather than a {@code RefCount} with its own atomic and release action, and a
+ * value keeps no segments of its own: its slices of the pages are cut when the bytes are read or written.
  */
 public final class MemoryValue {
-    private final MemoryTier tier;
-    private final long length;
-    private final MemorySegment[] parts;
-    final int[] pages;          // whole pages owned (large values), else null
-    final SmallPage smallPage;  // the size-class page holding this value's chunk (small values), else null
-    final int chunk;
-    private final RefCount refs;
-    private long written;
+    private static final VarHandle REFS;
 
-    MemoryValue(MemoryTier tier, long length, MemorySegment[] parts, int[] pages, SmallPage smallPage, int chunk) {
+    static {
+        try {
+            REFS = MethodHandles.lookup().findVarHandle(MemoryValue.class, "refs", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final MemoryTier tier;
+    private final int length;          // values in memory are below 2 GiB (StoreOptions.MAX_VALUE)
+    final int[] pages;                 // whole pages owned (large values), else null
+    final SmallPage smallPage;         // the size-class page holding this value's chunk (small values), else null
+    final int chunk;
+    @SuppressWarnings("unused")        // through REFS
+    private volatile int refs = 1;
+    private int written;
+
+    /** A large (or empty) value made of whole pages. */
+    MemoryValue(MemoryTier tier, long length, int[] pages) {
+        this(tier, length, pages, null, 0);
+    }
+
+    /** A small value in chunk {@code chunk} of {@code smallPage}. */
+    MemoryValue(MemoryTier tier, int length, SmallPage smallPage, int chunk) {
+        this(tier, length, null, smallPage, chunk);
+    }
+
+    private MemoryValue(MemoryTier tier, long length, int[] pages, SmallPage smallPage, int chunk) {
         this.tier = tier;
-        this.length = length;
-        this.parts = parts;
+        this.length = Math.toIntExact(length);
         this.pages = pages;
         this.smallPage = smallPage;
         this.chunk = chunk;
-        this.refs = new RefCount(() -> tier.free(this));
     }
 
     public long length() {
@@ -92,7 +116,20 @@ public final class MemoryValue {
     }
 
     private MemorySegment partAt(long offset) {
-        return parts[(int) (offset / MemoryTier.PAGE_SIZE)];
+        return part((int) (offset / MemoryTier.PAGE_SIZE));
+    }
+
+    private int partCount() {
+        return pages == null ? 1 : pages.length;
+    }
+
+    /** The bytes in page {@code i} of the value (the chunk, for a small value): cut on each use, never kept. */
+    private MemorySegment part(int i) {
+        if (pages == null) {
+            return smallPage.segment.asSlice((long) chunk * smallPage.chunkSize, length);
+        }
+        long start = (long) i * MemoryTier.PAGE_SIZE;
+        return tier.pageSegment(pages[i]).asSlice(0, Math.min(MemoryTier.PAGE_SIZE, length - start));
     }
 
     private static long partStart(long offset) {
@@ -101,18 +138,19 @@ public final class MemoryValue {
 
     /** Views of the bytes, in order, for gathering writes to a socket or file; callers must not write through them. Caller holds a reference. */
     public ByteBuffer[] buffers() {
-        ByteBuffer[] out = new ByteBuffer[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            out[i] = parts[i].asByteBuffer();
+        ByteBuffer[] out = new ByteBuffer[partCount()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = part(i).asByteBuffer();
         }
         return out;
     }
 
     /** Copies the whole value to a new heap array (small values and tests). Caller holds a reference. */
     public byte[] toArray() {
-        byte[] out = new byte[Math.toIntExact(length)];
+        byte[] out = new byte[length];
         long pos = 0;
-        for (MemorySegment part : parts) {
+        for (int i = 0; i < partCount(); i++) {
+            MemorySegment part = part(i);
             MemorySegment.copy(part, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, out, (int) pos, (int) part.byteSize());
             pos += part.byteSize();
         }
@@ -121,15 +159,25 @@ public final class MemoryValue {
 
     /** Adds a reference unless the value was already freed; returns whether it did. */
     public boolean tryRetain() {
-        return refs.tryRetain();
+        for (int r = (int) REFS.getVolatile(this); r > 0; r = (int) REFS.getVolatile(this)) {
+            if (REFS.compareAndSet(this, r, r + 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Drops a reference; the last one returns the bytes to the tier. */
     public void release() {
-        refs.release();
+        int r = (int) REFS.getAndAdd(this, -1) - 1;
+        if (r == 0) {
+            tier.free(this);
+        } else if (r < 0) {
+            throw new IllegalStateException("value of " + length + " bytes released more often than retained");
+        }
     }
 
     int refCount() {
-        return refs.count();
+        return (int) REFS.getVolatile(this);
     }
 }

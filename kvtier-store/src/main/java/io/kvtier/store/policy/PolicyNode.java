@@ -8,7 +8,7 @@ public abstract class PolicyNode {
     PolicyNode prev;
     PolicyNode next;
     byte queue;              // 0 = none, 1 = small/probation, 2 = main
-    private volatile int freq;
+    private volatile byte freq;   // 0..3; a byte keeps the subclass Entry small (issue 10)
 
     /** Bytes this item weighs against the policy's capacity. */
     public abstract long weight();
@@ -18,9 +18,9 @@ public abstract class PolicyNode {
 
     /** Records a hit; frequency saturates at 3 as in S3-FIFO. */
     public final void recordAccess() {
-        int f = freq;
+        byte f = freq;
         if (f < 3) {
-            freq = f + 1;
+            freq = (byte) (f + 1);
         }
     }
 
@@ -29,7 +29,7 @@ public abstract class PolicyNode {
     }
 
     final void freq(int f) {
-        freq = f;
+        freq = (byte) f;
     }
 
     /** Whether the node currently sits in a policy queue. */

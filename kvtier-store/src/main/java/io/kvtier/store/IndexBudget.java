@@ -1,0 +1,87 @@
+package io.kvtier.store;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The heap the key index may take, charged per key: {@link #BYTES_PER_KEY} of fixed overhead plus the key's bytes
+ * (rounded up to 8, as the JVM lays out arrays). A key is charged when it enters the index and refunded when it
+ * leaves it; overwriting an existing key costs nothing. Thread-safe and exact: {@link #tryCharge} never lets the
+ * total pass the budget, though {@link #forceCharge} (recovery) may.
+ *
+ * <p>The overhead is measured, not guessed ({@code IndexFootprintTest}, issue 10): per key of a small value the
+ * index holds a ConcurrentHashMap node (32 B) and its table slot (4-11 B), a {@code Key} (24 B) with its array
+ * header (16 B), an {@code Entry} (56 B) and either a {@code MemoryValue} (40 B) or a {@code DiskLocation} (32 B)
+ * plus its slot in the disk writer's per-region list: 180-190 B measured, 205 B with a 16-byte key. The charge
+ * rounds that up so that it also covers recovery's peak (about 220 B per such key with 5 M keys, see IndexBuilder);
+ * the launcher's heap adds a quarter for the garbage collector.
+ */
+public final class IndexBudget {
+    /** Fixed heap per key besides the key's own bytes. */
+    public static final int BYTES_PER_KEY = 208;
+    /** The smallest budget accepted: about 4,600 small keys. */
+    public static final long MIN_BYTES = 1L << 20;
+    /** The smallest default budget: about 300,000 small keys. */
+    public static final long MIN_DEFAULT_BYTES = 64L << 20;
+
+    private final long budget;
+    private final AtomicLong used = new AtomicLong();
+    private final AtomicLong keys = new AtomicLong();
+
+    IndexBudget(long budgetBytes) {
+        this.budget = budgetBytes;
+    }
+
+    /**
+     * The default budget for a store of {@code memoryBytes} and {@code diskBytes}: an eighth of their sum, at least
+     * {@link #MIN_DEFAULT_BYTES}: room for keys of values averaging 56 bytes or more (keys of 16 bytes) until both tiers are
+     * full, so only stores of tinier values meet the limit before their data budgets.
+     */
+    public static long defaultBytes(long memoryBytes, long diskBytes) {
+        return Math.max(MIN_DEFAULT_BYTES, (memoryBytes + diskBytes) / 8);
+    }
+
+    /** Heap one key of {@code keyLength} bytes is charged. */
+    public static long charge(int keyLength) {
+        return BYTES_PER_KEY + ((keyLength + 7L) & ~7L);
+    }
+
+    /** Charges a new key if the budget has room for it; returns whether it did. */
+    boolean tryCharge(int keyLength) {
+        long c = charge(keyLength);
+        for (long u = used.get(); u + c <= budget; u = used.get()) {
+            if (used.compareAndSet(u, u + c)) {
+                keys.incrementAndGet();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Charges a key whatever the budget says (a recovered key must be served). */
+    void forceCharge(int keyLength) {
+        used.addAndGet(charge(keyLength));
+        keys.incrementAndGet();
+    }
+
+    /** Refunds a key that left the index. */
+    void refund(int keyLength) {
+        used.addAndGet(-charge(keyLength));
+        keys.decrementAndGet();
+    }
+
+    IndexFullException full() {
+        return new IndexFullException(keys.get(), used.get(), budget);
+    }
+
+    public long budget() {
+        return budget;
+    }
+
+    public long used() {
+        return used.get();
+    }
+
+    public boolean isOver() {
+        return used.get() > budget;
+    }
+}
