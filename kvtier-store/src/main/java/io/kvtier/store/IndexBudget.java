@@ -22,6 +22,12 @@ public final class IndexBudget {
     public static final long MIN_BYTES = 1L << 20;
     /** The smallest default budget: about 300,000 small keys. */
     public static final long MIN_DEFAULT_BYTES = 64L << 20;
+    /**
+     * The largest default budget: about 19 M small keys, a heap of about 5.8 GiB. Terabytes of disk hold KV-cache
+     * chunks of megabytes, so an eighth of them would size a heap for keys that never come; a store of billions of tiny
+     * values says so with --index-memory.
+     */
+    public static final long MAX_DEFAULT_BYTES = 4L << 30;
 
     private final long budget;
     private final AtomicLong used = new AtomicLong();
@@ -33,11 +39,12 @@ public final class IndexBudget {
 
     /**
      * The default budget for a store of {@code memoryBytes} and {@code diskBytes}: an eighth of their sum, at least
-     * {@link #MIN_DEFAULT_BYTES}: room for keys of values averaging 56 bytes or more (keys of 16 bytes) until both tiers are
-     * full, so only stores of tinier values meet the limit before their data budgets.
+     * {@link #MIN_DEFAULT_BYTES} and at most {@link #MAX_DEFAULT_BYTES}: room for keys of values averaging 56 bytes or
+     * more (keys of 16 bytes) until both tiers are full, so only stores of tinier values meet the limit before their
+     * data budgets.
      */
     public static long defaultBytes(long memoryBytes, long diskBytes) {
-        return Math.max(MIN_DEFAULT_BYTES, (memoryBytes + diskBytes) / 8);
+        return Math.min(MAX_DEFAULT_BYTES, Math.max(MIN_DEFAULT_BYTES, (memoryBytes + diskBytes) / 8));
     }
 
     /** Heap one key of {@code keyLength} bytes is charged. */
