@@ -157,6 +157,11 @@ public final class RespDecoder {
         this.lines = new LineScanner(limits.maxInlineLength());
     }
 
+    /** The error a connection gets when the shared heap budget evicts it (also what {@link #decode} throws then). */
+    public static String clientMemoryError(long limit) {
+        return String.format(CLIENT_MEMORY, limit);
+    }
+
     /** Heap bytes charged for the command in progress and for commands handed out but not finished. */
     public long heapBytes() {
         return heapCharged + heapHeld;

@@ -17,6 +17,7 @@ public final class ServerContext {
     private final DiskReads diskReads;
     private final CommandTable commands;
     private final Metrics metrics;
+    private final io.kvtier.server.net.RequestMemory requestMemory;
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
@@ -38,6 +39,13 @@ public final class ServerContext {
         this.diskReads = diskReads;
         this.commands = commands;
         this.metrics = metrics;
+        this.requestMemory = new io.kvtier.server.net.RequestMemory(options.clientLimits(), options.memoryBytes(),
+                options.diskBytes(), options.dir());
+    }
+
+    /** What the requests in progress of all connections hold, against the bounds of {@link ClientLimits}. */
+    public io.kvtier.server.net.RequestMemory requestMemory() {
+        return requestMemory;
     }
 
     public ServerOptions options() {
@@ -98,6 +106,23 @@ public final class ServerContext {
     public ConcurrentHashMap<Long, Session> sessions() {
         return sessions;
     }
+
+    /**
+     * An {@code Error} on a thread that serves clients (out of memory, say) leaves state nobody can vouch for: log it
+     * once and stop the process through its graceful path (the shutdown hook writes the memory tier to disk), never
+     * leave a node that accepts connections and answers none. Exit code 70 (EX_SOFTWARE).
+     */
+    public void fatal(String where, Error error) {
+        if (fatal.compareAndSet(false, true)) {
+            org.slf4j.LoggerFactory.getLogger(ServerContext.class).error("fatal {} while serving {}: stopping the "
+                    + "process (exit code 70)", error, where, error);
+            Thread exit = new Thread(() -> System.exit(70), "kvtier-fatal-exit");
+            exit.setDaemon(true);
+            exit.start();
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean fatal = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** CONFIG RESETSTAT. */
     public void resetStats() {

@@ -146,25 +146,22 @@ final class StringCommands {
             Values.checkKey(c.bytes(i));
             Values.checkAccepted(c, i + 1);
         }
-        // Every value is made ready (memory reserved and filled, large ones fully on disk) before any is published,
-        // so running out of memory or disk fails the whole command instead of storing half of it.
+        // Every value is made ready (memory reserved and filled, large ones fully on disk) before it is published;
+        // when all are ready at once, all are published together, so running out of memory or disk fails the whole
+        // command. An MSET larger than free memory is published in order as memory frees (OrderedPuts): it
+        // completes, and a failure midway (memory stuck full) leaves the values before it stored.
         List<CompletableFuture<Values.Prepared>> prepared = new ArrayList<>();
-        for (int i = 2; i < c.argCount(); i += 2) {
-            prepared.add(Values.prepare(c, i, store));
+        List<byte[]> keys = new ArrayList<>();
+        try {
+            for (int i = 2; i < c.argCount(); i += 2) {
+                keys.add(c.bytes(i - 1));
+                prepared.add(Values.prepare(c, i, store));
+            }
+        } catch (RuntimeException e) {
+            prepared.forEach(f -> f.thenAccept(Values.Prepared::release));
+            throw e;
         }
-        CompletableFuture<Void> stored = CompletableFuture.allOf(prepared.toArray(CompletableFuture[]::new))
-                .handle((v, e) -> {
-                    if (e != null) {
-                        prepared.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())
-                                .forEach(f -> f.join().release());
-                        return CompletableFuture.<Void>failedFuture(e);
-                    }
-                    List<CompletableFuture<PutResult>> puts = new ArrayList<>();
-                    for (int k = 0; k < prepared.size(); k++) {
-                        puts.add(prepared.get(k).join().put(c.bytes(1 + 2 * k), PutOptions.PLAIN));
-                    }
-                    return CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
-                }).thenCompose(f -> f);
+        CompletableFuture<Void> stored = OrderedPuts.publish(keys, prepared);
         return Async.then(stored, r, v -> {
             if (onlyIfNoneExist) {
                 r.integer(1);

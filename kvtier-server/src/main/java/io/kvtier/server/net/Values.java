@@ -34,6 +34,9 @@ public final class Values {
             if (sink instanceof RejectedSink rejected) {
                 throw new CommandException(rejected.error);
             }
+            if (sink instanceof SpoolSink spooled) {
+                return spooled.toMemory(store);
+            }
             return CompletableFuture.completedFuture(((MemorySink) sink).take());
         }
         byte[] bytes = cmd.bytes(i);
@@ -60,6 +63,14 @@ public final class Values {
         }
         if (sink instanceof RejectedSink rejected) {
             throw new CommandException(rejected.error);
+        }
+        if (sink instanceof SpoolSink spooled) {
+            cmd.takeSink(i);
+            try {
+                return Unpooled.wrappedBuffer(spooled.toBytes());
+            } finally {
+                spooled.abort();
+            }
         }
         if (!(sink instanceof MemorySink)) {
             throw new CommandException("ERR a value of " + sink.length() + " bytes (over half of --memory) cannot be "
