@@ -50,10 +50,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     private boolean busy;
     private boolean closed;
     private ScheduledFuture<?> ticks;
-    private long bytesRead;
-    private long lastActivityNanos;   // last bytes read or command finished, for the idle timeout
-    private long windowStartNanos;    // 0, or when the read timeout's window for the request in progress began
-    private long windowStartBytes;
+    private ClientTimeouts timeouts;
 
     public ConnectionHandler(ServerContext server) {
         this.server = server;
@@ -83,7 +80,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         decoder.setAuthenticated(session.authenticated());
         ctx.channel().config().setRecvByteBufAllocator(new PayloadLandingAllocator(this));
         ctx.channel().config().setAutoRead(true);
-        lastActivityNanos = System.nanoTime();
+        timeouts = new ClientTimeouts(server.options().clientLimits(), System.nanoTime());
         ticks = ctx.executor().scheduleAtFixedRate(() -> guarded(this::tick), 1, 1, TimeUnit.SECONDS);
     }
 
@@ -95,8 +92,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             return;
         }
         server.netInputBytes.add(in.readableBytes());
-        bytesRead += in.readableBytes();
-        lastActivityNanos = System.nanoTime();
+        timeouts.read(in.readableBytes(), System.nanoTime());
         // Recognised by identity: this handler must be the pipeline's first, so that the view reaches it as read
         // (a cumulating handler in front, TLS say, would keep the view while the next read lands over it).
         if (in == landing) {
@@ -176,7 +172,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
 
     private void execute(RespCommand cmd) {
         sinks.requestDone();
-        windowStartNanos = 0;
+        timeouts.commandDone(System.nanoTime());
         CompletableFuture<Void> done;
         try {
             done = Dispatcher.dispatch(session, cmd, reply);
@@ -199,7 +195,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     /** The command handed out last is over: its arguments' heap goes back to the budget. */
     private void finished() {
         decoder.commandFinished();
-        lastActivityNanos = System.nanoTime();
+        timeouts.commandDone(System.nanoTime());
     }
 
     /** Answers {@code error} and closes the connection once it is written (a request over a limit, a timeout). */
@@ -230,47 +226,16 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             ctx.close(); // Redis frees a client at EOF too; nothing it sent after this could be answered
             return;
         }
-        ClientLimits limits = server.options().clientLimits();
-        long now = System.nanoTime();
-        if (limits.idleTimeoutSeconds() > 0 && !busy
-                && now - lastActivityNanos > TimeUnit.SECONDS.toNanos(limits.idleTimeoutSeconds())) {
-            log.debug("closing connection {}: idle for {} s (--timeout)", ctx.channel().remoteAddress(),
-                    limits.idleTimeoutSeconds());
-            ctx.close();
-            return;
-        }
-        checkProgress(now, limits.readTimeoutSeconds());
-    }
-
-    /**
-     * The read timeout: while a request is in progress and the server is reading, each window of the timeout must
-     * complete the request or bring {@link ClientLimits#MIN_PROGRESS_BYTES}. Time the server itself stops reading
-     * (a command running, memory or disk behind, a full output buffer) does not count.
-     */
-    private void checkProgress(long now, int timeoutSeconds) {
         boolean waitingForClient = !busy && ctx.channel().config().isAutoRead()
                 && (decoder.inRequest() || input != null && input.isReadable());
-        if (timeoutSeconds == 0 || !waitingForClient) {
-            windowStartNanos = 0;
-            return;
+        switch (timeouts.check(System.nanoTime(), waitingForClient, busy)) {
+            case IDLE -> {
+                log.debug("closing connection {}: idle for longer than --timeout", ctx.channel().remoteAddress());
+                ctx.close();
+            }
+            case TOO_SLOW -> refuse(timeouts.tooSlowError());
+            case OK -> { }
         }
-        if (windowStartNanos == 0) {
-            windowStartNanos = now;
-            windowStartBytes = bytesRead;
-            return;
-        }
-        if (now - windowStartNanos < TimeUnit.SECONDS.toNanos(timeoutSeconds)) {
-            return;
-        }
-        long progress = bytesRead - windowStartBytes;
-        if (progress < ClientLimits.MIN_PROGRESS_BYTES) {
-            refuse("ERR request timed out: " + progress + " bytes in " + timeoutSeconds + " s, below the "
-                    + ClientLimits.MIN_PROGRESS_BYTES + " bytes a request in progress must bring per --read-timeout;"
-                    + " closing the connection");
-            return;
-        }
-        windowStartNanos = now;
-        windowStartBytes = bytesRead;
     }
 
     /** Whether the peer has closed its side (Linux, epoll): seen without reading, so also while reading is paused. */

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class RequestMemory {
     private static final Logger log = LoggerFactory.getLogger(RequestMemory.class);
     /** Payloads over the reservation caps from this size on go to the disk tier, smaller ones to a spool file. */
-    static final long SPOOL_MAX = 1L << 20;
+    static final long SPOOL_MAX = 8L << 20; // each streams to a file of its own: few, large ones only
     static final String SPOOL_SUFFIX = ".spool.tmp";
 
     private final RequestBudget heap;

@@ -65,6 +65,9 @@ final class StoreSinkFactory implements BulkSinkFactory {
             pending = store.allocate(length);
         } catch (StoreFullException | SlabMapException e) {
             return new RejectedSink(length, "ERR " + e.getMessage());
+        } catch (java.io.UncheckedIOException e) { // a spool or direct-write file that cannot be created
+            return new RejectedSink(length, "ERR cannot store a payload of " + length + " bytes on disk: "
+                    + e.getMessage());
         }
         pending.whenComplete((v, e) -> resume.run());
         return null;
