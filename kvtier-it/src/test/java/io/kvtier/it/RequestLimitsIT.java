@@ -112,19 +112,21 @@ class RequestLimitsIT {
     }
 
     @Test
-    void anMsetOf20000ValuesOf16KiBCompletesWithMoreThanMemory() throws Exception {
+    void anMsetOf20000ValuesOf16KiBCompletesWithMoreThanMemoryAndSoDoesItsOverwrite() throws Exception {
         int n = 20_000;
         try (KvtierProcess node = start(); Jedis jedis = node.jedis(120_000)) {
-            byte[][] keysAndValues = new byte[2 * n][];
-            for (int i = 0; i < n; i++) {
-                keysAndValues[2 * i] = ("m" + i).getBytes();
-                keysAndValues[2 * i + 1] = valueOf(i);
-            }
+            for (int version = 1; version <= 2; version++) {
+                byte[][] keysAndValues = new byte[2 * n][];
+                for (int i = 0; i < n; i++) {
+                    keysAndValues[2 * i] = ("m" + i).getBytes();
+                    keysAndValues[2 * i + 1] = valueOf(i, version);
+                }
 
-            assertThat(jedis.mset(keysAndValues)).isEqualTo("OK");
+                assertThat(jedis.mset(keysAndValues)).isEqualTo("OK");
 
-            for (int i = 0; i < n; i += 97) {
-                assertThat(jedis.get(("m" + i).getBytes())).as("m%d", i).isEqualTo(valueOf(i));
+                for (int i = 0; i < n; i += 7) {
+                    assertThat(jedis.get(("m" + i).getBytes())).as("m%d", i).isEqualTo(valueOf(i, version));
+                }
             }
             assertThat(jedis.set("after", "ok")).isEqualTo("OK");
             String clients = jedis.info("clients");
@@ -218,8 +220,8 @@ class RequestLimitsIT {
         return pair;
     }
 
-    private static byte[] valueOf(int i) {
-        return String.format("%08d", i).repeat(2048).getBytes(StandardCharsets.US_ASCII);
+    private static byte[] valueOf(int i, int version) {
+        return String.format("%07d%d", i, version).repeat(2048).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static void awaitField(Jedis jedis, String section, String field, java.util.function.LongPredicate ok)

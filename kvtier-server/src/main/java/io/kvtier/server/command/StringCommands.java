@@ -150,18 +150,21 @@ final class StringCommands {
         // when all are ready at once, all are published together, so running out of memory or disk fails the whole
         // command. An MSET larger than free memory is published in order as memory frees (OrderedPuts): it
         // completes, and a failure midway (memory stuck full) leaves the values before it stored.
-        List<CompletableFuture<Values.Prepared>> prepared = new ArrayList<>();
-        List<byte[]> keys = new ArrayList<>();
+        int pairs = (c.argCount() - 1) / 2;
+        List<byte[]> keys = new ArrayList<>(pairs);
+        List<Values.Deferred> values = new ArrayList<>(pairs);
+        long[] lengths = new long[pairs];
         try {
-            for (int i = 2; i < c.argCount(); i += 2) {
-                keys.add(c.bytes(i - 1));
-                prepared.add(Values.prepare(c, i, store));
+            for (int k = 0; k < pairs; k++) {
+                keys.add(c.bytes(1 + 2 * k));
+                lengths[k] = c.length(2 + 2 * k);
+                values.add(Values.defer(c, 2 + 2 * k, store));
             }
         } catch (RuntimeException e) {
-            prepared.forEach(f -> f.thenAccept(Values.Prepared::release));
+            values.forEach(Values.Deferred::discard);
             throw e;
         }
-        CompletableFuture<Void> stored = OrderedPuts.publish(keys, prepared);
+        CompletableFuture<Void> stored = OrderedPuts.publish(keys, values, lengths, r.executor());
         return Async.then(stored, r, v -> {
             if (onlyIfNoneExist) {
                 r.integer(1);
