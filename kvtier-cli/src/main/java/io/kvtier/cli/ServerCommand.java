@@ -152,13 +152,7 @@ final class ServerCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServerOptions options = options();
         KvtierServer server = KvtierServer.start(options);
-        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
-            if (e instanceof Error error) {
-                server.context().fatal("thread " + thread.getName(), error);
-            } else {
-                log.error("thread {} died", thread.getName(), e);
-            }
-        });
+        Thread.setDefaultUncaughtExceptionHandler(server.context().fatalErrors()); // an Error anywhere stops it
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {

@@ -107,22 +107,19 @@ public final class ServerContext {
         return sessions;
     }
 
+    private final FatalErrorHandler fatal = new FatalErrorHandler();
+
     /**
-     * An {@code Error} on a thread that serves clients (out of memory, say) leaves state nobody can vouch for: log it
-     * once and stop the process through its graceful path (the shutdown hook writes the memory tier to disk), never
-     * leave a node that accepts connections and answers none. Exit code 70 (EX_SOFTWARE).
+     * Reports an {@code Error} on a thread that serves clients: the process stops ({@link FatalErrorHandler}).
      */
-    public void fatal(String where, Error error) {
-        if (fatal.compareAndSet(false, true)) {
-            org.slf4j.LoggerFactory.getLogger(ServerContext.class).error("fatal {} while serving {}: stopping the "
-                    + "process (exit code 70)", error, where, error);
-            Thread exit = new Thread(() -> System.exit(70), "kvtier-fatal-exit");
-            exit.setDaemon(true);
-            exit.start();
-        }
+    public void fatal(FatalErrorHandler.Source where, Throwable error) {
+        fatal.handle(where, error);
     }
 
-    private final java.util.concurrent.atomic.AtomicBoolean fatal = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The handler that {@link #fatal} uses; the CLI installs it as the process's uncaught-exception handler. */
+    public FatalErrorHandler fatalErrors() {
+        return fatal;
+    }
 
     /** CONFIG RESETSTAT. */
     public void resetStats() {

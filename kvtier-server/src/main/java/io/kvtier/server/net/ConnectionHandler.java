@@ -4,6 +4,7 @@ import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespDecoder;
 import io.kvtier.resp.RespException;
 import io.kvtier.server.ClientLimits;
+import io.kvtier.server.FatalErrorHandler;
 import io.kvtier.server.ServerContext;
 import io.kvtier.server.command.Dispatcher;
 import io.kvtier.server.command.Session;
@@ -293,8 +294,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof Error error && !(cause instanceof StackOverflowError)) {
-            server.fatal("connection " + ctx.channel().remoteAddress(), error);
+        if (cause instanceof Error && !(cause instanceof StackOverflowError)) {
+            server.fatal(FatalErrorHandler.Source.CLIENT_CONNECTION, cause);
         } else if (cause instanceof IOException) {
             log.debug("connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
