@@ -177,6 +177,28 @@ class RequestLimitsIT {
         }
     }
 
+    @Test
+    void anOutOfMemoryErrorOnAnEventLoopStopsTheProcessGracefullyInsteadOfLeavingAZombie() throws Exception {
+        // Metadata, not requests, fills this 40 MiB heap: small keys until the index does not fit (issue 10, item 3).
+        try (KvtierProcess node = KvtierProcess.startWithHeap("-Xmx40m", tmp.resolve("oom"), "--memory", "64m",
+                "--disk", "1g")) {
+            try (Jedis jedis = node.jedis(30_000)) {
+                for (int batch = 0; batch < 2_000 && node.isAlive(); batch++) {
+                    redis.clients.jedis.Pipeline p = jedis.pipelined();
+                    for (int i = 0; i < 1_000; i++) {
+                        p.set("key:" + batch + ":" + i, "v");
+                    }
+                    p.sync();
+                }
+            } catch (redis.clients.jedis.exceptions.JedisException connectionLost) {
+                // expected once the node stops
+            }
+
+            assertThat(node.awaitExit(150)).as("exit code; log:%n%s", node.logText()).isEqualTo(70);
+            assertThat(node.logText()).contains("fatal java.lang.OutOfMemoryError").contains("shutdown complete");
+        }
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------------------
 
     private static void assertHonestClientWorks(Jedis jedis, int rounds) throws InterruptedException {
