@@ -18,6 +18,7 @@ public final class ServerContext {
     private final CommandTable commands;
     private final Metrics metrics;
     private final io.kvtier.server.net.RequestMemory requestMemory;
+    private final FatalErrorHandler fatal = new FatalErrorHandler();
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
@@ -106,8 +107,6 @@ public final class ServerContext {
     public ConcurrentHashMap<Long, Session> sessions() {
         return sessions;
     }
-
-    private final FatalErrorHandler fatal = new FatalErrorHandler();
 
     /**
      * Reports an {@code Error} on a thread that serves clients: the process stops ({@link FatalErrorHandler}).
