@@ -1,6 +1,7 @@
 package io.kvtier.cli;
 
 import io.kvtier.cluster.membership.ClusterOptions;
+import io.kvtier.server.ClientLimits;
 import io.kvtier.server.ClusterSettings;
 import io.kvtier.server.KvtierServer;
 import io.kvtier.server.ServerOptions;
@@ -22,8 +23,9 @@ import picocli.CommandLine.Option;
         description = "Run a kvtier node (Redis protocol; memory tier swapping to a disk tier).")
 final class ServerCommand implements Callable<Integer> {
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share", "index-memory",
-            "seeds", "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
+            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
+            "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
+            "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
             "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate");
 
     @Option(names = "--port", paramLabel = "PORT", description = "RESP port (default 6379; 0 = any free port).")
@@ -73,9 +75,27 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--index-memory", paramLabel = "SIZE", description = "Heap the key index may take (default: "
             + "(--memory + --disk) / 8, at least 64m, at most 4g). A key costs about 208 bytes plus its length; past "
-            + "the budget, writes of new keys fail with -OOM while reads and overwrites go on. The launcher sizes the JVM heap "
-            + "from it: this plus a quarter plus 768m (KVTIER_HEAP overrides).")
+            + "the budget, writes of new keys fail with -OOM while reads and overwrites go on. The launcher sizes the "
+            + "JVM heap from it: this plus a quarter plus 768m (KVTIER_HEAP overrides).")
     String indexMemory;
+
+    @Option(names = "--client-query-buffer-limit", paramLabel = "SIZE", description = "Most bytes one request may "
+            + "declare, all arguments together; a larger one gets an error and its connection is closed (default 1g, "
+            + "as Redis).")
+    String queryBufferLimit;
+
+    @Option(names = "--maxmemory-clients", paramLabel = "SIZE", description = "Most heap the requests in progress of "
+            + "all clients may hold; over it the client holding the most is closed (default: a quarter of the JVM "
+            + "heap; at most half of it).")
+    String maxMemoryClients;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", description = "Close a client idle this long (default 0 = "
+            + "never, as Redis).")
+    String timeout;
+
+    @Option(names = "--read-timeout", paramLabel = "SECONDS", description = "Close a client whose request in "
+            + "progress delivers less than 1 MiB (or its rest) in this long (default 30; 0 = never).")
+    String readTimeout;
 
     @Option(names = "--seeds", paramLabel = "HOSTS", description = "Cluster: host:port (cluster ports) of nodes to "
             + "join, comma-separated; this node's own address may be among them. Without --seeds or --dns-query the "
@@ -145,6 +165,7 @@ final class ServerCommand implements Callable<Integer> {
                     maxHeap >> 20, options.heapBytes() >> 20, options.indexBytes() >> 20);
         }
         KvtierServer server = KvtierServer.start(options);
+        Thread.setDefaultUncaughtExceptionHandler(server.context().fatalErrors()); // an Error anywhere stops it
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             int exit = 0;
@@ -184,7 +205,8 @@ final class ServerCommand implements Callable<Integer> {
                 integer("io-threads", pick(ioThreads, file, "io-threads", Integer.toString(d.ioThreads()))),
                 d.diskReadBufferBytes(),
                 fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))),
-                size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null);
+                size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null,
+                clientLimits(file, d.clientLimits()));
         String seedList = pick(seeds, file, "seeds", null);
         String dns = pick(dnsQuery, file, "dns-query", null);
         if (seedList == null && dns == null) {
@@ -220,6 +242,17 @@ final class ServerCommand implements Callable<Integer> {
                 yesNo("proxy", pick(proxy, file, "proxy", "yes")),
                 size("rebalance-rate", pick(rebalanceRate, file, "rebalance-rate", null),
                         ClusterSettings.DEFAULT_REBALANCE_RATE)));
+    }
+
+    private ClientLimits clientLimits(Map<String, String> file, ClientLimits d) {
+        return new ClientLimits(
+                size("client-query-buffer-limit", pick(queryBufferLimit, file, "client-query-buffer-limit", null),
+                        d.queryBufferLimit()),
+                size("maxmemory-clients", pick(maxMemoryClients, file, "maxmemory-clients", null),
+                        d.maxMemoryClients()),
+                integer("timeout", pick(timeout, file, "timeout", Integer.toString(d.idleTimeoutSeconds()))),
+                integer("read-timeout", pick(readTimeout, file, "read-timeout",
+                        Integer.toString(d.readTimeoutSeconds()))));
     }
 
     private String clusterFlag(String name) {

@@ -3,6 +3,7 @@ package io.kvtier.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.server.ClientLimits;
 import io.kvtier.server.ServerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,9 +59,11 @@ class ServerCommandTest {
         ServerOptions o = parse("--port", "7000", "--bind", "127.0.0.1 ::1", "--dir", "/tmp/x", "--memory", "64m",
                 "--disk", "2g", "--requirepass", "pw", "--max-value", "16m", "--metrics-port", "9100",
                 "--protected-mode", "no", "--max-clients", "5", "--disk-threads", "2", "--io-threads", "3",
-                "--pin-share", "0.1");
+                "--pin-share", "0.1", "--client-query-buffer-limit", "64m", "--maxmemory-clients", "32m",
+                "--timeout", "300", "--read-timeout", "5");
         assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
-                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, 0, null));
+                16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, 0, null,
+                new ClientLimits(64L << 20, 32L << 20, 300, 5)));
     }
 
     @Test

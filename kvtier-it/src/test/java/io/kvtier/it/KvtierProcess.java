@@ -30,6 +30,7 @@ public final class KvtierProcess implements AutoCloseable {
     private Process process;
     private boolean launcherSizesHeap; // else the heap is -Xmx512m unless the test's KVTIER_HEAP says otherwise
     private Duration startTimeout = Duration.ofSeconds(60);
+    private String heap; // the launcher's KVTIER_HEAP; null: the tests' 512 MiB
 
     private KvtierProcess(Path dir, List<String> extraArgs) {
         this(dir, extraArgs, "127.0.0.1", List.of());
@@ -46,6 +47,14 @@ public final class KvtierProcess implements AutoCloseable {
     /** Starts a node with data in {@code dir} and the given extra flags (e.g. "--memory", "64m"). */
     public static KvtierProcess start(Path dir, String... flags) throws IOException {
         KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.launch(freePort());
+        return p;
+    }
+
+    /** Starts a node whose JVM heap is {@code heap} (e.g. "-Xmx32m") instead of the tests' 512 MiB. */
+    public static KvtierProcess startWithHeap(String heap, Path dir, String... flags) throws IOException {
+        KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.heap = heap;
         p.launch(freePort());
         return p;
     }
@@ -107,6 +116,8 @@ public final class KvtierProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         if (launcherSizesHeap) {
             pb.environment().remove("KVTIER_HEAP");
+        } else if (heap != null) {
+            pb.environment().put("KVTIER_HEAP", heap);
         } else {
             pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
         }
@@ -197,6 +208,11 @@ public final class KvtierProcess implements AutoCloseable {
             }
         }
         throw new IOException("no RssAnon for pid " + pid());
+    }
+
+    /** Waits up to {@code seconds} for the node to exit by itself; returns its exit code, or -1 if it still runs. */
+    public int awaitExit(int seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
     }
 
     /** SIGTERM and wait for the graceful shutdown; returns the exit code. */

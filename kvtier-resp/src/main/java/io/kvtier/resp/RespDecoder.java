@@ -29,6 +29,13 @@ import java.util.Arrays;
  * Line scanning (LineScanner) remembers how far it already looked, so a line arriving one byte at a time costs
  * O(n), not O(n^2) as in Redis.
  *
+ * Request memory: the arguments of the command in progress count against two bounds, both checked before the bytes
+ * arrive, so a request is refused at its header and never after the heap has grown. Its declared size (every
+ * argument's length, wherever it goes, plus ARG_OVERHEAD per argument) is limited by Limits.maxRequestBytes, Redis's
+ * client-query-buffer-limit. The heap it holds (arrays for small arguments, the argv slots) is charged to a
+ * RequestBudget account shared by all connections, Redis's maxmemory-clients; a command handed out keeps its charge
+ * until the caller reports it finished (commandFinished), since its arguments live until then.
+ *
  * Failure: any exception aborts every sink of the command in progress and makes the decoder fail forever (the caller
  * replies with the RespException's text and closes the connection).
  *
@@ -50,6 +57,13 @@ public final class RespDecoder {
     static final String INVALID_BULK = "ERR Protocol error: invalid bulk length";
     static final String UNAUTH_BULK = "ERR Protocol error: unauthenticated bulk length";
     static final String TOO_BIG_INLINE = "ERR Protocol error: too big inline request";
+    static final String QUERY_BUFFER_LIMIT = "ERR max query buffer length reached: this request declares more than %d"
+            + " bytes (client-query-buffer-limit %d); closing the connection";
+    static final String CLIENT_MEMORY = "ERR client memory limit reached: requests in progress of all clients would hold"
+            + " more than %d bytes of heap (maxmemory-clients), this one the most; closing the connection";
+
+    /** What one argument costs beyond its bytes: an array header and its slots in argv (two references). */
+    static final int ARG_OVERHEAD = 32;
 
     /** Redis's limits for connections that still have to AUTH (networking.c). */
     private static final int UNAUTH_MAX_ARGS = 10;
@@ -64,10 +78,14 @@ public final class RespDecoder {
      * @param maxMultibulkLength most arguments in one command (Redis 7.0 itself allows up to Integer.MAX_VALUE)
      * @param maxInlineLength    longest inline line, and longest count or length line (Redis: 64 KiB for all three)
      * @param sinkThreshold      payloads of at least this many bytes go to a {@link BulkSink}, smaller ones to the heap
+     * @param maxRequestBytes    most bytes one request may declare, all arguments and {@link #ARG_OVERHEAD} each
+     *                           (Redis's client-query-buffer-limit)
      */
-    public record Limits(long maxBulkLength, int maxMultibulkLength, int maxInlineLength, int sinkThreshold) {
+    public record Limits(long maxBulkLength, int maxMultibulkLength, int maxInlineLength, int sinkThreshold,
+                         long maxRequestBytes) {
         public Limits {
             requirePositive("maxBulkLength", maxBulkLength, Long.MAX_VALUE);
+            requirePositive("maxRequestBytes", maxRequestBytes, Long.MAX_VALUE);
             requirePositive("maxMultibulkLength", maxMultibulkLength, Integer.MAX_VALUE);
             requirePositive("maxInlineLength", maxInlineLength, Integer.MAX_VALUE - 1);
             requirePositive("sinkThreshold", sinkThreshold, Integer.MAX_VALUE - 8);
@@ -78,7 +96,17 @@ public final class RespDecoder {
          * and sinks from 16 KiB on.
          */
         public static Limits defaults(long maxBulkLength) {
-            return new Limits(maxBulkLength, 1024 * 1024, 64 * 1024, 16 * 1024);
+            return new Limits(maxBulkLength, 1024 * 1024, 64 * 1024, 16 * 1024, Long.MAX_VALUE);
+        }
+
+        /** Limits without a request size limit. */
+        public Limits(long maxBulkLength, int maxMultibulkLength, int maxInlineLength, int sinkThreshold) {
+            this(maxBulkLength, maxMultibulkLength, maxInlineLength, sinkThreshold, Long.MAX_VALUE);
+        }
+
+        /** These limits with {@code maxRequestBytes} as the request size limit. */
+        public Limits withMaxRequestBytes(long maxRequestBytes) {
+            return new Limits(maxBulkLength, maxMultibulkLength, maxInlineLength, sinkThreshold, maxRequestBytes);
         }
 
         private static void requirePositive(String name, long value, long max) {
@@ -93,6 +121,7 @@ public final class RespDecoder {
     private final Limits limits;
     private final BulkSinkFactory sinks;
     private final LineScanner lines;
+    private final RequestBudget.Account heap;
     private boolean authenticated = true;
 
     private State state = State.START;
@@ -108,14 +137,48 @@ public final class RespDecoder {
     private byte[] heapArg;
     private int crlfLeft;
     private RespCommand ready;
+    private long declaredBytes;  // of the command in progress, against limits.maxRequestBytes
+    private long heapCharged;    // of the command in progress, charged to the heap account
+    private long heapHeld;       // of commands handed out and not yet finished
 
+    /** A decoder whose heap is not shared with other connections' (tests, tools). */
     public RespDecoder(Limits limits, BulkSinkFactory sinks) {
-        if (limits == null || sinks == null) {
-            throw new IllegalArgumentException("limits and sinks are required");
+        this(limits, sinks, RequestBudget.unlimited().open(() -> { }));
+    }
+
+    /** @param heap the account that the heap held by this connection's requests is charged to */
+    public RespDecoder(Limits limits, BulkSinkFactory sinks, RequestBudget.Account heap) {
+        if (limits == null || sinks == null || heap == null) {
+            throw new IllegalArgumentException("limits, sinks and heap account are required");
         }
         this.limits = limits;
         this.sinks = sinks;
+        this.heap = heap;
         this.lines = new LineScanner(limits.maxInlineLength());
+    }
+
+    /** The error a connection gets when the shared heap budget evicts it (also what {@link #decode} throws then). */
+    public static String clientMemoryError(long limit) {
+        return String.format(CLIENT_MEMORY, limit);
+    }
+
+    /** Heap bytes charged for the command in progress and for commands handed out but not finished. */
+    public long heapBytes() {
+        return heapCharged + heapHeld;
+    }
+
+    /** Whether bytes of a command have been consumed but the command is not complete yet. */
+    public boolean inRequest() {
+        return state != State.START && state != State.FAILED && state != State.CLOSED;
+    }
+
+    /**
+     * Reports that every command handed out so far has finished, so their arguments' heap is given back to the
+     * budget. Call once a command's execution (synchronous or not) is over.
+     */
+    public void commandFinished() {
+        heap.release(heapHeld);
+        heapHeld = 0;
     }
 
     /**
@@ -191,9 +254,14 @@ public final class RespDecoder {
 
     /** Aborts any partially filled sink of the command in progress (connection closed). Idempotent. */
     public void close() {
-        abortSinks();
-        if (state != State.FAILED) {
-            state = State.CLOSED;
+        try {
+            abortSinks();
+        } finally {
+            commandFinished();
+            heap.close();
+            if (state != State.FAILED) {
+                state = State.CLOSED;
+            }
         }
     }
 
@@ -265,8 +333,11 @@ public final class RespDecoder {
         }
         argCount = (int) n;
         argIndex = 0;
-        small = new byte[Math.min(argCount, INITIAL_ARGS_CAPACITY)][];
-        large = new BulkSink[small.length];
+        declaredBytes = 0;
+        int capacity = Math.min(argCount, INITIAL_ARGS_CAPACITY);
+        chargeHeap((long) capacity * ARG_OVERHEAD);
+        small = new byte[capacity][];
+        large = new BulkSink[capacity];
         state = State.LENGTH;
         return true;
     }
@@ -288,10 +359,12 @@ public final class RespDecoder {
             throw new RespException(UNAUTH_BULK);
         }
         lines.consume(in, cr + 2);
+        declare(length);
         ensureArgCapacity();
         bulkLength = length;
         remaining = length;
         if (length < limits.sinkThreshold()) {
+            chargeHeap(length);
             heapArg = new byte[(int) length];
             state = State.PAYLOAD;
         } else {
@@ -360,13 +433,33 @@ public final class RespDecoder {
         ready = new RespCommand(small, large);
         small = null;
         large = null;
+        heapHeld += heapCharged;
+        heapCharged = 0;
         state = State.START;
         return true;
+    }
+
+    /** Counts an argument of {@code length} bytes against the request size limit, before any of it is read. */
+    private void declare(long length) {
+        declaredBytes += length + ARG_OVERHEAD;
+        if (declaredBytes > limits.maxRequestBytes()) {
+            throw new RespException(String.format(QUERY_BUFFER_LIMIT, limits.maxRequestBytes(),
+                    limits.maxRequestBytes()));
+        }
+    }
+
+    /** Charges heap the command in progress is about to hold; refuses it if the shared budget evicts this one. */
+    private void chargeHeap(long n) {
+        if (heap.evicted() || !heap.charge(n)) {
+            throw new RespException(String.format(CLIENT_MEMORY, heap.budget().limit()));
+        }
+        heapCharged += n;
     }
 
     private void ensureArgCapacity() {
         if (argIndex == small.length) {
             int capacity = (int) Math.min(argCount, 2L * small.length);
+            chargeHeap((long) (capacity - small.length) * ARG_OVERHEAD);
             small = Arrays.copyOf(small, capacity);
             large = Arrays.copyOf(large, capacity);
         }
@@ -383,6 +476,8 @@ public final class RespDecoder {
         small = null;
         large = null;
         heapArg = null;
+        heap.release(heapCharged);
+        heapCharged = 0;
         RuntimeException first = null;
         for (int i = 0; held != null && i < held.length; i++) {
             try {

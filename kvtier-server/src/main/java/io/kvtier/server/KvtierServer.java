@@ -52,6 +52,7 @@ public final class KvtierServer implements AutoCloseable {
     private KvtierServer(ServerOptions options) throws IOException {
         this.options = options;
         this.kvcache = new KvCache();
+        io.kvtier.server.net.RequestMemory.deleteLeftovers(options.dir());
         this.store = TieredStore.open(options.storeOptions(), kvcache);
         kvcache.attach(store, options.cluster() == null); // a chunk's two halves share one store only on one node
         this.diskReads = new DiskReads(store, options.diskThreads(), options.diskReadBufferBytes());
@@ -165,13 +166,16 @@ public final class KvtierServer implements AutoCloseable {
         closed = true;
         log.info("shutting down: closing {} clients", context.sessions().size());
         for (Channel ch : listeners) {
-            ch.close().awaitUninterruptibly();
+            if (!ch.close().awaitUninterruptibly(LOOP_STOP_SECONDS, TimeUnit.SECONDS)) {
+                log.warn("listener {} did not close within {} s; going on", ch.localAddress(), LOOP_STOP_SECONDS);
+            }
         }
         if (cluster != null) {
             cluster.close(); // leave first: the others take over this node's slots while it shuts down
         }
-        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        // Bounded: an event loop that died or hangs must not keep the process from writing memory to disk.
+        stopLoops("client", workers);
+        stopLoops("accept", boss);
         metrics.close();
         try {
             diskReads.close();
@@ -184,5 +188,15 @@ public final class KvtierServer implements AutoCloseable {
             kvcache.close();
         }
         log.info("shutdown complete");
+    }
+
+    /** Most seconds the shutdown waits for a listener or an event-loop group before going on without it. */
+    private static final int LOOP_STOP_SECONDS = 10;
+
+    private static void stopLoops(String name, EventLoopGroup group) {
+        if (!group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(LOOP_STOP_SECONDS,
+                TimeUnit.SECONDS)) {
+            log.warn("{} event loops did not stop within {} s; going on with the shutdown", name, LOOP_STOP_SECONDS);
+        }
     }
 }

@@ -17,6 +17,8 @@ public final class ServerContext {
     private final DiskReads diskReads;
     private final CommandTable commands;
     private final Metrics metrics;
+    private final io.kvtier.server.net.RequestMemory requestMemory;
+    private final FatalErrorHandler fatal = new FatalErrorHandler();
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
@@ -42,6 +44,8 @@ public final class ServerContext {
         this.commands = commands;
         this.metrics = metrics;
         this.maxClients = options.maxClients();
+        this.requestMemory = new io.kvtier.server.net.RequestMemory(options.clientLimits(), options.memoryBytes(),
+                options.diskBytes(), options.dir());
     }
 
     /** The clients admitted at once: {@code --max-clients}, or fewer if the open-file limit says so. */
@@ -67,6 +71,11 @@ public final class ServerContext {
 
     public void clientLeft() {
         clients.decrementAndGet();
+    }
+
+    /** What the requests in progress of all connections hold, against the bounds of {@link ClientLimits}. */
+    public io.kvtier.server.net.RequestMemory requestMemory() {
+        return requestMemory;
     }
 
     public ServerOptions options() {
@@ -126,6 +135,18 @@ public final class ServerContext {
 
     public ConcurrentHashMap<Long, Session> sessions() {
         return sessions;
+    }
+
+    /**
+     * Reports an {@code Error} on a thread that serves clients: the process stops ({@link FatalErrorHandler}).
+     */
+    public void fatal(FatalErrorHandler.Source where, Throwable error) {
+        fatal.handle(where, error);
+    }
+
+    /** The handler that {@link #fatal} uses; the CLI installs it as the process's uncaught-exception handler. */
+    public FatalErrorHandler fatalErrors() {
+        return fatal;
     }
 
     /** CONFIG RESETSTAT. */

@@ -26,7 +26,8 @@ public record ServerOptions(
         long diskReadBufferBytes,
         double pinShare,
         long indexBytes,
-        ClusterSettings cluster) {
+        ClusterSettings cluster,
+        ClientLimits clientLimits) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -93,6 +94,9 @@ public record ServerOptions(
         if (maxValueBytes < 1 || maxValueBytes > StoreOptions.MAX_VALUE) {
             throw new IllegalArgumentException("--max-value " + maxValueBytes + " is outside 1.." + StoreOptions.MAX_VALUE);
         }
+        if (clientLimits == null) {
+            clientLimits = ClientLimits.defaults();
+        }
         if (requirePass != null && requirePass.isEmpty()) {
             requirePass = null;
         }
@@ -137,12 +141,20 @@ public record ServerOptions(
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
                 DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
-                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null);
+                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults());
     }
 
     /** These options as a member of a cluster ({@code null}: a single-node store). */
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
-                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings);
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings,
+                clientLimits);
+    }
+
+    /** These options with {@code limits} on what clients may hold and how long they may idle. */
+    public ServerOptions withClientLimits(ClientLimits limits) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
+                limits);
     }
 }

@@ -70,6 +70,12 @@ final class InfoReport {
         f.put("connected_clients", s.sessions().size());
         f.put("maxclients", s.maxClients());
         f.put("blocked_clients", 0);
+        var requests = s.requestMemory(); // what requests in progress hold (ClientLimits)
+        f.put("mem_clients_normal", requests.heap().used());
+        f.put("maxmemory_clients", requests.heap().limit());
+        f.put("client_query_buffer_limit", s.options().clientLimits().queryBufferLimit());
+        f.put("requests_reserved_bytes", requests.reservedBytes());
+        f.put("requests_spooled_bytes", requests.spooledBytes());
     }
 
     private static void memory(ServerContext s, Map<String, Object> f, StoreStats st) {

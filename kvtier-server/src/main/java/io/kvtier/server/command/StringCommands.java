@@ -146,25 +146,25 @@ final class StringCommands {
             Values.checkKey(c.bytes(i));
             Values.checkAccepted(c, i + 1);
         }
-        // Every value is made ready (memory reserved and filled, large ones fully on disk) before any is published,
-        // so running out of memory or disk fails the whole command instead of storing half of it.
-        List<CompletableFuture<Values.Prepared>> prepared = new ArrayList<>();
-        for (int i = 2; i < c.argCount(); i += 2) {
-            prepared.add(Values.prepare(c, i, store));
+        // Every value is made ready (memory reserved and filled, large ones fully on disk) before it is published;
+        // when all are ready at once, all are published together, so running out of memory or disk fails the whole
+        // command. An MSET larger than free memory is published in order as memory frees (OrderedPuts): it
+        // completes, and a failure midway (memory stuck full) leaves the values before it stored.
+        int pairs = (c.argCount() - 1) / 2;
+        List<byte[]> keys = new ArrayList<>(pairs);
+        List<Values.Deferred> values = new ArrayList<>(pairs);
+        long[] lengths = new long[pairs];
+        try {
+            for (int k = 0; k < pairs; k++) {
+                keys.add(c.bytes(1 + 2 * k));
+                lengths[k] = c.length(2 + 2 * k);
+                values.add(Values.defer(c, 2 + 2 * k, store));
+            }
+        } catch (RuntimeException e) {
+            values.forEach(Values.Deferred::discard);
+            throw e;
         }
-        CompletableFuture<Void> stored = CompletableFuture.allOf(prepared.toArray(CompletableFuture[]::new))
-                .handle((v, e) -> {
-                    if (e != null) {
-                        prepared.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())
-                                .forEach(f -> f.join().release());
-                        return CompletableFuture.<Void>failedFuture(e);
-                    }
-                    List<CompletableFuture<PutResult>> puts = new ArrayList<>();
-                    for (int k = 0; k < prepared.size(); k++) {
-                        puts.add(prepared.get(k).join().put(c.bytes(1 + 2 * k), PutOptions.PLAIN));
-                    }
-                    return CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new));
-                }).thenCompose(f -> f);
+        CompletableFuture<Void> stored = OrderedPuts.publish(keys, values, lengths, r.executor());
         return Async.then(stored, r, v -> {
             if (onlyIfNoneExist) {
                 r.integer(1);

@@ -3,6 +3,8 @@ package io.kvtier.server.net;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespDecoder;
 import io.kvtier.resp.RespException;
+import io.kvtier.server.ClientLimits;
+import io.kvtier.server.FatalErrorHandler;
 import io.kvtier.server.ServerContext;
 import io.kvtier.server.command.Dispatcher;
 import io.kvtier.server.command.Session;
@@ -11,10 +13,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,10 +28,16 @@ import org.slf4j.LoggerFactory;
  * asynchronously (disk read, memory wait, durable delete) pauses processing, and reading from the socket stops while
  * the connection is paused, waits for memory for a payload, or cannot write (a slow reader): so neither buffered
  * input nor buffered output grows beyond one read and one reply. Reads inside a payload bound for memory land
- * in the value's pages ({@link PayloadLandingAllocator}). Event-loop confined.
+ * in the value's pages ({@link PayloadLandingAllocator}). A request in progress holds heap and memory only within
+ * the bounds of {@link RequestMemory} and {@link ClientLimits}; a once-a-second tick enforces the idle and read
+ * timeouts and notices a peer that closed while reading is paused. An {@code Error} while serving the connection
+ * closes it (a StackOverflowError) or stops the process ({@link ServerContext#fatal}). Event-loop confined.
  */
 public final class ConnectionHandler extends ChannelInboundHandlerAdapter implements PayloadLandingAllocator.Landing {
     private static final Logger log = LoggerFactory.getLogger(ConnectionHandler.class);
+    /** Linux TCP states (tcp_states.h) in which the peer has closed its side. */
+    private static final int TCP_CLOSE = 7;
+    private static final int TCP_CLOSE_WAIT = 8;
 
     private final ServerContext server;
     private ChannelHandlerContext ctx;
@@ -39,6 +50,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     private ByteBuf landing;
     private boolean busy;
     private boolean closed;
+    private ScheduledFuture<?> ticks;
+    private ClientTimeouts timeouts;
 
     public ConnectionHandler(ServerContext server) {
         this.server = server;
@@ -59,11 +72,17 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         }
         session = new Session(server.newClientId(), server, ctx.channel());
         server.sessions().put(session.id, session);
-        sinks = new StoreSinkFactory(server.store(), ctx.alloc(), () -> ctx.executor().execute(this::process));
-        decoder = new RespDecoder(RespDecoder.Limits.defaults(server.options().maxValueBytes()), sinks);
+        RequestMemory memory = server.requestMemory();
+        sinks = new StoreSinkFactory(server.store(), memory, ctx.alloc(), () -> ctx.executor().execute(this::process));
+        RespDecoder.Limits limits = RespDecoder.Limits.defaults(server.options().maxValueBytes())
+                .withMaxRequestBytes(server.options().clientLimits().queryBufferLimit());
+        decoder = new RespDecoder(limits, sinks, memory.heap().open(() -> ctx.executor().execute(() ->
+                refuse(RespDecoder.clientMemoryError(memory.heap().limit())))));
         decoder.setAuthenticated(session.authenticated());
         ctx.channel().config().setRecvByteBufAllocator(new PayloadLandingAllocator(this));
         ctx.channel().config().setAutoRead(true);
+        timeouts = new ClientTimeouts(server.options().clientLimits(), System.nanoTime());
+        ticks = ctx.executor().scheduleAtFixedRate(() -> guarded(this::tick), 1, 1, TimeUnit.SECONDS);
     }
 
     @Override
@@ -74,6 +93,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             return;
         }
         server.netInputBytes.add(in.readableBytes());
+        timeouts.read(in.readableBytes(), System.nanoTime());
         // Recognised by identity: this handler must be the pipeline's first, so that the view reaches it as read
         // (a cumulating handler in front, TLS say, would keep the view while the next read lands over it).
         if (in == landing) {
@@ -102,8 +122,21 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         landing = view;
     }
 
-    /** Decodes and runs commands until input runs out or something makes the connection wait. */
+    /** Runs {@code step} for this connection; whatever it throws ends the connection (or the process) cleanly. */
+    private void guarded(Runnable step) {
+        try {
+            step.run();
+        } catch (Throwable t) {
+            exceptionCaught(ctx, t);
+        }
+    }
+
     private void process() {
+        guarded(this::processInput);
+    }
+
+    /** Decodes and runs commands until input runs out or something makes the connection wait. */
+    private void processInput() {
         if (closed) {
             reply.discard(); // an asynchronous command that finished after the close may have written into it
             return;
@@ -114,10 +147,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             try {
                 cmd = decoder.decode(input != null ? input : Unpooled.EMPTY_BUFFER);
             } catch (RespException e) {
-                reply.error(e.getMessage());
-                reply.flush();
-                ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
-                closed = true;
+                refuse(e.getMessage());
                 return;
             }
             if (cmd == null) {
@@ -142,6 +172,8 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     }
 
     private void execute(RespCommand cmd) {
+        sinks.requestDone();
+        timeouts.commandDone(System.nanoTime());
         CompletableFuture<Void> done;
         try {
             done = Dispatcher.dispatch(session, cmd, reply);
@@ -153,9 +185,67 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             busy = true;
             done.whenComplete((v, e) -> ctx.executor().execute(() -> {
                 busy = false;
+                finished();
                 process();
             }));
+        } else {
+            finished();
         }
+    }
+
+    /** The command handed out last is over: its arguments' heap goes back to the budget. */
+    private void finished() {
+        decoder.commandFinished();
+        timeouts.commandDone(System.nanoTime());
+    }
+
+    /** Answers {@code error} and closes the connection once it is written (a request over a limit, a timeout). */
+    private void refuse(String error) {
+        if (closed) {
+            return;
+        }
+        log.debug("closing connection {}: {}", ctx.channel().remoteAddress(), error);
+        reply.error(error);
+        reply.flush();
+        ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
+        closed = true;
+        ctx.channel().config().setAutoRead(false);
+        releaseRequest(); // at once, not when a peer that reads nothing lets the error out
+        ctx.executor().schedule(() -> {
+            ctx.close();
+        }, 1, TimeUnit.SECONDS);
+    }
+
+    /** Once a second: a peer gone while reading is paused, the idle timeout, the read timeout. */
+    private void tick() {
+        if (closed) {
+            ticks.cancel(false);
+            return;
+        }
+        if (!ctx.channel().config().isAutoRead() && peerClosed()) {
+            log.debug("connection {} closed by the peer while paused", ctx.channel().remoteAddress());
+            ctx.close(); // Redis frees a client at EOF too; nothing it sent after this could be answered
+            return;
+        }
+        boolean waitingForClient = !busy && ctx.channel().config().isAutoRead()
+                && (decoder.inRequest() || input != null && input.isReadable());
+        switch (timeouts.check(System.nanoTime(), waitingForClient, busy)) {
+            case IDLE -> {
+                log.debug("closing connection {}: idle for longer than --timeout", ctx.channel().remoteAddress());
+                ctx.close();
+            }
+            case TOO_SLOW -> refuse(timeouts.tooSlowError());
+            case OK -> { }
+        }
+    }
+
+    /** Whether the peer has closed its side (Linux, epoll): seen without reading, so also while reading is paused. */
+    private boolean peerClosed() {
+        if (ctx.channel() instanceof EpollSocketChannel epoll) {
+            int state = epoll.tcpInfo().state();
+            return state == TCP_CLOSE_WAIT || state == TCP_CLOSE;
+        }
+        return false;
     }
 
     private void updateAutoRead() {
@@ -178,9 +268,22 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        if (ticks != null) {
+            ticks.cancel(false);
+        }
         if (session != null) {
             server.clientLeft();
             server.sessions().remove(session.id);
+        }
+        releaseRequest();
+        if (reply != null) {
+            reply.discard();
+        }
+    }
+
+    /** Gives back everything the request in progress holds: heap, reservations, spool, buffered input. Idempotent. */
+    private void releaseRequest() {
+        if (session != null) {
             decoder.close();
             sinks.close();
         }
@@ -188,14 +291,13 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             input.release();
             input = null;
         }
-        if (reply != null) {
-            reply.discard();
-        }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof IOException) {
+        if (cause instanceof Error && !(cause instanceof StackOverflowError)) {
+            server.fatal(FatalErrorHandler.Source.CLIENT_CONNECTION, cause);
+        } else if (cause instanceof IOException) {
             log.debug("connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
         } else {
             log.warn("connection {} failed", ctx.channel().remoteAddress(), cause);

@@ -34,9 +34,16 @@ public final class Values {
             if (sink instanceof RejectedSink rejected) {
                 throw new CommandException(rejected.error);
             }
+            if (sink instanceof SpoolSink spooled) {
+                return spooled.toMemory(store);
+            }
             return CompletableFuture.completedFuture(((MemorySink) sink).take());
         }
-        byte[] bytes = cmd.bytes(i);
+        return fill(cmd.bytes(i), store);
+    }
+
+    /** {@code bytes} in store memory reserved for them (which may wait for the demoter). */
+    private static CompletableFuture<MemoryValue> fill(byte[] bytes, TieredStore store) {
         MemoryValue now = store.tryAllocate(bytes.length);
         if (now != null) {
             now.write(bytes);
@@ -60,6 +67,14 @@ public final class Values {
         }
         if (sink instanceof RejectedSink rejected) {
             throw new CommandException(rejected.error);
+        }
+        if (sink instanceof SpoolSink spooled) {
+            cmd.takeSink(i);
+            try {
+                return Unpooled.wrappedBuffer(spooled.toBytes());
+            } finally {
+                spooled.abort();
+            }
         }
         if (!(sink instanceof MemorySink)) {
             throw new CommandException("ERR a value of " + sink.length() + " bytes (over half of --memory) cannot be "
@@ -112,6 +127,59 @@ public final class Values {
         public void release() {
             write.abort();
         }
+    }
+
+    /**
+     * A value argument taken from its command (which may be released meanwhile) whose memory is reserved only when
+     * {@link #start} runs, so that a multi-key write can pace its reservations instead of queueing all at once.
+     */
+    public sealed interface Deferred {
+        /** Reserves and fills the value's memory (unless it already holds its memory or file). Call at most once. */
+        CompletableFuture<Prepared> start();
+
+        /** Gives the value back without starting it. */
+        void discard();
+    }
+
+    private record DeferredHeap(byte[] bytes, TieredStore store) implements Deferred {
+        public CompletableFuture<Prepared> start() {
+            return fill(bytes, store).thenApply(v -> new PreparedMemory(store, v));
+        }
+
+        public void discard() {
+        }
+    }
+
+    private record DeferredSpool(SpoolSink sink, TieredStore store) implements Deferred {
+        public CompletableFuture<Prepared> start() {
+            return sink.toMemory(store).thenApply(v -> new PreparedMemory(store, v));
+        }
+
+        public void discard() {
+            sink.abort();
+        }
+    }
+
+    private record Ready(CompletableFuture<Prepared> prepared) implements Deferred {
+        public CompletableFuture<Prepared> start() {
+            return prepared;
+        }
+
+        public void discard() {
+            prepared.thenAccept(Prepared::release);
+        }
+    }
+
+    /** Takes argument {@code i} for {@link Deferred#start later} preparation (see {@link #prepare}). */
+    public static Deferred defer(RespCommand cmd, int i, TieredStore store) {
+        if (cmd.sink(i) == null) {
+            return new DeferredHeap(cmd.bytes(i), store);
+        }
+        if (cmd.sink(i) instanceof SpoolSink spooled) {
+            cmd.takeSink(i);
+            return new DeferredSpool(spooled, store);
+        }
+        return new Ready(prepare(cmd, i, store));
     }
 
     /** Makes argument {@code i} ready to store (see {@link Prepared}) without publishing it. */
