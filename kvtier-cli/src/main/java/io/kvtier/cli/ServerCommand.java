@@ -86,7 +86,7 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--maxmemory-clients", paramLabel = "SIZE", description = "Most heap the requests in progress of "
             + "all clients may hold; over it the client holding the most is closed (default: a quarter of the JVM "
-            + "heap; at most half of it).")
+            + "heap, at most 512m; at most half of the heap).")
     String maxMemoryClients;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "Close a client idle this long (default 0 = "

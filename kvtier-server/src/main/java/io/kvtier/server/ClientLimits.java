@@ -41,15 +41,19 @@ public record ClientLimits(long queryBufferLimit, long maxMemoryClients, int idl
     }
 
     /**
-     * Redis's 1 GiB query buffer limit, a quarter of the JVM heap for all requests in progress (the rest holds the
-     * index), no idle timeout (as Redis) and a 30 s read timeout.
+     * Redis's 1 GiB query buffer limit, a quarter of the JVM heap (at most 512 MiB) for all requests in progress (the
+     * rest holds the index), no idle timeout (as Redis) and a 30 s read timeout.
      */
     public static ClientLimits defaults() {
         return new ClientLimits(DEFAULT_QUERY_BUFFER_LIMIT, defaultMaxMemoryClients(), 0, DEFAULT_READ_TIMEOUT_SECONDS);
     }
 
-    /** A quarter of the JVM heap, at least 1 MiB. */
+    /**
+     * A quarter of the JVM heap, at least 1 MiB and at most 512 MiB: the launcher's heap is the index budget plus a
+     * fixed headroom of 768 MiB (ServerOptions.heapBytes), and requests in progress must fit in that headroom beside
+     * the policy's ghosts and recovery's side maps, however large the index budget makes the heap.
+     */
     public static long defaultMaxMemoryClients() {
-        return Math.max(1 << 20, Runtime.getRuntime().maxMemory() / 4);
+        return Math.min(512L << 20, Math.max(1 << 20, Runtime.getRuntime().maxMemory() / 4));
     }
 }

@@ -84,8 +84,10 @@ class MembershipTest {
         nodes.get(2).close();
         nodes.get(2).close(); // idempotent
 
-        awaitUntil(Duration.ofSeconds(5), "node-c gone from node-a's and node-b's views",
-                () -> nodes.get(0).members().size() == 2 && nodes.get(1).members().size() == 2);
+        // A view is installed (members()) before it is handed to the listener: wait for both.
+        awaitUntil(Duration.ofSeconds(5), "node-c gone from node-a's and node-b's views and listeners",
+                () -> nodes.get(0).members().size() == 2 && nodes.get(1).members().size() == 2
+                        && recorders.get(0).last().size() == 2 && recorders.get(1).last().size() == 2);
         System.out.printf("graceful leave seen by all in %d ms%n", elapsedMillis(start));
         assertThat(nodes.get(0).members()).containsExactly(NODES.get(0), NODES.get(1));
         assertThat(recorders.get(1).last()).containsExactly(NODES.get(0), NODES.get(1));
