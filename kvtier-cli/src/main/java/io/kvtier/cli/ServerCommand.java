@@ -176,6 +176,9 @@ final class ServerCommand implements Callable<Integer> {
             } catch (Exception e) {
                 log.error("shutdown failed", e);
                 exit = 1;
+            } catch (Error e) { // after an OutOfMemoryError the flush itself may find no heap left
+                exit = io.kvtier.server.FatalErrorHandler.EXIT_CODE;
+                log.error("shutdown failed: {}; values only in memory are lost", e.toString());
             } finally {
                 stopped.countDown();
             }

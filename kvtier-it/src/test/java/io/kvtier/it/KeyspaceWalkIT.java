@@ -37,7 +37,8 @@ class KeyspaceWalkIT {
 
     @BeforeAll
     static void loadAMillionKeys() throws Exception {
-        node = KvtierProcess.start(tmp.resolve("node"), "--memory", "256m", "--disk", "1g");
+        node = KvtierProcess.start(tmp.resolve("node"), "--memory", "256m", "--disk", "1g",
+                "--index-memory", "512m"); // room for the million keys (about 200 B each)
         try (Jedis j = node.jedis(60_000)) {
             Pipeline p = j.pipelined();
             for (int batch = 0; batch < KEYS / 1000; batch++) {

@@ -195,7 +195,9 @@ class RequestLimitsIT {
             }
 
             assertThat(node.awaitExit(150)).as("exit code; log:%n%s", node.logText()).isEqualTo(70);
-            assertThat(node.logText()).contains("fatal java.lang.OutOfMemoryError").contains("shutdown complete");
+            // The way out is clear and prompt; whether the flush still finds heap with the index filling all of it
+            // is best effort (README "Limits"), so "shutdown complete" is not asserted.
+            assertThat(node.logText()).contains("fatal java.lang.OutOfMemoryError").contains("shutting down");
         }
     }
 

@@ -414,7 +414,7 @@ final class DiskWriter implements Runnable {
      * memory are then lost, and the caller reports them.
      */
     ShutdownStats shutdown() throws IOException {
-        CompletableFuture<Void> done = submit(() -> {
+        Runnable flush = () -> {
             long before = store.counters.demotedBytes.sum();
             long values = 0;
             IOException failure = null;
@@ -444,9 +444,10 @@ final class DiskWriter implements Runnable {
             }
             shutdownStats = new ShutdownStats(values, store.counters.demotedBytes.sum() - before, failure);
             stopping = true;
-        });
+        };
+        CompletableFuture<Void> done = submit(flush);
         try {
-            done.get(10, TimeUnit.MINUTES);
+            awaitFlush(done, flush);
         } catch (Exception e) {
             stopping = true;
             throw new IOException("shutdown flush failed", e);
@@ -462,6 +463,38 @@ final class DiskWriter implements Runnable {
             }
         });
         return shutdownStats;
+    }
+
+    /**
+     * Waits (at most 10 minutes) for the shutdown flush. If the writer thread is gone (an Error killed it: the process
+     * is stopping because of that very Error), the calling thread takes its place and runs what is queued and the flush
+     * (again, if the writer died in it), so that a graceful stop still writes what it can instead of waiting for a thread that will never run.
+     */
+    private void awaitFlush(CompletableFuture<Void> done, Runnable flush) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        while (!done.isDone()) {
+            if (!thread.isAlive()) {
+                log.warn("the disk writer thread has died: the shutdown flush runs on {}",
+                        Thread.currentThread().getName());
+                List<Job> orphans = new ArrayList<>();
+                jobs.drainTo(orphans);
+                runJobs(orphans);
+                if (!done.isDone()) { // the writer died while running the flush itself
+                    flush.run();
+                    done.complete(null);
+                }
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new java.util.concurrent.TimeoutException("the shutdown flush did not end within 10 minutes");
+            }
+            try {
+                done.get(100, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException stillRunning) {
+                // check on the writer thread again
+            }
+        }
+        done.get();
     }
 
     private static void sleepQuietly() {
