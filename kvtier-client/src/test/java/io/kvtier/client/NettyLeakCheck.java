@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Fails a test class that leaked Netty buffers: after the class, collects garbage until Netty's paranoid leak detector
  * has seen every unreleased buffer, and fails with the leaks' access records.
  */
-final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback {
+public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback {
     private static final int GC_ROUNDS = 4;
 
     @Override
@@ -20,7 +20,7 @@ final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback {
         if (!RecordingLeakDetector.isInstalled() || ResourceLeakDetector.getLevel() != ResourceLeakDetector.Level.PARANOID) {
             throw new IllegalStateException("leak detection is off: run with -Dio.netty.leakDetection.level=paranoid"
                     + " -Dio.netty.customResourceLeakDetector=" + RecordingLeakDetector.class.getName()
-                    + " (kvtier-client/pom.xml passes both to surefire)");
+                    + " (the module's pom.xml passes both to surefire)");
         }
         RecordingLeakDetector.drain();
     }
@@ -35,7 +35,7 @@ final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback {
     }
 
     /** Collects garbage and lets the detector report what was collected unreleased; returns and forgets the leaks. */
-    static List<String> collectLeaks() throws InterruptedException {
+    public static List<String> collectLeaks() throws InterruptedException {
         for (int round = 0; round < GC_ROUNDS; round++) {
             System.gc();
             Thread.sleep(20);

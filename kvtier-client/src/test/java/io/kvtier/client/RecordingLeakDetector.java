@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * Netty's leak detector, recording every leak instead of logging it, so that {@link NettyLeakCheck} can fail the test
  * class with the leak's access records. Installed
- * by the {@code io.netty.customResourceLeakDetector} system property that kvtier-client/pom.xml gives surefire.
+ * by the {@code io.netty.customResourceLeakDetector} system property that the pom.xml of each module with Netty buffer tests gives surefire.
  *
  * @param <T> the tracked resource type
  */
@@ -27,12 +27,12 @@ public final class RecordingLeakDetector<T> extends ResourceLeakDetector<T> {
         this(resourceType, samplingInterval);
     }
 
-    static boolean isInstalled() {
+    public static boolean isInstalled() {
         return installed;
     }
 
     /** Returns and forgets the leaks reported so far. */
-    static List<String> drain() {
+    public static List<String> drain() {
         List<String> leaks = new ArrayList<>();
         for (String leak; (leak = LEAKS.poll()) != null; ) {
             leaks.add(leak);

@@ -4,7 +4,7 @@ import static io.kvtier.server.net.ConnectionHandlerTest.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvtier.server.KvtierServer;
-import io.kvtier.server.NettyLeakCheck;
+import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
 import java.io.DataInputStream;
 import java.io.OutputStream;

@@ -2,7 +2,7 @@ package io.kvtier.server.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.server.NettyLeakCheck;
+import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -5,7 +5,7 @@ import static io.kvtier.server.net.ConnectionHandlerTest.send;
 import static io.kvtier.server.net.ConnectionHandlerTest.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.server.NettyLeakCheck;
+import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
