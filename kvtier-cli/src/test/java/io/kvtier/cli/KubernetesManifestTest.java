@@ -61,7 +61,8 @@ class KubernetesManifestTest {
         assertThat(sts).contains("mountPath: " + o.dir());
         assertThat(Files.readString(K8S.resolve("services.yaml"))).contains("clusterIP: None")
                 .contains("publishNotReadyAddresses: true");
-        long heap = Sizes.parse(group(sts, "name: KVTIER_HEAP\\s+value: -Xmx(\\S+)"));
+        assertThat(sts).as("the launcher sizes the heap from index-memory").doesNotContain("KVTIER_HEAP");
+        long heap = o.heapBytes();
         long limit = Sizes.parse(group(sts, "limits:\\s+(?:#.*\\s+)*memory: (\\d+)Gi") + "g");
         // README "Memory bound": --memory + heap cap + 256 MiB disk-read staging + 256 MiB JVM and Netty.
         assertThat(limit).isGreaterThanOrEqualTo(o.memoryBytes() + heap + (512L << 20));
