@@ -91,6 +91,7 @@ public final class TieredStore implements AutoCloseable {
     private final java.util.concurrent.ExecutorService directWrites;
     final DiskWriter writer;
     private final RecoveryStats recovery;
+    private final long droppedForDamage;
     final KeyListener listener;
     private final Pins pins;
     private volatile boolean closed;
@@ -135,6 +136,7 @@ public final class TieredStore implements AutoCloseable {
                         + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
                 recovery.bytes(), recovery.regions(), recovery.millis(), recovery.droppedRecords(),
                 recovery.droppedBytes(), expiredAtStart);
+        this.droppedForDamage = builder.droppedForDamage();
         if (recovery.damagedRegions() > 0) {
             log.error("{} regions are damaged (quarantined as region-*.damaged.kvr); {} keys were dropped because a "
                     + "damaged record may have deleted or overwritten them", recovery.damagedRegions(),
@@ -186,6 +188,11 @@ public final class TieredStore implements AutoCloseable {
 
     public RecoveryStats recovery() {
         return recovery;
+    }
+
+    /** Keys recovery did not serve because a damaged record may have deleted or overwritten them (RegionScanner). */
+    public long keysDroppedForDamage() {
+        return droppedForDamage;
     }
 
     // ---- writes -------------------------------------------------------------------------------------------------

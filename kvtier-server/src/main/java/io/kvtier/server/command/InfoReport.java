@@ -103,6 +103,8 @@ final class InfoReport {
         f.put("recovery_dropped_records", r.droppedRecords());
         f.put("recovery_dropped_bytes", r.droppedBytes());
         f.put("recovery_millis", r.millis());
+        f.put("recovery_damaged_regions", r.damagedRegions());
+        f.put("recovery_keys_dropped_for_damage", s.store().keysDroppedForDamage());
     }
 
     private static void stats(ServerContext s, Map<String, Object> f, StoreStats st) {
