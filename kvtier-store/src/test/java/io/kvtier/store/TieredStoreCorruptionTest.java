@@ -115,6 +115,7 @@ class TieredStoreCorruptionTest {
             try (TestStore s = TestStore.open(dir, MEMORY, DISK)) {
                 assertVictim(s, victim, field);
                 assertBystandersExact(s);
+                assertThat(s.store.keysDroppedForDamage()).as("keys dropped for damage").isBetween(0L, 1L);
             }
         }
         assertThat(regionBytes()).as("nothing truncated").isEqualTo(bytesBefore);
