@@ -109,20 +109,11 @@ class DiskFaultIT {
             long lost = Long.parseLong(m.group(1));
             assertThat(Long.parseLong(m.group(2))).isEqualTo(lost * MiB);
             node.restart();
-            try (Jedis j = node.jedis(30_000)) {
-                int present = 0;
-                for (int i = 0; i < acked; i++) {
-                    byte[] v = j.get(key("k", i));
-                    if (v != null) {
-                        assertThat(Payloads.versionOf(i, v)).isEqualTo(1);
-                        present++;
-                    }
-                }
-                assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
-                assertThat(present).as("what the filesystem held").isGreaterThan(40);
-                System.out.printf("DiskFaultIT: memory > filesystem: %d acknowledged, %d reported lost, %d present%n",
-                        acked, lost, present);
-            }
+            int present = presentAfterRestart(node, acked);
+            assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
+            assertThat(present).as("what the filesystem held").isGreaterThan(40);
+            System.out.printf("DiskFaultIT: memory > filesystem: %d acknowledged, %d reported lost, %d present%n",
+                    acked, lost, present);
         }
     }
 
@@ -178,19 +169,10 @@ class DiskFaultIT {
             long lost = Long.parseLong(m.group(1));
             assertThat(run("chattr", "-i", dir.toString())).isZero();
             node.restart();
-            try (Jedis j = node.jedis(30_000)) {
-                int present = 0;
-                for (int i = 0; i < acked; i++) {
-                    byte[] v = j.get(key("k", i));
-                    if (v != null) {
-                        assertThat(Payloads.versionOf(i, v)).isEqualTo(1);
-                        present++;
-                    }
-                }
-                assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
-                System.out.printf("DiskFaultIT: unwritable dir: %d acknowledged, %d reported lost, %d present%n",
-                        acked, lost, present);
-            }
+            int present = presentAfterRestart(node, acked);
+            assertThat(present + lost).as("present after restart plus reported lost").isEqualTo(acked);
+            System.out.printf("DiskFaultIT: unwritable dir: %d acknowledged, %d reported lost, %d present%n",
+                    acked, lost, present);
         }
     }
 
@@ -260,5 +242,20 @@ class DiskFaultIT {
                 Files.delete(p);
             }
         }
+    }
+
+    /** How many of keys k:0 .. k:(acked - 1) a restarted node serves, each checked to hold exactly its version 1. */
+    private static int presentAfterRestart(KvtierProcess node, int acked) {
+        int present = 0;
+        try (Jedis j = node.jedis(30_000)) {
+            for (int i = 0; i < acked; i++) {
+                byte[] v = j.get(key("k", i));
+                if (v != null) {
+                    assertThat(Payloads.versionOf(i, v)).as("k:%d", i).isEqualTo(1);
+                    present++;
+                }
+            }
+        }
+        return present;
     }
 }
