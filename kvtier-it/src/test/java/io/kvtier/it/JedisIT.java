@@ -104,6 +104,18 @@ class JedisIT {
     }
 
     @Test
+    void roleAndInfoReplicationSayThisNodeIsAPrimaryAsRedisDoes() {
+        // valkey-glide (LMCache's valkey://) asks for these on connect and refuses a node without a primary role.
+        try (redis.clients.jedis.Jedis plain = open.jedis(10_000)) {
+            assertThat(plain.role()).containsExactly("master", 0L, List.of());
+            String replication = plain.info("replication");
+            assertThat(replication).startsWith("# Replication\r\n").contains("\r\nrole:master\r\n")
+                    .contains("\r\nconnected_slaves:0\r\n").containsPattern("master_replid:[0-9a-f]{40}\r\n");
+            assertThat(plain.info()).contains("# Replication\r\nrole:master\r\n");
+        }
+    }
+
+    @Test
     void msetAndMgetKeepArgumentOrder() {
         List<String> keysAndValues = new ArrayList<>();
         List<String> keys = new ArrayList<>();

@@ -13,7 +13,9 @@ import java.util.Map;
 /** The text of INFO: Redis's sections and field names where they apply, plus "# Tiers" for kvtier's tiers. */
 final class InfoReport {
     private static final List<String> DEFAULT = List.of("server", "clients", "memory", "persistence", "stats",
-            "tiers", "kvcache", "cluster", "keyspace");
+            "replication", "tiers", "kvcache", "cluster", "keyspace");
+    /** INFO replication's replication id: 40 hex digits, new for each process, as Redis's. */
+    private static final String REPLICATION_ID = replicationId();
 
     private InfoReport() {
     }
@@ -34,6 +36,7 @@ final class InfoReport {
                 case "memory" -> memory(server, fields, st);
                 case "persistence" -> persistence(server, fields);
                 case "stats" -> stats(server, fields, st);
+                case "replication" -> replication(fields);
                 case "tiers" -> tiers(fields, st);
                 case "kvcache" -> kvcache(server, fields, st);
                 case "cluster" -> fields.put("cluster_enabled", server.cluster() == null ? 0 : 1);
@@ -48,6 +51,31 @@ final class InfoReport {
             fields.forEach((k, v) -> out.append(k).append(':').append(v).append("\r\n"));
         }
         return out.toString();
+    }
+
+    /**
+     * A Redis primary with no replicas: true of every kvtier node, which serves writes for the slots it owns and has
+     * no Redis replication stream (a cluster's backups are kept by its own protocol, "# Cluster" and CLUSTER INFO).
+     * Clients read {@code role} to find a node they may write to (valkey-glide refuses a standalone node without it).
+     */
+    private static void replication(Map<String, Object> f) {
+        f.put("role", "master");
+        f.put("connected_slaves", 0);
+        f.put("master_failover_state", "no-failover");
+        f.put("master_replid", REPLICATION_ID);
+        f.put("master_replid2", "0".repeat(40));
+        f.put("master_repl_offset", 0);
+        f.put("second_repl_offset", -1);
+        f.put("repl_backlog_active", 0);
+        f.put("repl_backlog_size", 0);
+        f.put("repl_backlog_first_byte_offset", 0);
+        f.put("repl_backlog_histlen", 0);
+    }
+
+    private static String replicationId() {
+        byte[] random = new byte[20];
+        new java.security.SecureRandom().nextBytes(random);
+        return java.util.HexFormat.of().formatHex(random);
     }
 
     private static void server(ServerContext s, Map<String, Object> f) {

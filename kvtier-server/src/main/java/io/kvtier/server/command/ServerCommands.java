@@ -39,6 +39,16 @@ final class ServerCommands {
                     r.verbatim(InfoReport.render(s.server, sections));
                     return null;
                 }),
+                of("role", 1, "noscript loading stale fast", 0, 0, 0, (s, c, r) -> {
+                    // A Redis primary with no replicas attached: kvtier has no Redis replication stream (a cluster's
+                    // backups are kept by its own protocol), and clients such as valkey-glide ask ROLE to find a
+                    // node they may write to.
+                    r.array(3);
+                    r.bulk("master");
+                    r.integer(0);
+                    r.array(0);
+                    return null;
+                }),
                 of("time", 1, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                     java.time.Instant now = java.time.Instant.now();
                     r.array(2);
