@@ -18,13 +18,21 @@ final class MemoryWaiters {
     private final MemoryTier memory;
     private final long waitMillis;
     private final Runnable onWait;
+    /** Why waiting is futile now (the disk tier cannot take writes, so nothing will be demoted), or null. */
+    private final java.util.function.Supplier<String> futile;
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     private volatile long waitingBytes; // written under the monitor, read without it (on every put)
 
-    MemoryWaiters(MemoryTier memory, long waitMillis, Runnable onWait) {
+    /**
+     * @param futile says why no waiter can be served now, or null; checked under the monitor as a writer queues, so a
+     *               writer that queues while (or just after) {@link #failAll} runs fails too instead of waiting out
+     *               the limit
+     */
+    MemoryWaiters(MemoryTier memory, long waitMillis, Runnable onWait, java.util.function.Supplier<String> futile) {
         this.memory = memory;
         this.waitMillis = waitMillis;
         this.onWait = onWait;
+        this.futile = futile;
     }
 
     MemoryValue tryAllocate(long length) {
@@ -47,6 +55,11 @@ final class MemoryWaiters {
         }
         CompletableFuture<MemoryValue> future = new CompletableFuture<>();
         synchronized (this) {
+            String why = futile.get();
+            if (why != null) { // failAll may have run between the caller's check and this line
+                future.completeExceptionally(new StoreFullException(why));
+                return future;
+            }
             queue.addLast(new Waiter(length, System.currentTimeMillis() + waitMillis, future));
             waitingBytes += MemoryTier.footprintOf(length);
         }

@@ -124,7 +124,8 @@ public final class TieredStore implements AutoCloseable {
             }
         });
         sequence.set(Math.max(builder.maxSeq(), recovery.maxSeq())); // past damaged records' numbers too
-        this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake);
+        this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake,
+                () -> writer.fault() == null ? null : futileWait(writer.fault()));
         memory.onFree(waiters::serve);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "kvtier-store-timer"));
         this.directWrites = Executors.newFixedThreadPool(2, r -> daemon(r, "kvtier-direct-write"));
@@ -225,7 +226,11 @@ public final class TieredStore implements AutoCloseable {
 
     /** The disk writer entered the fault state: writers queued for memory would wait in vain, so they fail now. */
     void diskFaulted(String why) {
-        waiters.failAll("memory is full and the disk tier cannot take writes (" + why + ")");
+        waiters.failAll(futileWait(why));
+    }
+
+    private static String futileWait(String why) {
+        return "memory is full and the disk tier cannot take writes (" + why + ")";
     }
 
     /**
