@@ -33,6 +33,7 @@ public final class Dispatcher {
             return null;
         }
         if (!session.authenticated && !spec.allowedWithoutAuth()) {
+            session.server.metrics().rejected(spec.name());
             reply.error("NOAUTH Authentication required.");
             return null;
         }
@@ -50,23 +51,29 @@ public final class Dispatcher {
             spec = sub;
         }
         if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
+            session.server.metrics().rejected(spec.name());
             reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
             return null;
         }
         session.commandStarted(spec.name());
         session.server.commandsProcessed.increment();
+        // A command failed if it wrote an error reply (INFO commandstats' failed_calls, as Redis counts them): the
+        // connection runs one command at a time, so the replies written until it completes are its own.
+        long errorsBefore = reply.errorReplies();
         CompletableFuture<Void> done = run(spec, session, cmd, reply);
         String metricName = spec.name();
         if (done == null) {
-            session.server.metrics().command(metricName, false, System.nanoTime() - start);
+            session.server.metrics().command(metricName, reply.errorReplies() != errorsBefore,
+                    System.nanoTime() - start);
             return null;
         }
         // Replies are event-loop confined: whichever thread completed the command, the error is written there.
         return done.handleAsync((v, e) -> {
-            session.server.metrics().command(metricName, e != null, System.nanoTime() - start);
             if (e != null) {
                 reply.error(errorText(unwrap(e)));
             }
+            session.server.metrics().command(metricName, reply.errorReplies() != errorsBefore,
+                    System.nanoTime() - start);
             return null;
         }, reply.executor());
     }

@@ -1,6 +1,7 @@
 package io.kvtier.server.net;
 
 import io.kvtier.resp.RespWriter;
+import io.kvtier.server.ServerContext;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -15,7 +16,10 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Reply {
     private final ChannelHandlerContext ctx;
+    private final ServerContext server;
     private ByteBuf buf;
+    /** Error replies written so far: the dispatcher compares it around a command to know whether it failed. */
+    private long errorReplies;
     private int protocol = 2;
     private boolean dirty;
     /** Non-null while replies are held back (see {@link #hold()}): what would have been written, in order. */
@@ -24,8 +28,10 @@ public final class Reply {
     private record Held(ByteBuf bytes, Runnable done) {
     }
 
-    Reply(ChannelHandlerContext ctx) {
+    /** Counts its error replies and the bytes it writes in {@code server}'s statistics (INFO). */
+    public Reply(ChannelHandlerContext ctx, ServerContext server) {
         this.ctx = ctx;
+        this.server = server;
     }
 
     public EventExecutor executor() {
@@ -59,7 +65,14 @@ public final class Reply {
 
     /** An error reply; {@code message} starts with its code, e.g. "ERR syntax error". */
     public void error(String message) {
+        errorReplies++;
+        server.metrics().errors().record(message);
         RespWriter.error(buf(), message.replace('\r', ' ').replace('\n', ' '));
+    }
+
+    /** How many error replies this connection has been sent (see {@link #error}). */
+    public long errorReplies() {
+        return errorReplies;
     }
 
     public void integer(long n) {
@@ -197,6 +210,7 @@ public final class Reply {
         if (held != null) {
             held.add(new Held(bytes, done));
         } else {
+            server.netOutputBytes.add(bytes.readableBytes());
             ctx.write(bytes).addListener(f -> done.run());
         }
     }
@@ -211,6 +225,7 @@ public final class Reply {
     /** Writes and flushes one chunk of a streamed value; the future tells when the socket took it. */
     io.netty.channel.ChannelFuture writeNow(ByteBuf chunk) {
         writeBuffered();
+        server.netOutputBytes.add(chunk.readableBytes());
         return ctx.writeAndFlush(chunk);
     }
 
