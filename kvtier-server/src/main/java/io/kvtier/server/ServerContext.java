@@ -179,8 +179,12 @@ public final class ServerContext {
      * {@link InstantaneousRates#PERIOD_MILLIS} ms.
      */
     void sampleRates() {
-        rates.sample(System.nanoTime(), commandsProcessed.sum(), netInputBytes.sum(), netOutputBytes.sum());
-        usedMemory();
+        try {
+            rates.sample(System.nanoTime(), commandsProcessed.sum(), netInputBytes.sum(), netOutputBytes.sum());
+            usedMemory();
+        } catch (Error e) { // Netty would only log it: an OutOfMemoryError here stops the node as on any event loop
+            fatal(FatalErrorHandler.Source.STATISTICS, e);
+        }
     }
 
     /** CONFIG RESETSTAT. */

@@ -4,6 +4,7 @@ import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RequestBudget;
 import io.kvtier.resp.RespDecoder;
 import io.kvtier.resp.RespException;
+import io.kvtier.resp.RespWriter;
 import io.kvtier.server.ClientLimits;
 import io.kvtier.server.FatalErrorHandler;
 import io.kvtier.server.ServerContext;
@@ -65,8 +66,11 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         reply = new Reply(ctx, server);
         if (!server.admitClient()) {
             server.connectionsRejected.increment();
-            reply.error("ERR max number of clients reached");
-            reply.flush();
+            // Past Reply, as Redis writes it: a refused connection is no client, and its error is not counted
+            // among error replies (INFO errorstats), only in rejected_connections.
+            ByteBuf refusal = ctx.alloc().buffer();
+            RespWriter.error(refusal, "ERR max number of clients reached");
+            ctx.writeAndFlush(refusal);
             ctx.close();
             closed = true;
             return;
