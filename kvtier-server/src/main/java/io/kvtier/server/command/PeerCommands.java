@@ -121,7 +121,8 @@ final class PeerCommands {
                             + " at epoch " + t.table().epoch());
                 }
             }
-            return ClusterRouter.asPrimary(node, spec, s, cmd, r, keys);
+            return Dispatcher.withKeysShared(s, Dispatcher.keysOf(spec, cmd), cmd, r,
+                    own -> ClusterRouter.asPrimary(node, spec, s, own, r, keys));
         } finally {
             cmd.release();
         }
