@@ -31,6 +31,7 @@ final class PeerCommands {
                 of("kvt.fwd", -4, "write", 0, 0, 0, PeerCommands::fwd),
                 of("kvt.repl", 5, "write", 0, 0, 0, PeerCommands::repl),
                 of("kvt.rdel", 3, "write", 0, 0, 0, PeerCommands::rdel),
+                of("kvt.replm", -5, "write", 0, 0, 0, PeerCommands::replm),
                 of("kvt.peek", -3, "readonly", 0, 0, 0, PeerCommands::peek),
                 of("kvt.slotkeys", 5, "readonly", 0, 0, 0, PeerCommands::slotKeys),
                 of("kvt.slotinfo", 2, "readonly", 0, 0, 0, PeerCommands::slotInfo),
@@ -147,6 +148,50 @@ final class PeerCommands {
         refuseLate(node, c);
         byte[] key = c.bytes(2);
         return underReplicaLock(node, key, r, null, () -> s.server.store().remove(key, false));
+    }
+
+    /**
+     * KVT.REPLM epoch[:deadline] (key expireAt|- value)...: a backup applies the state of several keys written by one
+     * command or transaction as one unit, under their replica locks; "-" is a key the primary no longer has. (A
+     * READONLY read here does not take those locks: it may see the unit part-applied for the moment this takes.)
+     */
+    private static CompletableFuture<Void> replm(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        refuseStale(node, epoch(c));
+        refuseLate(node, c);
+        if ((c.argCount() - 2) % 3 != 0) {
+            throw new CommandException("ERR KVT.REPLM takes key, expireAt and value triples");
+        }
+        int n = (c.argCount() - 2) / 3;
+        byte[][] keys = new byte[n][];
+        long[] expireAt = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = c.bytes(2 + 3 * i);
+            byte[] e = c.bytes(3 + 3 * i);
+            expireAt[i] = e.length == 1 && e[0] == '-' ? -1 : Args.parseLong(e);
+        }
+        RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
+        TieredStore store = s.server.store();
+        // Not the key gate: a primary holds it while waiting for this reply, so a backup that waited for its own
+        // gate could close a cycle between two nodes that back each other up.
+        CompletableFuture<Void> done = node.replicaLocks().lock(keys).thenCompose(unlock -> {
+                List<CompletableFuture<?>> applied = new java.util.ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    try {
+                        node.wroteLocally(keys[i]);
+                        applied.add(expireAt[i] < 0 ? store.remove(keys[i], false) : Values.put(own, 4 + 3 * i,
+                                keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false), store));
+                    } catch (RuntimeException e) {
+                        applied.add(CompletableFuture.failedFuture(e));
+                    }
+                }
+                return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new))
+                        .whenComplete((v, e) -> unlock.run());
+            }).whenComplete((v, e) -> own.release());
+        return Async.then(done, r, v -> {
+            r.ok();
+            return null;
+        });
     }
 
     /**
