@@ -325,6 +325,25 @@ class ClusterClientsIT {
             assertThat(text(one.call("EXEC"))).isEqualTo("CROSSSLOT Keys in request don't hash to the same slot");
             assertThat(one.call("EXISTS", local[0]).integer()).as("nothing of it ran").isZero();
             assertThat(one.call("DEL", tag + "a", tag + "b").integer()).isEqualTo(2);
+
+            String remoteTag = IntStream.range(0, 1000).mapToObj(i -> "{txr" + i + "}")
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] != port(0)).findFirst().orElseThrow();
+            try (RawConnection plain = new RawConnection(port(0))) {
+                assertThat(text(plain.call("MULTI"))).isEqualTo("OK");
+                assertThat(text(plain.call("SET", remoteTag + "a", "forwarded"))).isEqualTo("QUEUED");
+                assertThat(text(plain.call("GET", remoteTag + "a"))).isEqualTo("QUEUED");
+                assertThat(plain.call("EXEC").escaped()).as("a cluster-unaware client's transaction is forwarded whole")
+                        .isEqualTo("*2\\r\\n+OK\\r\\n$9\\r\\nforwarded\\r\\n");
+                try (RawConnection owner = new RawConnection(primaryPort[SlotHash.getSlot(remoteTag)])) {
+                    assertThat(owner.call("GET", remoteTag + "a").bulk())
+                            .isEqualTo("forwarded".getBytes(StandardCharsets.UTF_8));
+                }
+                assertThat(text(plain.call("MULTI"))).isEqualTo("OK");
+                assertThat(text(plain.call("SET", remoteTag + "a", "x"))).isEqualTo("QUEUED");
+                assertThat(text(plain.call("SET", tag + "a", "y"))).isEqualTo("QUEUED");
+                assertThat(text(plain.call("EXEC"))).isEqualTo("CROSSSLOT Keys in request don't hash to the same slot");
+                assertThat(plain.call("DEL", remoteTag + "a").integer()).isEqualTo(1);
+            }
         }
     }
 

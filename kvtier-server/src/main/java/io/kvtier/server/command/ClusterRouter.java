@@ -322,7 +322,12 @@ final class ClusterRouter {
     /** Forwards {@code c} (its arguments {@code indexes}) to {@code owner}, relaying the reply. */
     private static CompletableFuture<Void> forward(ClusterNode node, ClusterNode.Topology t, Member owner,
                                                    RespCommand c, Reply r, int[] indexes) {
-        return send(node, t, owner, c, indexes).handleAsync((reply, e) -> {
+        return relayed(send(node, t, owner, c, indexes), owner, r);
+    }
+
+    /** Writes the reply of {@code sent} to {@code r} on its event loop, or the error for a call that got none. */
+    static CompletableFuture<Void> relayed(CompletableFuture<io.kvtier.client.Reply> sent, Member owner, Reply r) {
+        return sent.handleAsync((reply, e) -> {
             if (e != null) {
                 throw failure(owner, cause(e));
             }
@@ -344,10 +349,18 @@ final class ClusterRouter {
         for (int i = 0; i < indexes.length; i++) {
             args[i + 2] = c.isSink(indexes[i]) ? Values.toByteBuf(c, indexes[i]) : c.bytes(indexes[i]);
         }
+        return send(node, t, owner, args, indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0]);
+    }
+
+    /**
+     * Sends {@code args} ("KVT.FWD", a slot for the epoch stamp, the command) to {@code owner}, retrying as above;
+     * {@code firstKey} finds the primary to retry at. Releases the buffers among {@code args} when done.
+     */
+    static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t, Member owner,
+                                                         Object[] args, byte[] firstKey) {
         node.forwarded.increment();
         long timeout = node.settings().peerTimeout().toNanos();
         long deadline = System.nanoTime() + timeout;
-        byte[] firstKey = indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0];
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
         result.orTimeout(timeout, TimeUnit.NANOSECONDS);
         attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result);

@@ -101,11 +101,12 @@ final class PeerCommands {
         }
         RespCommand cmd = c.take(inner);
         try {
-            CommandSpec spec = s.server.commands().lookup(Args.lower(cmd.bytes(0)));
-            if (spec == null || !ClusterRouter.routed(spec)) {
+            boolean transaction = Args.lower(cmd.bytes(0)).equals(Transactions.FORWARDED);
+            CommandSpec spec = transaction ? null : s.server.commands().lookup(Args.lower(cmd.bytes(0)));
+            if (!transaction && (spec == null || !ClusterRouter.routed(spec))) {
                 throw new CommandException("ERR KVT.FWD of an unknown or unkeyed command");
             }
-            if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
+            if (!transaction && (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity())) {
                 throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
             }
             ClusterNode.Topology t = node.topology();
@@ -114,18 +115,26 @@ final class PeerCommands {
                 throw new CommandException("TRYAGAIN " + t.self().id() + " is at epoch " + t.table().epoch()
                         + ", the request at " + epoch(c) + (t.serving() ? "" : "; not serving: " + t.downReason()));
             }
+            if (transaction) {
+                return Transactions.execForwarded(node, s, cmd, r);
+            }
             int[] keys = ClusterRouter.keyIndexes(spec, cmd);
             for (int k : keys) {
-                int slot = SlotHash.slot(cmd.bytes(k));
-                if (!t.table().isOwned() || !t.isSelf(t.table().primary(slot))) {
-                    throw new CommandException("TRYAGAIN " + t.self().id() + " is not the primary of slot " + slot
-                            + " at epoch " + t.table().epoch());
-                }
+                checkPrimary(t, cmd.bytes(k));
             }
             return Dispatcher.withKeysShared(s, Dispatcher.keysOf(spec, cmd), cmd, r,
                     own -> ClusterRouter.asPrimary(node, spec, s, own, r, keys));
         } finally {
             cmd.release();
+        }
+    }
+
+    /** A forwarded command whose key's slot this node is not the primary of did not run: the proxy retries. */
+    static void checkPrimary(ClusterNode.Topology t, byte[] key) {
+        int slot = SlotHash.slot(key);
+        if (!t.table().isOwned() || !t.isSelf(t.table().primary(slot))) {
+            throw new CommandException("TRYAGAIN " + t.self().id() + " is not the primary of slot " + slot
+                    + " at epoch " + t.table().epoch());
         }
     }
 

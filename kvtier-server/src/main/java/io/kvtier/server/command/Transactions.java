@@ -22,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
  * have it.
  */
 final class Transactions {
+    /** The name a proxy forwards a whole transaction under, inside KVT.FWD: {@code KVT.EXEC n (argc args...)...}. */
+    static final String FORWARDED = "kvt.exec";
     /** Commands that run at once inside MULTI instead of being queued, as in Redis. */
     private static final Set<String> NOT_QUEUED = Set.of("exec", "discard", "multi", "watch", "quit", "reset");
     /** Queued commands run in slices of this many before the event loop serves other connections (keys stay held). */
@@ -91,7 +93,11 @@ final class Transactions {
         if (node != null && ClusterRouter.routed(spec)) {
             try {
                 for (int k : ClusterRouter.keyIndexes(spec, cmd)) {
-                    checkHere(node, s, cmd.bytes(k));
+                    if (proxied(node, s)) {
+                        primaryOf(node, cmd.bytes(k)); // served somewhere; EXEC forwards the whole transaction there
+                    } else {
+                        checkHere(node, s, cmd.bytes(k));
+                    }
                 }
             } catch (CommandException e) {
                 s.transaction.fail();
@@ -103,23 +109,33 @@ final class Transactions {
         r.simple("QUEUED");
     }
 
-    /**
-     * Refuses a key whose slot this node is not the primary of: MOVED, or CLUSTERDOWN. A transaction (or WATCH) is not
-     * forwarded by a proxy: its commands must run together where their slot is.
-     */
-    private static void checkHere(ClusterNode node, Session s, byte[] key) {
+    /** Whether this client's transactions on other nodes' slots are forwarded (--proxy, a cluster-unaware client). */
+    private static boolean proxied(ClusterNode node, Session s) {
+        return node.settings().proxy() && !s.clusterAware;
+    }
+
+    /** The primary of {@code key}'s slot; CLUSTERDOWN when there is none. */
+    private static Member primaryOf(ClusterNode node, byte[] key) {
         ClusterNode.Topology t = node.topology();
         if (!t.serving()) {
             throw new CommandException("CLUSTERDOWN " + t.downReason());
         }
-        int slot = SlotHash.slot(key);
-        Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
+        Member primary = t.table().isOwned() ? t.table().primary(SlotHash.slot(key)) : null;
         if (primary == null) {
             throw new CommandException("CLUSTERDOWN Hash slot not served");
         }
-        if (!t.isSelf(primary)) {
+        return primary;
+    }
+
+    /**
+     * Refuses a key whose slot this node is not the primary of: MOVED, or CLUSTERDOWN. WATCH cannot be forwarded (it
+     * watches for this connection), so even a proxied client gets MOVED for a key of another node.
+     */
+    private static void checkHere(ClusterNode node, Session s, byte[] key) {
+        Member primary = primaryOf(node, key);
+        if (!node.topology().isSelf(primary)) {
             node.movedReplies.increment();
-            throw new CommandException("MOVED " + slot + " " + primary.endpoint());
+            throw new CommandException("MOVED " + SlotHash.slot(key) + " " + primary.endpoint());
         }
     }
 
@@ -138,8 +154,15 @@ final class Transactions {
         ClusterNode node = s.server.cluster();
         try {
             keys = t.keys();
-            if (node != null) {
-                checkOneSlot(node, s, keys);
+            if (node != null && keys.length > 0) {
+                Member primary = primaryOfSlot(node, keys);
+                if (!node.topology().isSelf(primary)) {
+                    if (!proxied(node, s)) {
+                        node.movedReplies.increment();
+                        throw new CommandException("MOVED " + SlotHash.slot(keys[0]) + " " + primary.endpoint());
+                    }
+                    return forward(node, s, t, primary, keys[0], r);
+                }
                 ClusterRouter.checkNotBehind(node, t.writes());
             }
         } catch (RuntimeException e) {
@@ -147,6 +170,102 @@ final class Transactions {
             s.unwatch();
             throw e;
         }
+        return runGated(node, s, t, r, keys);
+    }
+
+    /**
+     * A proxied client's transaction whose slot another node is the primary of: sent there whole, run there as one
+     * transaction, its reply relayed. The WATCH check (of keys this node serves) is made here first.
+     */
+    private static CompletableFuture<Void> forward(ClusterNode node, Session s, Transaction t, Member primary,
+                                                   byte[] firstKey, Reply r) {
+        boolean broken = s.watch != null && s.watch.broken();
+        s.unwatch();
+        if (broken) {
+            t.release();
+            r.nullArray();
+            return null;
+        }
+        List<Object> args = new java.util.ArrayList<>();
+        args.add("KVT.FWD");
+        args.add(null); // the epoch stamp, set per attempt
+        args.add("KVT.EXEC");
+        args.add(Integer.toString(t.size()));
+        try {
+            for (int i = 0; i < t.size(); i++) {
+                RespCommand c = t.command(i);
+                args.add(Integer.toString(c.argCount()));
+                for (int a = 0; a < c.argCount(); a++) {
+                    args.add(c.isSink(a) ? io.kvtier.server.net.Values.toByteBuf(c, a) : c.bytes(a));
+                }
+            }
+        } catch (RuntimeException e) { // a payload that cannot be forwarded (on disk): nothing was sent
+            for (Object a : args) {
+                if (a instanceof io.netty.buffer.ByteBuf b) {
+                    b.release();
+                }
+            }
+            throw e;
+        } finally {
+            t.release();
+        }
+        return ClusterRouter.relayed(ClusterRouter.send(node, node.topology(), primary, args.toArray(), firstKey),
+                primary, r);
+    }
+
+    /**
+     * KVT.FWD ... KVT.EXEC n (argc args...)...: a transaction a proxy forwarded, run here as its slot's primary (not
+     * here: TRYAGAIN, and the proxy retries where the slot went). {@code cmd} stays the caller's to release.
+     */
+    static CompletableFuture<Void> execForwarded(ClusterNode node, Session s, RespCommand cmd, Reply r) {
+        Transaction t = new Transaction();
+        byte[][] keys;
+        try {
+            int n = Args.parseInt(cmd.bytes(1));
+            int at = 2;
+            for (int i = 0; i < n; i++) {
+                int argc = Args.parseInt(cmd.bytes(at++));
+                if (argc < 1 || at + argc > cmd.argCount()) {
+                    throw new CommandException("ERR malformed forwarded transaction");
+                }
+                int[] indexes = new int[argc];
+                for (int a = 0; a < argc; a++) {
+                    indexes[a] = at++;
+                }
+                RespCommand part = cmd.take(indexes);
+                CommandSpec spec = checked(s, part);
+                t.add(spec, part);
+                if (spec == null) {
+                    throw new CommandException("ERR forwarded transaction holds an unknown command or wrong arity");
+                }
+            }
+            keys = t.keys();
+            for (byte[] key : keys) {
+                PeerCommands.checkPrimary(node.topology(), key);
+            }
+            ClusterRouter.checkNotBehind(node, t.writes());
+        } catch (RuntimeException e) {
+            t.release();
+            throw e;
+        }
+        return runGated(node, s, t, r, keys);
+    }
+
+    /** {@code cmd}'s spec, its subcommand resolved, if it names one with a fitting arity; else null. */
+    private static CommandSpec checked(Session s, RespCommand cmd) {
+        CommandSpec spec = s.server.commands().lookup(Args.lower(cmd.bytes(0)));
+        if (spec != null && !spec.subcommands().isEmpty()) {
+            spec = cmd.argCount() < 2 ? null : spec.subcommands().get(Args.lower(cmd.bytes(1)));
+        }
+        if (spec == null || (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity())) {
+            return null;
+        }
+        return spec;
+    }
+
+    /** Runs {@code t} holding its keys exclusively in the gate; releases it when done. */
+    private static CompletableFuture<Void> runGated(ClusterNode node, Session s, Transaction t, Reply r,
+                                                    byte[][] keys) {
         CompletableFuture<Runnable> held = s.server.keyGate().exclusive(keys);
         CompletableFuture<Void> done;
         try {
@@ -175,18 +294,15 @@ final class Transactions {
         return done.whenComplete((v, e) -> t.release());
     }
 
-    /** Every key in one slot, whose primary is this node (Redis Cluster's rule for EXEC). */
-    private static void checkOneSlot(ClusterNode node, Session s, byte[][] keys) {
-        if (keys.length == 0) {
-            return;
-        }
+    /** The primary of the one slot every key hashes to (Redis Cluster's rule for EXEC: CROSSSLOT otherwise). */
+    private static Member primaryOfSlot(ClusterNode node, byte[][] keys) {
         int slot = SlotHash.slot(keys[0]);
         for (byte[] key : keys) {
             if (SlotHash.slot(key) != slot) {
                 throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
             }
         }
-        checkHere(node, s, keys[0]);
+        return primaryOf(node, keys[0]);
     }
 
     /** With the keys held in the gate: the WATCH check, then the queue, as a cluster write where there is one. */
