@@ -341,17 +341,18 @@ final class Transactions {
                 return done.thenCompose(v -> orDone(runFrom(s, t, r, next)));
             }
             if (next < t.size() && next % SLICE == 0) {
-                // A long transaction yields the event loop between slices; its keys stay held.
+                // A long transaction yields the event loop between slices; its keys stay held. Scheduled, not
+                // executed: Netty would run a resubmitted task before the next round of I/O.
                 r.flush();
                 CompletableFuture<Void> rest = new CompletableFuture<>();
-                r.executor().execute(() -> {
+                r.executor().schedule(() -> {
                     CompletableFuture<Void> f = runFrom(s, t, r, next);
                     if (f == null) {
                         rest.complete(null);
                     } else {
                         f.whenComplete((v, e) -> rest.complete(null));
                     }
-                });
+                }, 1, java.util.concurrent.TimeUnit.MICROSECONDS);
                 return rest;
             }
         }
