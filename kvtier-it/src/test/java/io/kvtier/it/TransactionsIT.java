@@ -108,6 +108,17 @@ class TransactionsIT {
             kept.set("jtx:w", "mine");
             assertThat(kept.exec()).containsExactly("OK");
             assertThat(jedis.get("jtx:w")).isEqualTo("mine");
+
+            Transaction longOne = jedis.multi(); // runs in slices of 256 commands: replies stay in order
+            for (int i = 0; i < 1_000; i++) {
+                longOne.set("jtx:long", Integer.toString(i));
+                longOne.get("jtx:long");
+            }
+            List<Object> replies = longOne.exec();
+            assertThat(replies).hasSize(2_000);
+            for (int i = 0; i < 1_000; i++) {
+                assertThat(replies.get(2 * i + 1)).isEqualTo(Integer.toString(i));
+            }
         }
     }
 
