@@ -279,6 +279,18 @@ class TransactionsIT {
         }
     }
 
+    /** The cluster's own commands take the key gate themselves: inside MULTI they would wait for their own EXEC. */
+    @Test
+    void peerCommandsCannotBeQueued() throws Exception {
+        try (RawConnection raw = new RawConnection(node.port())) {
+            assertThat(raw.call("MULTI").escaped()).isEqualTo("+OK\\r\\n");
+            assertThat(raw.call("KVT.FWD", "1", "GET", "peer:k").escaped())
+                    .isEqualTo("-ERR Command not allowed inside a transaction\\r\\n");
+            assertThat(raw.call("EXEC").escaped()).startsWith("-EXECABORT");
+            assertThat(raw.call("PING").escaped()).isEqualTo("+PONG\\r\\n");
+        }
+    }
+
     private static long field(String info, String name) {
         Matcher m = Pattern.compile("(?m)^" + name + ":(\\d+)\r?$").matcher(info);
         assertThat(m.find()).as("INFO has %s: %s", name, info).isTrue();

@@ -36,6 +36,11 @@ public final class Session {
     Transaction transaction;
     /** WATCH: this connection's watched keys; null when it watches none. Event-loop confined. */
     Watches.Watch watch;
+    /**
+     * While EXEC runs its queue: this connection holds every key of the transaction exclusively in the
+     * {@link KeyGate}, so a queued command (a script) must not try to take them again (it would wait for itself).
+     */
+    volatile boolean holdsKeyGate;
 
     public Session(long id, ServerContext server, Channel channel) {
         this.id = id;
@@ -83,6 +88,11 @@ public final class Session {
     void unwatch() {
         server.watches().unwatch(watch);
         watch = null;
+    }
+
+    /** Whether this connection's EXEC is running its queue, holding the transaction's keys in the key gate. */
+    public boolean holdsKeyGate() {
+        return holdsKeyGate;
     }
 
     public void commandStarted(String name) {

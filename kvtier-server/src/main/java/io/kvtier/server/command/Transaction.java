@@ -12,6 +12,8 @@ import java.nio.ByteBuffer;
  * request memory and payload sinks stay reserved until the transaction runs or is discarded. Event-loop confined.
  */
 final class Transaction {
+    /** Commands whose keys follow a count ({@code EVAL script numkeys key...}) rather than sit at fixed positions. */
+    private static final java.util.Set<String> SCRIPTS = java.util.Set.of("eval", "evalsha", "eval_ro", "evalsha_ro");
     private final List<CommandSpec> specs = new ArrayList<>();
     private final List<RespCommand> commands = new ArrayList<>();
     /** A command could not be queued (unknown, wrong arity, ...): EXEC answers EXECABORT, as Redis. */
@@ -59,6 +61,17 @@ final class Transaction {
             RespCommand c = commands.get(i);
             for (int k : ClusterRouter.keyIndexes(specs.get(i), c)) {
                 keys.add(ByteBuffer.wrap(c.bytes(k)));
+            }
+            if (SCRIPTS.contains(specs.get(i).name()) && c.argCount() > 2) { // EVAL script numkeys key... arg...
+                long n;
+                try {
+                    n = Args.parseLong(c.bytes(2));
+                } catch (CommandException e) {
+                    continue; // the script answers its own error when it runs
+                }
+                for (int k = 3; k < c.argCount() && k < 3 + n; k++) {
+                    keys.add(ByteBuffer.wrap(c.bytes(k)));
+                }
             }
         }
         byte[][] out = new byte[keys.size()][];

@@ -89,6 +89,11 @@ final class Transactions {
      * primary of is refused here (and fails the transaction), as Redis Cluster does.
      */
     static void queue(Session s, CommandSpec spec, RespCommand cmd, Reply r) {
+        if (spec.name().startsWith("kvt.")) { // the cluster's own: they take the key gate themselves
+            s.transaction.fail();
+            r.error("ERR Command not allowed inside a transaction");
+            return;
+        }
         ClusterNode node = s.server.cluster();
         if (node != null && ClusterRouter.routed(spec)) {
             try {
@@ -324,7 +329,16 @@ final class Transactions {
     /** Answers the array of the queued commands' replies; null when every command completed inline. */
     private static CompletableFuture<Void> runQueue(Session s, Transaction t, Reply r) {
         r.array(t.size());
-        return runFrom(s, t, r, 0);
+        s.holdsKeyGate = true;
+        CompletableFuture<Void> done = null;
+        try {
+            done = runFrom(s, t, r, 0);
+            return done == null ? null : done.whenComplete((v, e) -> s.holdsKeyGate = false);
+        } finally {
+            if (done == null) {
+                s.holdsKeyGate = false;
+            }
+        }
     }
 
     private static CompletableFuture<Void> runFrom(Session s, Transaction t, Reply r, int from) {
