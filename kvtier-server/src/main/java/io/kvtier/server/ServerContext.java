@@ -19,6 +19,8 @@ public final class ServerContext {
     private final Metrics metrics;
     private final io.kvtier.server.net.RequestMemory requestMemory;
     private final FatalErrorHandler fatal = new FatalErrorHandler();
+    private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
+    private final io.kvtier.server.command.Watches watches;
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
@@ -39,8 +41,10 @@ public final class ServerContext {
     private volatile io.kvtier.server.cluster.Replicator replicator;
 
     public ServerContext(ServerOptions options, TieredStore store, io.kvtier.kvcache.KvCache kvcache,
-                         DiskReads diskReads, CommandTable commands, Metrics metrics) {
+                         DiskReads diskReads, CommandTable commands, Metrics metrics,
+                         io.kvtier.server.command.Watches watches) {
         this.options = options;
+        this.watches = watches;
         this.store = store;
         this.kvcache = kvcache;
         this.diskReads = diskReads;
@@ -79,6 +83,16 @@ public final class ServerContext {
     /** What the requests in progress of all connections hold, against the bounds of {@link ClientLimits}. */
     public io.kvtier.server.net.RequestMemory requestMemory() {
         return requestMemory;
+    }
+
+    /** Isolation of transactions and scripts from other commands on their keys. */
+    public io.kvtier.server.command.KeyGate keyGate() {
+        return keyGate;
+    }
+
+    /** WATCH's registry of watched keys, told of every change by the store. */
+    public io.kvtier.server.command.Watches watches() {
+        return watches;
     }
 
     public ServerOptions options() {

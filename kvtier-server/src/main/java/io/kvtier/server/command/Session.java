@@ -39,6 +39,16 @@ public final class Session {
     private volatile int queryBuffer;
     private volatile int queryBufferFree;
 
+    /** MULTI ... EXEC: the commands queued so far; null outside a transaction. Event-loop confined. */
+    Transaction transaction;
+    /** WATCH: this connection's watched keys; null when it watches none. Event-loop confined. */
+    Watches.Watch watch;
+    /**
+     * While EXEC runs its queue: this connection holds every key of the transaction exclusively in the
+     * {@link KeyGate}, so a queued command (a script) must not try to take them again (it would wait for itself).
+     */
+    volatile boolean holdsKeyGate;
+
     public Session(long id, ServerContext server, Channel channel) {
         this.id = id;
         this.server = server;
@@ -59,6 +69,39 @@ public final class Session {
         return closeAfterReply;
     }
 
+    /**
+     * Whether commands are being queued (between MULTI and EXEC or DISCARD): the request memory of queued commands
+     * stays charged to the connection until the transaction ends.
+     */
+    public boolean inTransaction() {
+        return transaction != null;
+    }
+
+    /** Commands queued in the transaction in progress, -1 outside one (CLIENT LIST's {@code multi}). */
+    public int transactionSize() {
+        Transaction t = transaction;
+        return t == null ? -1 : t.size();
+    }
+
+    /** Ends the transaction (if any) without running it and forgets watched keys: DISCARD, RESET, a closed connection. */
+    public void discardTransaction() {
+        if (transaction != null) {
+            transaction.release();
+            transaction = null;
+        }
+        unwatch();
+    }
+
+    void unwatch() {
+        server.watches().unwatch(watch);
+        watch = null;
+    }
+
+    /** Whether this connection's EXEC is running its queue, holding the transaction's keys in the key gate. */
+    public boolean holdsKeyGate() {
+        return holdsKeyGate;
+    }
+
     public void commandStarted(String name) {
         lastCommand = name;
         lastCommandMillis = System.currentTimeMillis();
@@ -73,11 +116,6 @@ public final class Session {
     public void queryBuffer(int used, int free) {
         queryBuffer = used;
         queryBufferFree = free;
-    }
-
-    /** Commands queued in MULTI, or -1 outside a transaction (CLIENT LIST's multi). */
-    int transactionSize() {
-        return -1;
     }
 
     /** Bytes this connection's requests hold: the input buffer with its free room, and arguments on the heap. */
@@ -106,12 +144,15 @@ public final class Session {
         int qbufFree = queryBufferFree;
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
         long omem = out == null ? 0 : out.totalPendingWriteBytes();
-        StringBuilder flags = new StringBuilder(3);
-        if (readOnly) {
-            flags.append('r');
+        StringBuilder flags = new StringBuilder(3); // in Redis's order
+        if (transaction != null) {
+            flags.append('x');
         }
         if (closeAfterReply) {
             flags.append('c');
+        }
+        if (readOnly) {
+            flags.append('r');
         }
         if (flags.isEmpty()) {
             flags.append('N');

@@ -20,6 +20,8 @@ public final class Reply {
     private ByteBuf buf;
     /** Error replies written so far: the dispatcher compares it around a command to know whether it failed. */
     private long errorReplies;
+    /** Of {@link #errorReplies}, those a completed command has counted as its own (see {@link #newErrorsSince}). */
+    private long errorsCounted;
     private int protocol = 2;
     private boolean dirty;
     /** Non-null while replies are held back (see {@link #hold()}): what would have been written, in order. */
@@ -73,6 +75,17 @@ public final class Reply {
     /** How many error replies this connection has been sent (see {@link #error}). */
     public long errorReplies() {
         return errorReplies;
+    }
+
+    /**
+     * Whether an error reply was written after the first {@code since} that no command completed in between has
+     * counted: a command run inside another (one queued in MULTI, run by EXEC) counts its own errors, and the outer one
+     * fails only on errors after it, as Redis counts failed_calls. Marks every error written so far counted.
+     */
+    public boolean newErrorsSince(long since) {
+        boolean failed = errorReplies > Math.max(since, errorsCounted);
+        errorsCounted = errorReplies;
+        return failed;
     }
 
     public void integer(long n) {
@@ -249,7 +262,7 @@ public final class Reply {
     }
 
     /** Sends everything written so far to the socket. */
-    void flush() {
+    public void flush() {
         if (dirty) {
             writeBuffered();
             dirty = false;
