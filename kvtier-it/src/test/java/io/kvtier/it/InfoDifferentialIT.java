@@ -101,6 +101,15 @@ class InfoDifferentialIT {
                 }
                 assertThat(Integer.parseInt(kvtierClient.get("fd"))).isPositive();
             }
+            // A connection in MULTI with one command queued, seen from another: flags=x multi=1 cmd=set.
+            try (RawConnection rq = new RawConnection(redis.port()); RawConnection kq = new RawConnection(kvtier.port())) {
+                Map<String, String> redisQueued = queued(rq, r);
+                Map<String, String> kvtierQueued = queued(kq, k);
+                for (String field : SAME_CLIENT_VALUES) {
+                    assertThat(kvtierQueued.get(field)).as("in MULTI: %s", field).isEqualTo(redisQueued.get(field));
+                }
+                assertThat(kvtierQueued).containsEntry("flags", "x").containsEntry("multi", "1");
+            }
             String id = Long.toString(k.call("CLIENT", "ID").integer());
             assertThat(client(text(k.call("CLIENT", "LIST", "ID", id))).get("id")).isEqualTo(id);
             for (String type : List.of("master", "replica", "pubsub")) {
@@ -126,6 +135,18 @@ class InfoDifferentialIT {
         c.call("SET", "a", "1", "EX", "nope");
         c.call("NOSUCHCOMMAND");
         c.call("CLIENT", "GETNAME");
+        c.call("MULTI");
+        c.call("SET", "a", "2");
+        c.call("SET", "a", "2", "EX", "nope"); // fails inside EXEC: a failed SET, not a failed EXEC
+        c.call("EXEC");
+    }
+
+    /** CLIENT LIST ID of {@code queuing}, asked on {@code asker} once it has queued one command in MULTI. */
+    private static Map<String, String> queued(RawConnection queuing, RawConnection asker) throws IOException {
+        String id = Long.toString(queuing.call("CLIENT", "ID").integer());
+        queuing.call("MULTI");
+        queuing.call("SET", "queued", "1");
+        return client(text(asker.call("CLIENT", "LIST", "ID", id)));
     }
 
     private static void compareSections(Map<String, Map<String, String>> redis,

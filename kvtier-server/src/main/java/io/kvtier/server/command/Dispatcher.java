@@ -31,6 +31,9 @@ public final class Dispatcher {
             }
             return null;
         }
+        // CLIENT LIST's cmd and idle: the client's own last command, queued or run, as Redis; not the commands EXEC
+        // or a script runs for it.
+        session.commandStarted(spec.name());
         if (session.transaction != null && !Transactions.runsWhileQueuing(spec)) {
             Transactions.queue(session, spec, cmd, reply);
             return null;
@@ -171,7 +174,6 @@ public final class Dispatcher {
     static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply,
                                        boolean routed) {
         long start = System.nanoTime();
-        session.commandStarted(spec.name());
         session.server.commandsProcessed.increment();
         // A command failed if it wrote an error reply (INFO commandstats' failed_calls, as Redis counts them): the
         // connection runs one command at a time, so the replies written until it completes are its own, less those
