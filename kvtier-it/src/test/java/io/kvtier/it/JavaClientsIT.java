@@ -2,6 +2,14 @@ package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import glide.api.GlideClient;
+import glide.api.models.Batch;
+import glide.api.models.GlideString;
+import glide.api.models.commands.GetExOptions;
+import glide.api.models.commands.SetOptions;
+import glide.api.models.commands.scan.ScanOptions;
+import glide.api.models.configuration.GlideClientConfiguration;
+import glide.api.models.configuration.NodeAddress;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.GetExArgs;
 import io.lettuce.core.KeyScanCursor;
@@ -37,12 +45,14 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Transaction;
 import redis.clients.jedis.params.GetExParams;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /**
- * Jedis and Lettuce, each in RESP2 and RESP3, run the same script of what applications do (strings with options, a
+ * Jedis and Lettuce, each in RESP2 and RESP3, and valkey-glide's standalone client run the same script of what applications do (strings with options, a
  * 2 MiB binary value, multi-key commands, transactions with a run-time error and with WATCH broken by another client,
  * a pipeline, SCAN, KEYS, INFO, client names, an unknown command) against redis-server 7.0 and against kvtier: every
  * step must give the same result (values, or the exception's class and message).
@@ -76,6 +86,7 @@ class JavaClientsIT {
         for (ProtocolVersion protocol : new ProtocolVersion[] {ProtocolVersion.RESP2, ProtocolVersion.RESP3}) {
             lettuce(port, protocol, out);
         }
+        glide(port, out);
         return out;
     }
 
@@ -84,7 +95,8 @@ class JavaClientsIT {
         try {
             result = render(body.call());
         } catch (Exception e) {
-            result = render(e);
+            result = render(e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+                    ? e.getCause() : e);
         }
         out.put(name, result);
     }
@@ -95,6 +107,15 @@ class JavaClientsIT {
         }
         if (o instanceof byte[] b) {
             return b.length < 64 ? new String(b, StandardCharsets.UTF_8) : "<" + b.length + " bytes " + sha1(b) + ">";
+        }
+        if (o instanceof GlideString g) {
+            return render(g.getBytes());
+        }
+        if (o instanceof Object[] array) {
+            return render(Arrays.asList(array));
+        }
+        if (o instanceof java.util.concurrent.ExecutionException e && e.getCause() != null) {
+            return render(e.getCause());
         }
         if (o instanceof List<?> list) {
             List<String> items = new ArrayList<>();
@@ -247,6 +268,63 @@ class JavaClientsIT {
             step(out, p + "cleanup", () -> l.del("l:a", "l:ttl", "l:big", "l:t", "l:w"));
         } finally {
             client.shutdown();
+        }
+    }
+
+    /** valkey-glide 2.3 (its Rust core, RESP3): standalone client; batches with {@code atomic} are MULTI/EXEC. */
+    private static void glide(int port, Map<String, String> out) throws Exception {
+        String p = "glide ";
+        GlideClientConfiguration config = GlideClientConfiguration.builder()
+                .address(NodeAddress.builder().host("127.0.0.1").port(port).build()).requestTimeout(30_000).build();
+        try (GlideClient g = GlideClient.createClient(config).get(30, TimeUnit.SECONDS);
+             GlideClient other = GlideClient.createClient(config).get(30, TimeUnit.SECONDS)) {
+            step(out, p + "flush", () -> g.customCommand(new String[] {"FLUSHALL"}).get());
+            step(out, p + "set_get", () -> List.of(g.set("g:a", "v1").get(), g.get("g:a").get(),
+                    String.valueOf(g.get("g:no").get())));
+            step(out, p + "set_options", () -> List.of(
+                    g.set("g:a", "v2", SetOptions.builder().conditionalSetOnlyIfExists().returnOldValue(true).build())
+                            .get(),
+                    String.valueOf(g.set("g:a", "x", SetOptions.builder().conditionalSetOnlyIfNotExist().build())
+                            .get()),
+                    g.set("g:ttl", "v", SetOptions.builder().expiry(SetOptions.Expiry.Seconds(100L)).build()).get(),
+                    g.ttl("g:ttl").get(), g.pttl("g:ttl").get() > 99_000));
+            step(out, p + "binary", () -> {
+                g.set(GlideString.of("g:big"), GlideString.of(BIG)).get();
+                return List.of(g.get(GlideString.of("g:big")).get(), g.strlen("g:big").get());
+            });
+            step(out, p + "multi_keys", () -> List.of(g.mset(Map.of("g:m1", "1", "g:m2", "2")).get(),
+                    Arrays.asList(g.mget(new String[] {"g:m1", "g:m2", "g:no"}).get()),
+                    g.exists(new String[] {"g:m1", "g:m2", "g:no"}).get(), g.del(new String[] {"g:m1", "g:no"}).get(),
+                    g.getdel("g:m2").get(), g.getex("g:a", GetExOptions.Milliseconds(5000L)).get(),
+                    g.expire("g:a", 50).get(), g.ttl("g:a").get()));
+            step(out, p + "transaction", () -> g.exec(new Batch(true).set("g:t", "1").get("g:t").strlen("g:t"),
+                    false).get());
+            step(out, p + "transaction_error", () -> g.exec(new Batch(true).set("g:t", "1")
+                    .customCommand(new String[] {"SET", "g:t", "2", "XX", "NX"}).get("g:t"), false).get());
+            step(out, p + "watch_broken", () -> {
+                g.watch(new String[] {"g:w"}).get();
+                other.set("g:w", "changed").get();
+                return String.valueOf(Arrays.toString(g.exec(new Batch(true).set("g:w", "mine"), false).get()));
+            });
+            step(out, p + "pipeline", () -> g.exec(new Batch(false).set("g:p", "1").get("g:p")
+                    .customCommand(new String[] {"DEL", "g:p"}), false).get());
+            step(out, p + "scan", () -> {
+                List<String> keys = new ArrayList<>();
+                String cursor = "0";
+                do {
+                    Object[] r = g.scan(cursor, ScanOptions.builder().matchPattern("g:*").count(100L).build()).get();
+                    cursor = String.valueOf(r[0]);
+                    for (Object k : (Object[]) r[1]) {
+                        keys.add(String.valueOf(k));
+                    }
+                } while (!cursor.equals("0"));
+                return keys.stream().sorted().toList();
+            });
+            step(out, p + "role", () -> g.info().get().contains("role:master"));
+            step(out, p + "client_name", () -> List.of(g.customCommand(new String[] {"CLIENT", "SETNAME", "glide-it"})
+                    .get(), g.clientGetName().get()));
+            step(out, p + "unknown", () -> g.customCommand(new String[] {"NOSUCHCOMMAND", "x"}).get());
+            step(out, p + "cleanup", () -> g.del(new String[] {"g:a", "g:ttl", "g:big", "g:t", "g:w"}).get());
         }
     }
 
