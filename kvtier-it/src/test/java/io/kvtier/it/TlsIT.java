@@ -86,6 +86,60 @@ class TlsIT {
     }
 
     @Test
+    void aConnectionThatNeverHandshakesIsClosed() throws Exception {
+        try (java.net.Socket silent = new java.net.Socket("127.0.0.1", tlsPort)) {
+            silent.setSoTimeout(30_000);
+            long start = System.nanoTime();
+            assertThat(cli(tlsPort, true, "PING").stdout().strip()).as("others are served meanwhile")
+                    .isEqualTo("PONG");
+            assertThat(silent.getInputStream().read()).as("closed by the node").isEqualTo(-1);
+            long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+            assertThat(seconds).as("Netty's 10 s handshake limit").isBetween(8L, 15L);
+        }
+    }
+
+    @Test
+    void clientsThatDoNotReadALargeValueHoldLittleCiphertext() throws Exception {
+        // In memory (under a quarter of --memory), so that the reply is a view of its pages and holds no staging.
+        byte[] value = Payloads.make(21, 1, 100 << 20);
+        int port = KvtierProcess.freePortForTests();
+        KvtierProcess n = KvtierProcess.start(tmp.resolve("slow-readers"), tlsFlags(port, "--memory", "512m"));
+        List<javax.net.ssl.SSLSocket> readers = new ArrayList<>();
+        try {
+            try (Jedis plain = n.jedis(30_000)) {
+                assertThat(plain.set(bytes("tls:huge"), value)).isEqualTo("OK");
+            }
+            javax.net.ssl.SSLContext ssl = clientSsl();
+            long before = n.anonymousRss();
+            for (int i = 0; i < 4; i++) {
+                javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) ssl.getSocketFactory().createSocket();
+                s.setReceiveBufferSize(64 << 10);
+                s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 10_000);
+                s.setSoTimeout(30_000);
+                s.getOutputStream().write("*2\r\n$3\r\nGET\r\n$8\r\ntls:huge\r\n".getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                readers.add(s);
+            }
+            Thread.sleep(3_000);
+            long grown = n.anonymousRss() - before;
+            // Encrypted whole on flush, each reply would hold its 100 MiB of ciphertext until the client read it (RSS
+            // grew by 2.9 GiB with 3 such clients of a 200 MiB value).
+            assertThat(grown).as("RSS growth with 4 clients not reading a 100 MiB value").isLessThan(200L << 20);
+            byte[] header = ("$" + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            for (javax.net.ssl.SSLSocket s : readers) {
+                byte[] reply = s.getInputStream().readNBytes(header.length + value.length + 2);
+                assertThat(java.util.Arrays.copyOfRange(reply, header.length, header.length + value.length))
+                        .as("the value, once read").isEqualTo(value);
+            }
+        } finally {
+            for (javax.net.ssl.SSLSocket s : readers) {
+                s.close();
+            }
+            assertThat(n.stop()).isIn(0, 143);
+        }
+    }
+
+    @Test
     void redisPyWithSsl() throws Exception {
         String script = """
                 import hashlib, os, sys, redis
@@ -206,8 +260,8 @@ class TlsIT {
             tlsPorts.add(KvtierProcess.freePortForTests());
         }
         try (TestCluster cluster = TestCluster.startWith(Files.createDirectories(tmp.resolve("cluster")), 3, 0,
-                i -> List.of(
-                tlsFlags(tlsPorts.get(i), "--tls-cluster", "yes")))) {
+                // A peer's first call includes the TLS handshake: room for it on a loaded 2-core machine.
+                i -> List.of(tlsFlags(tlsPorts.get(i), "--tls-cluster", "yes", "--peer-timeout", "5s")))) {
             KvtierProcess entry = cluster.nodes.get(0);
             for (int i = 0; i < 30; i++) {
                 assertThat(cli(tlsPorts.get(0), true, "SET", "tls:cluster:" + i, "v" + i).stdout().strip())
@@ -287,6 +341,36 @@ class TlsIT {
             v[i] = (byte) ('a' + random.nextInt(26));
         }
         return v;
+    }
+
+    /** The JDK's TLS with the test's client certificate, trusting the test CA. */
+    private static javax.net.ssl.SSLContext clientSsl() throws Exception {
+        java.security.cert.CertificateFactory x509 = java.security.cert.CertificateFactory.getInstance("X.509");
+        java.security.cert.Certificate ca;
+        java.security.cert.Certificate client;
+        try (var in = Files.newInputStream(certs.resolve("ca.crt"))) {
+            ca = x509.generateCertificate(in);
+        }
+        try (var in = Files.newInputStream(certs.resolve("client.crt"))) {
+            client = x509.generateCertificate(in);
+        }
+        String pem = Files.readString(certs.resolve("client.key")).replaceAll("-----[A-Z ]+-----", "")
+                .replaceAll("\\s", "");
+        java.security.PrivateKey key = java.security.KeyFactory.getInstance("RSA")
+                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(pem)));
+        java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        store.setCertificateEntry("ca", ca);
+        store.setKeyEntry("client", key, new char[0], new java.security.cert.Certificate[] {client});
+        javax.net.ssl.KeyManagerFactory keys = javax.net.ssl.KeyManagerFactory.getInstance(
+                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        keys.init(store, new char[0]);
+        javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(store);
+        javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+        ssl.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+        return ssl;
     }
 
     private static byte[] bytes(String s) {

@@ -6,6 +6,7 @@ import io.kvtier.server.metrics.Metrics;
 import io.kvtier.server.metrics.MetricsEndpoint;
 import io.kvtier.server.net.ConnectionHandler;
 import io.kvtier.server.net.DiskReads;
+import io.kvtier.server.net.TlsWriteSlicer;
 import io.kvtier.server.tls.TlsContexts;
 import io.kvtier.store.TieredStore;
 import io.netty.bootstrap.ServerBootstrap;
@@ -23,6 +24,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -114,12 +116,13 @@ public final class KvtierServer implements AutoCloseable {
             }
         }
         if (tls != null) {
-            // Decrypted bytes come out of the SslHandler's buffers, so payload reads cannot land in a value's pages.
+            // Decrypted bytes come out of the SslHandler's buffers, so payload reads cannot land in a value's pages;
+            // large replies are encrypted a slice at a time as the socket takes them (TlsWriteSlicer).
             ServerBootstrap secure = bootstrap.clone().childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast(tls.server().newHandler(ch.alloc()),
-                            new ConnectionHandler(context, ConnectionHandler.Transport.TLS));
+                    ch.pipeline().addLast(tls.server().newHandler(ch.alloc()), new ChunkedWriteHandler(),
+                            TlsWriteSlicer.INSTANCE, new ConnectionHandler(context, ConnectionHandler.Transport.TLS));
                 }
             });
             for (String host : hosts) {
