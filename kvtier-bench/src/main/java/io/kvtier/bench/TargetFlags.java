@@ -49,10 +49,10 @@ final class TargetFlags {
                     + " JDK's trusted CAs).")
     java.nio.file.Path caCert;
 
-    @Option(names = "--cert", paramLabel = "FILE", description = "With --tls: client certificate (PEM).")
+    @Option(names = "--cert", paramLabel = "FILE", description = "With --tls: client certificate (PEM) (default: none, no client certificate).")
     java.nio.file.Path cert;
 
-    @Option(names = "--key", paramLabel = "FILE", description = "With --tls: the client certificate's key (PEM, PKCS#8).")
+    @Option(names = "--key", paramLabel = "FILE", description = "With --tls: the client certificate's key (PEM, PKCS#8) (default: none).")
     java.nio.file.Path key;
 
     void applyTo(BenchOptions.Builder builder) {
