@@ -226,13 +226,17 @@ final class ServerCommand implements Callable<Integer> {
      * shut the node down.
      */
     private static void reloadTlsOnSighup(KvtierServer server, Logger log) {
-        sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
-            try {
-                server.reloadTls();
-            } catch (java.io.IOException | RuntimeException e) {
-                log.error("TLS reload on SIGHUP failed; the certificates in use stay: {}", e.getMessage());
-            }
-        });
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+                try {
+                    server.reloadTls();
+                } catch (java.io.IOException | RuntimeException e) {
+                    log.error("TLS reload on SIGHUP failed; the certificates in use stay: {}", e.getMessage());
+                }
+            });
+        } catch (IllegalArgumentException e) { // the JVM keeps SIGHUP to itself (-Xrs): the node runs on without it
+            log.warn("SIGHUP cannot be handled ({}): restart the node to load new TLS certificates", e.getMessage());
+        }
     }
 
     ServerOptions options() throws java.io.IOException {
