@@ -280,6 +280,8 @@ class TlsIT {
             for (int i = 0; i < 3; i++) {
                 assertThat(slots).as("nodes announce their TLS ports").contains(Integer.toString(tlsPorts.get(i)));
             }
+            assertThat(cli(tlsPorts.get(0), true, "CLUSTER", "SHARDS").stdout()).as("named as Redis names them")
+                    .contains("tls-port\n" + tlsPorts.get(1));
         }
     }
 
