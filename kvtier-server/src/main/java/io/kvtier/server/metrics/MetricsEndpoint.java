@@ -3,6 +3,9 @@ package io.kvtier.server.metrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -36,10 +39,13 @@ public final class MetricsEndpoint implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final Channel listener;
+    /** Open connections, closed before the event loop stops so that each releases what it holds. */
+    private final ChannelGroup connections;
 
-    private MetricsEndpoint(EventLoopGroup group, Channel listener) {
+    private MetricsEndpoint(EventLoopGroup group, Channel listener, ChannelGroup connections) {
         this.group = group;
         this.listener = listener;
+        this.connections = connections;
     }
 
     /**
@@ -53,6 +59,8 @@ public final class MetricsEndpoint implements AutoCloseable {
         Class<? extends ServerSocketChannel> type = Epoll.isAvailable() ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
         AtomicInteger connections = new AtomicInteger();
+        ChannelGroup open = new DefaultChannelGroup(
+                GlobalEventExecutor.INSTANCE);
         MetricsExchange.Settings settings = new MetricsExchange.Settings(registry, password, requestTimeoutMillis,
                 MAX_CONNECTIONS, connections);
         ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(type)
@@ -61,12 +69,13 @@ public final class MetricsEndpoint implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        open.add(ch);
                         ch.pipeline().addLast(new MetricsExchange(settings));
                     }
                 });
         try {
             Channel ch = bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
-            return new MetricsEndpoint(group, ch);
+            return new MetricsEndpoint(group, ch, open);
         } catch (Exception e) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw new IOException("cannot serve metrics on " + host + ":" + port + ": " + e.getMessage(), e);
@@ -81,6 +90,9 @@ public final class MetricsEndpoint implements AutoCloseable {
     @Override
     public void close() {
         listener.close().awaitUninterruptibly();
+        // Closed while their event loop runs: a loop that is shutting down may never run the channelInactive that
+        // releases a half-received request (seen as a leak report of MetricsEndpointTest, 1 run in 6).
+        connections.close().awaitUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     }
 }
