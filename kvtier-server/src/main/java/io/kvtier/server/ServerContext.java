@@ -18,6 +18,8 @@ public final class ServerContext {
     private final CommandTable commands;
     private final Metrics metrics;
     private final io.kvtier.server.net.RequestMemory requestMemory;
+    private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
+    private final io.kvtier.server.script.Scripting scripting = new io.kvtier.server.script.Scripting();
     private final FatalErrorHandler fatal = new FatalErrorHandler();
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
@@ -76,6 +78,16 @@ public final class ServerContext {
     /** What the requests in progress of all connections hold, against the bounds of {@link ClientLimits}. */
     public io.kvtier.server.net.RequestMemory requestMemory() {
         return requestMemory;
+    }
+
+    /** Exclusive holds on keys: a script holds its KEYS for its whole run. */
+    public io.kvtier.server.command.KeyGate keyGate() {
+        return keyGate;
+    }
+
+    /** The script cache, the script threads and the scripts running now. */
+    public io.kvtier.server.script.Scripting scripting() {
+        return scripting;
     }
 
     public ServerOptions options() {
