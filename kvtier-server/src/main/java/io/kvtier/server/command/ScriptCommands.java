@@ -83,6 +83,9 @@ final class ScriptCommands {
     }
 
     private static CompletableFuture<Void> eval(Session s, RespCommand c, Reply r, boolean bySha, boolean readOnly) {
+        if (bySha && c.length(1) != 40) {
+            throw new CommandException(NOSCRIPT); // as Redis: before numkeys is even read
+        }
         long numkeys = Args.parseLong(c.bytes(2));
         if (numkeys < 0) {
             throw new CommandException("ERR Number of keys can't be negative");

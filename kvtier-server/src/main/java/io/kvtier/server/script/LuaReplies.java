@@ -169,7 +169,10 @@ public final class LuaReplies {
         return (long) d;
     }
 
-    /** A number as Lua 5.1 prints it ("%.14g"), which is how redis.call passes a number argument. */
+    /**
+     * A number argument of redis.call as Redis 7.0 passes it: C's "%.17g" (0.1 is "0.10000000000000001", 100 is
+     * "100", 1e20 is "1e+20").
+     */
     public static String formatNumber(double d) {
         if (Double.isNaN(d)) {
             return Double.doubleToRawLongBits(d) < 0 ? "-nan" : "nan";
@@ -180,9 +183,9 @@ public final class LuaReplies {
         if (d == 0) {
             return 1 / d < 0 ? "-0" : "0";
         }
-        BigDecimal rounded = new BigDecimal(d).round(new MathContext(14, RoundingMode.HALF_EVEN));
+        BigDecimal rounded = new BigDecimal(d).round(new MathContext(17, RoundingMode.HALF_EVEN));
         int exponent = rounded.precision() - rounded.scale() - 1;
-        if (exponent < -4 || exponent >= 14) {
+        if (exponent < -4 || exponent >= 17) {
             String m = rounded.unscaledValue().abs().toString();
             String digits = m.replaceAll("0+$", "");
             String mantissa = digits.length() > 1 ? digits.charAt(0) + "." + digits.substring(1) : digits;

@@ -53,6 +53,7 @@ public final class LuaSandbox {
         globals.install("unpack", table.rawget("unpack")); // Lua 5.1's global, which Redis scripts use
         globals.install("error", new ErrorFunction());
         globals.install("pcall", new PcallFunction(globals.rawget("pcall")));
+        globals.install("rawset", new RawsetFunction(globals.rawget("rawset")));
         globals.install("redis", RedisLib.create(this, clock));
         for (String lib : new String[] {"string", "table", "math"}) {
             globals.install(lib, ReadOnlyTable.copyOf((LuaTable) globals.rawget(lib), clock));
@@ -168,6 +169,26 @@ public final class LuaSandbox {
                 }
             }
             return result;
+        }
+    }
+
+    /**
+     * rawset, refusing a protected table as Redis's does: raised from a library function, the error has no position.
+     */
+    private static final class RawsetFunction extends VarArgFunction {
+        private final LuaValue rawset;
+
+        RawsetFunction(LuaValue rawset) {
+            this.rawset = rawset;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            LuaValue t = args.arg1();
+            if (t instanceof ReadOnlyTable r && r.sealed() || t instanceof ScriptGlobals g && g.sealed()) {
+                throw new LuaError(LuaValue.valueOf("Attempt to modify a readonly table"));
+            }
+            return rawset.invoke(args);
         }
     }
 

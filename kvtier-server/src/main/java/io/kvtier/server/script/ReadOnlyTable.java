@@ -36,6 +36,10 @@ class ReadOnlyTable extends LuaTable {
         sealed = true;
     }
 
+    boolean sealed() {
+        return sealed;
+    }
+
     private void refuse() {
         if (sealed) {
             throw new LuaError(LuaValue.valueOf(clock.position() + "Attempt to modify a readonly table"));

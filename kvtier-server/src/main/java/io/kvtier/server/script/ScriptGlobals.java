@@ -22,6 +22,10 @@ final class ScriptGlobals extends Globals {
         sealed = true;
     }
 
+    boolean sealed() {
+        return sealed;
+    }
+
     /** Sets a global past the protection (KEYS and ARGV before each run). */
     void install(String name, LuaValue value) {
         boolean was = sealed;

@@ -136,11 +136,14 @@ class LuaScriptingTest {
         assertThat(eval("return redis.call('echo', 1e20)")).isEqualTo("$5\r\n1e+20\r\n");
         assertThat(eval("return redis.call('echo', {})"))
                 .startsWith("-ERR Lua redis lib command arguments must be strings or integers script:");
-        assertThat(LuaReplies.formatNumber(1.0 / 3)).isEqualTo("0.33333333333333");
-        assertThat(LuaReplies.formatNumber(-0.0001)).isEqualTo("-0.0001");
-        assertThat(LuaReplies.formatNumber(0.00001)).isEqualTo("1e-05");
-        assertThat(LuaReplies.formatNumber(123456789012345.0)).isEqualTo("1.2345678901234e+14");
-        assertThat(LuaReplies.formatNumber(99999999999999.0)).isEqualTo("99999999999999");
+        // C's %.17g, as redis-server 7.0.15 prints them.
+        assertThat(LuaReplies.formatNumber(0.1)).isEqualTo("0.10000000000000001");
+        assertThat(LuaReplies.formatNumber(1.0 / 3)).isEqualTo("0.33333333333333331");
+        assertThat(LuaReplies.formatNumber(-0.5)).isEqualTo("-0.5");
+        assertThat(LuaReplies.formatNumber(0.0001)).isEqualTo("0.0001");
+        assertThat(LuaReplies.formatNumber(0.00001)).isEqualTo("1.0000000000000001e-05");
+        assertThat(LuaReplies.formatNumber(123456789012345.0)).isEqualTo("123456789012345");
+        assertThat(LuaReplies.formatNumber(1e17)).isEqualTo("1e+17");
         assertThat(LuaReplies.formatNumber(Double.POSITIVE_INFINITY)).isEqualTo("inf");
     }
 
@@ -174,7 +177,7 @@ class LuaScriptingTest {
             assertThat(eval("return " + lib)).as(lib).contains("nonexistent global variable '" + lib + "'");
         }
         assertThat(eval("string.format = nil")).contains("Attempt to modify a readonly table");
-        assertThat(eval("rawset(_G, 'y', 1)")).contains("Attempt to modify a readonly table");
+        assertThat(eval("rawset(_G, 'y', 1)")).startsWith("-ERR Attempt to modify a readonly table script:");
         assertThat(eval("redis.call = nil")).contains("Attempt to modify a readonly table");
         assertThat(eval("return ('x'):rep(3)")).isEqualTo("$3\r\nxxx\r\n");
         assertThat(eval("return unpack({7, 8})")).isEqualTo(":7\r\n");
