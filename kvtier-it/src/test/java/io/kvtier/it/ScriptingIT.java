@@ -3,6 +3,7 @@ package io.kvtier.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,6 +83,49 @@ class ScriptingIT {
             assertThatThrownBy(() -> other.scriptKill()).hasMessageStartingWith("UNKILLABLE Sorry the script already "
                     + "executed write commands against the dataset.");
             assertThat(other.get("free")).isEqualTo("x"); // other keys are served while it runs
+        }
+    }
+
+    @Test
+    void inAClusterAScriptRunsOnItsSlotsPrimaryAndItsWritesReachTheBackup() throws Exception {
+        try (TestCluster cluster = TestCluster.start(Files.createDirectories(tmp.resolve("cluster")), 3, 0)) {
+            String body = "redis.call('set', KEYS[1], ARGV[1]) redis.call('set', KEYS[2], ARGV[1]) "
+                    + "return redis.call('mget', KEYS[1], KEYS[2])";
+            KvtierProcess primary = null;
+            for (KvtierProcess n : cluster.nodes) {
+                try (Jedis j = n.jedis(10_000)) {
+                    try {
+                        assertThat(j.eval(body, 2, "{s}a", "{s}b", "v1")).isEqualTo(List.of("v1", "v1"));
+                        primary = n;
+                    } catch (JedisDataException e) {
+                        assertThat(e.getMessage()).startsWith("ERR scripts are not proxied: slot ");
+                    }
+                }
+            }
+            assertThat(primary).as("the node that ran it").isNotNull();
+            try (Jedis j = primary.jedis(10_000)) {
+                assertThatThrownBy(() -> j.eval("return 1", 2, "{s}a", "other"))
+                        .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
+                assertThat(j.eval("return redis.call('ping')", 0)).isEqualTo("PONG");
+            }
+            KvtierProcess killed = primary;
+            killed.kill();
+            // The backup took over the slot with the script's writes.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            String seen = null;
+            while (!"v1".equals(seen) && System.nanoTime() < deadline) {
+                for (KvtierProcess n : cluster.nodes) {
+                    if (n != killed) {
+                        try (Jedis j = n.jedis(5_000)) {
+                            seen = j.get("{s}b");
+                        } catch (RuntimeException notYet) {
+                            seen = null;
+                        }
+                    }
+                }
+                Thread.sleep(200);
+            }
+            assertThat(seen).isEqualTo("v1");
         }
     }
 

@@ -5,6 +5,7 @@ import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespReplyDecoder;
+import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.net.Reply;
 import io.kvtier.server.script.LuaReplies;
 import io.kvtier.server.script.ScriptRun;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Prototype;
@@ -29,7 +31,8 @@ import org.luaj.vm2.Prototype;
  * run, so that no other client's command on them runs in between: the atomicity Redis gets from running one thing at
  * a time. Each redis.call runs the real command on the client's event loop against a capturing {@link Reply} and
  * hands the reply back to Lua. A script may only touch the keys it declares; it may call the string and keyspace
- * commands on keys, and PING, ECHO, TIME and DBSIZE.
+ * commands on keys, and PING, ECHO, TIME and DBSIZE. In a cluster it runs on the primary of its keys' slot, and
+ * its keys' state is replicated once it has written ({@link ClusterRouter#script}).
  */
 final class ScriptCommands {
     private static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
@@ -107,12 +110,8 @@ final class ScriptCommands {
         for (int i = 0; i < argv.length; i++) {
             argv[i] = c.bytes(3 + keys.length + i);
         }
-        if (s.server.cluster() != null) {
-            throw new CommandException("ERR scripts are not supported in cluster mode yet: kvtier cannot replicate "
-                    + "a script's writes to the backups (see README, Scripting)");
-        }
         int protocol = r.protocol();
-        CompletableFuture<ByteBuf> result = s.server.keyGate().exclusive(keys).thenCompose(unlock -> {
+        Supplier<CompletableFuture<Outcome>> run = () -> s.server.keyGate().exclusive(keys).thenCompose(unlock -> {
             try {
                 return scripting.submit(() -> {
                     try {
@@ -126,15 +125,28 @@ final class ScriptCommands {
                 throw e;
             }
         });
-        return Async.then(result, r, reply -> {
-            r.buf().writeBytes(reply);
-            reply.release();
+        ClusterNode node = s.server.cluster();
+        if (node != null) {
+            return ClusterRouter.script(node, s, r, keys, readOnly, run);
+        }
+        return reply(run.get(), r);
+    }
+
+    /** A finished script: its reply (written in the client's protocol) and whether it ran a write command. */
+    record Outcome(ByteBuf reply, boolean wrote) {
+    }
+
+    /** Writes a script's reply once it has run. */
+    static CompletableFuture<Void> reply(CompletableFuture<Outcome> outcome, Reply r) {
+        return Async.then(outcome, r, o -> {
+            r.buf().writeBytes(o.reply());
+            o.reply().release();
             return null;
         });
     }
 
     /** Runs the script on this script thread; returns its reply, written in {@code protocol}. */
-    private static ByteBuf run(Session s, Scripting scripting, String sha, byte[] body, byte[][] keys, byte[][] argv,
+    private static Outcome run(Session s, Scripting scripting, String sha, byte[] body, byte[][] keys, byte[][] argv,
                                boolean readOnly, int protocol) {
         Prototype p = body != null ? scripting.compile(sha, body) : scripting.cache().get(sha);
         if (p == null) {
@@ -147,7 +159,7 @@ final class ScriptCommands {
         ByteBuf out = Unpooled.buffer();
         try {
             LuaReplies.write(out, result, protocol, Scripting.MAX_SCRIPT_BYTES);
-            return out;
+            return new Outcome(out, run.hasWritten());
         } catch (RuntimeException e) {
             out.release();
             throw e;
