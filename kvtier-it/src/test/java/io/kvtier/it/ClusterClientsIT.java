@@ -283,6 +283,70 @@ class ClusterClientsIT {
         }
     }
 
+    /**
+     * A transaction runs where its slot's primary is: queued there, refused at queue time elsewhere (MOVED, and EXEC
+     * then answers EXECABORT), CROSSSLOT when its keys span slots, and its writes reach the backup together.
+     */
+    @Test
+    void transactionsRunOnTheirSlotsPrimaryAndReachTheBackup() throws IOException {
+        try (RawConnection one = new RawConnection(port(0))) {
+            int[] primaryPort = primaryPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
+            int[] backupPort = backupPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
+            String tag = IntStream.range(0, 1000).mapToObj(i -> "{tx" + i + "}")
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] == port(0)).findFirst().orElseThrow();
+            assertThat(text(one.call("MULTI"))).isEqualTo("OK");
+            assertThat(text(one.call("SET", tag + "a", "1"))).isEqualTo("QUEUED");
+            assertThat(text(one.call("SET", tag + "b", "2"))).isEqualTo("QUEUED");
+            assertThat(text(one.call("DEL", tag + "gone"))).isEqualTo("QUEUED");
+            RawReply exec = one.call("EXEC");
+            assertThat(exec.escaped()).isEqualTo("*3\\r\\n+OK\\r\\n+OK\\r\\n:0\\r\\n");
+            int backup = backupPort[SlotHash.getSlot(tag)];
+            try (RawConnection replica = new RawConnection(backup)) {
+                assertThat(text(replica.call("READONLY"))).isEqualTo("OK");
+                assertThat(replica.call("GET", tag + "a").bulk()).as("replicated before EXEC answered")
+                        .isEqualTo("1".getBytes(StandardCharsets.UTF_8));
+                assertThat(replica.call("GET", tag + "b").bulk()).isEqualTo("2".getBytes(StandardCharsets.UTF_8));
+            }
+
+            String elsewhere = IntStream.range(0, 1000).mapToObj(i -> "txmoved:" + i)
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] != port(0)).findFirst().orElseThrow();
+            int slot = SlotHash.getSlot(elsewhere);
+            assertThat(text(one.call("MULTI"))).isEqualTo("OK");
+            assertThat(text(one.call("SET", elsewhere, "x"))).isEqualTo("MOVED " + slot + " 127.0.0.1:"
+                    + primaryPort[slot]);
+            assertThat(text(one.call("EXEC"))).startsWith("EXECABORT");
+            assertThat(text(one.call("WATCH", elsewhere))).startsWith("MOVED " + slot);
+
+            String[] local = IntStream.range(0, 1000).mapToObj(i -> "txlocal:" + i)
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] == port(0)).limit(2).toArray(String[]::new);
+            assertThat(text(one.call("MULTI"))).isEqualTo("OK");
+            assertThat(text(one.call("SET", local[0], "x"))).isEqualTo("QUEUED");
+            assertThat(text(one.call("SET", local[1], "y"))).isEqualTo("QUEUED");
+            assertThat(text(one.call("EXEC"))).isEqualTo("CROSSSLOT Keys in request don't hash to the same slot");
+            assertThat(one.call("EXISTS", local[0]).integer()).as("nothing of it ran").isZero();
+            assertThat(one.call("DEL", tag + "a", tag + "b").integer()).isEqualTo(2);
+
+            String remoteTag = IntStream.range(0, 1000).mapToObj(i -> "{txr" + i + "}")
+                    .filter(k -> primaryPort[SlotHash.getSlot(k)] != port(0)).findFirst().orElseThrow();
+            try (RawConnection plain = new RawConnection(port(0))) {
+                assertThat(text(plain.call("MULTI"))).isEqualTo("OK");
+                assertThat(text(plain.call("SET", remoteTag + "a", "forwarded"))).isEqualTo("QUEUED");
+                assertThat(text(plain.call("GET", remoteTag + "a"))).isEqualTo("QUEUED");
+                assertThat(plain.call("EXEC").escaped()).as("a cluster-unaware client's transaction is forwarded whole")
+                        .isEqualTo("*2\\r\\n+OK\\r\\n$9\\r\\nforwarded\\r\\n");
+                try (RawConnection owner = new RawConnection(primaryPort[SlotHash.getSlot(remoteTag)])) {
+                    assertThat(owner.call("GET", remoteTag + "a").bulk())
+                            .isEqualTo("forwarded".getBytes(StandardCharsets.UTF_8));
+                }
+                assertThat(text(plain.call("MULTI"))).isEqualTo("OK");
+                assertThat(text(plain.call("SET", remoteTag + "a", "x"))).isEqualTo("QUEUED");
+                assertThat(text(plain.call("SET", tag + "a", "y"))).isEqualTo("QUEUED");
+                assertThat(text(plain.call("EXEC"))).isEqualTo("CROSSSLOT Keys in request don't hash to the same slot");
+                assertThat(plain.call("DEL", remoteTag + "a").integer()).isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void replicationFromAnOlderSlotTableEpochIsRefused() throws IOException {
         try (RawConnection peer = new RawConnection(port(1))) {

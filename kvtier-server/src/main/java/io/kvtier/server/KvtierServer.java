@@ -53,13 +53,15 @@ public final class KvtierServer implements AutoCloseable {
         this.options = options;
         this.kvcache = new KvCache();
         io.kvtier.server.net.RequestMemory.deleteLeftovers(options.dir());
-        this.store = TieredStore.open(options.storeOptions(), kvcache);
+        io.kvtier.server.command.Watches watches = new io.kvtier.server.command.Watches();
+        this.store = TieredStore.open(options.storeOptions(), io.kvtier.store.KeyListener.both(kvcache, watches));
         kvcache.attach(store, options.cluster() == null); // a chunk's two halves share one store only on one node
         this.diskReads = new DiskReads(store, options.diskThreads(), options.diskReadBufferBytes());
         this.metrics = new Metrics();
         metrics.bind(store);
         metrics.bind(kvcache);
-        this.context = new ServerContext(options, store, kvcache, diskReads, new CommandTable(), metrics);
+        this.context = new ServerContext(options, store, kvcache, diskReads, new CommandTable(), metrics,
+                watches);
         IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.boss = new MultiThreadIoEventLoopGroup(1, io);
         this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), io);

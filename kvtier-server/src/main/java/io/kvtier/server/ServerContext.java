@@ -18,9 +18,10 @@ public final class ServerContext {
     private final CommandTable commands;
     private final Metrics metrics;
     private final io.kvtier.server.net.RequestMemory requestMemory;
-    private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
     private final io.kvtier.server.script.Scripting scripting = new io.kvtier.server.script.Scripting();
     private final FatalErrorHandler fatal = new FatalErrorHandler();
+    private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
+    private final io.kvtier.server.command.Watches watches;
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
@@ -38,8 +39,10 @@ public final class ServerContext {
     private volatile io.kvtier.server.cluster.Replicator replicator;
 
     public ServerContext(ServerOptions options, TieredStore store, io.kvtier.kvcache.KvCache kvcache,
-                         DiskReads diskReads, CommandTable commands, Metrics metrics) {
+                         DiskReads diskReads, CommandTable commands, Metrics metrics,
+                         io.kvtier.server.command.Watches watches) {
         this.options = options;
+        this.watches = watches;
         this.store = store;
         this.kvcache = kvcache;
         this.diskReads = diskReads;
@@ -80,7 +83,7 @@ public final class ServerContext {
         return requestMemory;
     }
 
-    /** Exclusive holds on keys: a script holds its KEYS for its whole run. */
+    /** Isolation of transactions and scripts from other commands on their keys. */
     public io.kvtier.server.command.KeyGate keyGate() {
         return keyGate;
     }
@@ -88,6 +91,11 @@ public final class ServerContext {
     /** The script cache, the script threads and the scripts running now. */
     public io.kvtier.server.script.Scripting scripting() {
         return scripting;
+    }
+
+    /** WATCH's registry of watched keys, told of every change by the store. */
+    public io.kvtier.server.command.Watches watches() {
+        return watches;
     }
 
     public ServerOptions options() {

@@ -21,11 +21,12 @@ public final class TestNode implements AutoCloseable {
 
     private TestNode(ServerOptions options) throws IOException {
         kvcache = new KvCache();
-        store = TieredStore.open(options.storeOptions(), kvcache);
+        io.kvtier.server.command.Watches watches = new io.kvtier.server.command.Watches();
+        store = TieredStore.open(options.storeOptions(), io.kvtier.store.KeyListener.both(kvcache, watches));
         kvcache.attach(store, true);
         diskReads = new DiskReads(store, 2, 8L << 20);
         metrics = new Metrics();
-        context = new ServerContext(options, store, kvcache, diskReads, new CommandTable(), metrics);
+        context = new ServerContext(options, store, kvcache, diskReads, new CommandTable(), metrics, watches);
     }
 
     /** 4 MiB of memory, 32 MiB of disk, values up to 2 MiB; {@code password} may be null. */

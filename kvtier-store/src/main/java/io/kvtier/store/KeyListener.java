@@ -37,4 +37,31 @@ public interface KeyListener {
      * {@link TieredStore#removeIfOlder} tells apart.
      */
     void removed(byte[] key, long length, Removal why, long seq);
+
+    /** The live version of {@code key} changed without being replaced: its expiry was set or cleared. */
+    default void changed(byte[] key) {
+    }
+
+    /** Tells {@code first}, then {@code second}, of everything. */
+    static KeyListener both(KeyListener first, KeyListener second) {
+        return new KeyListener() {
+            @Override
+            public void added(byte[] key, long length) {
+                first.added(key, length);
+                second.added(key, length);
+            }
+
+            @Override
+            public void removed(byte[] key, long length, Removal why, long seq) {
+                first.removed(key, length, why, seq);
+                second.removed(key, length, why, seq);
+            }
+
+            @Override
+            public void changed(byte[] key) {
+                first.changed(key);
+                second.changed(key);
+            }
+        };
+    }
 }

@@ -560,6 +560,11 @@ public final class TieredStore implements AutoCloseable {
             return remove(keyBytes, false).thenApply(Removed::existed);
         }
         expiry.schedule(e); // a new deadline, or none (PERSIST)
+        try {
+            listener.changed(key.bytes);
+        } catch (RuntimeException ex) {
+            log.error("key listener failed on an expiry change", ex);
+        }
         return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq))
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
     }

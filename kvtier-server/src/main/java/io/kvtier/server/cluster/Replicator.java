@@ -34,6 +34,9 @@ public final class Replicator {
      * acknowledged, or fails with the first refusal or transport error (UNREPLICATED ...).
      */
     public CompletableFuture<Void> replicate(byte[][] keys, ClusterNode.Topology t) {
+        if (keys.length > 1) {
+            return replicateTogether(keys, t);
+        }
         long startNanos = System.nanoTime();
         List<CompletableFuture<Void>> sends = new ArrayList<>();
         for (byte[] key : keys) {
@@ -79,6 +82,76 @@ public final class Replicator {
                 node.replicationFailures.increment();
             } else {
                 node.replicated.add(sends.size());
+            }
+        });
+    }
+
+    /**
+     * The state of several keys written by one command or transaction, as one unit: each backup gets one
+     * {@code KVT.REPLM epoch key expireAt|- value ...} with the keys it backs, and applies them all while holding
+     * them (no reader there sees some applied and not the others; a primary that dies mid-way left it all or nothing
+     * on each backup that acknowledged).
+     */
+    private CompletableFuture<Void> replicateTogether(byte[][] keys, ClusterNode.Topology t) {
+        long startNanos = System.nanoTime();
+        java.util.Map<Member, List<Integer>> byBackup = new java.util.LinkedHashMap<>();
+        List<CompletableFuture<ByteBuf>> values = new ArrayList<>();
+        long[] expireAt = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            node.wroteLocally(keys[i]);
+            for (Member b : t.table().owners(SlotHash.slot(keys[i]))) {
+                if (!t.isSelf(b)) {
+                    byBackup.computeIfAbsent(b, x -> new ArrayList<>()).add(i);
+                }
+            }
+        }
+        if (byBackup.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long payload = 0;
+        for (int i = 0; i < keys.length; i++) {
+            ValueRef ref = node.store().get(keys[i]);
+            expireAt[i] = ref == null ? -1 : ref.expireAt();
+            payload += keys[i].length + (ref == null ? 0 : ref.length());
+            values.add(ref == null ? CompletableFuture.completedFuture(null) : bytesOf(ref));
+        }
+        long epoch = t.table().epoch();
+        long timeout = node.settings().peerTimeout().toMillis();
+        int calls = byBackup.size();
+        CompletableFuture<Void> read = CompletableFuture.allOf(values.toArray(CompletableFuture[]::new));
+        CompletableFuture<Void> sent = tracked(calls, payload * calls, read.thenCompose(v -> {
+            String stamp = ClusterNode.requestEpoch(epoch, timeout); // its deadline starts once the bytes are read
+            List<CompletableFuture<Void>> each = new ArrayList<>();
+            byBackup.forEach((backup, indexes) -> {
+                Object[] args = new Object[2 + 3 * indexes.size()];
+                args[0] = "KVT.REPLM";
+                args[1] = stamp;
+                int n = 2;
+                for (int i : indexes) {
+                    ByteBuf value = values.get(i).join();
+                    args[n++] = keys[i];
+                    args[n++] = value == null ? "-" : Long.toString(expireAt[i]);
+                    args[n++] = value == null ? new byte[0] : value.retainedDuplicate();
+                }
+                each.add(checked(backup, node.send(ClusterNode.Lane.REPLICATION, backup, args)));
+            });
+            return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new));
+        })).whenComplete((v, e) -> {
+            for (CompletableFuture<ByteBuf> f : values) {
+                f.thenAccept(b -> {
+                    if (b != null) {
+                        b.release();
+                    }
+                });
+            }
+        });
+        int timed = node.replicationBacklog.writeStarted(startNanos);
+        return sent.whenComplete((v, e) -> {
+            node.replicationBacklog.writeEnded(timed);
+            if (e != null) {
+                node.replicationFailures.increment();
+            } else {
+                node.replicated.add(calls);
             }
         });
     }

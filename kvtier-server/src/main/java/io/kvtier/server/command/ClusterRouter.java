@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Where a keyed command runs in a cluster: here as the slot's primary (fetching keys of an importing slot first, and
@@ -29,11 +30,14 @@ final class ClusterRouter {
     /** Between retries of a proxied call that was refused: about how long a table change takes to reach a node. */
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
+    private static final int[] NO_KEYS = new int[0];
+
     private ClusterRouter() {
     }
 
     static boolean routed(CommandSpec spec) {
-        return spec.firstKey() > 0 && !spec.name().startsWith("kvt.");
+        // WATCH registers here or nowhere: forwarding it would watch on the owner's connection, not the client's.
+        return spec.firstKey() > 0 && !spec.name().startsWith("kvt.") && !spec.name().equals("watch");
     }
 
     static CompletableFuture<Void> dispatch(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r) {
@@ -187,31 +191,53 @@ final class ClusterRouter {
             keyBytes[i] = c.bytes(keys[i]);
         }
         boolean write = isWrite(spec);
-        if (write && node.behind()) {
-            node.refusedWrites.increment();
-            throw new CommandException("TRYAGAIN this node is installing a newer slot table; retry");
-        }
+        checkNotBehind(node, write);
         CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
         if (!write && ready == null) {
             return spec.action().execute(s, c, r);
         }
         RespCommand own = c.take(allIndexes(c)); // the caller releases c when this returns; own lives on
+        return asPrimary(node, s, r, keyBytes, write, ready, () -> spec.action().execute(s, own, r), own::release);
+    }
+
+    /** A write cannot run while this node installs a newer slot table: TRYAGAIN. */
+    static void checkNotBehind(ClusterNode node, boolean write) {
+        if (write && node.behind()) {
+            node.refusedWrites.increment();
+            throw new CommandException("TRYAGAIN this node is installing a newer slot table; retry");
+        }
+    }
+
+    /**
+     * Runs {@code body} here as the primary of {@code keys} once {@code ready} (the fetch of importing keys, or null)
+     * is done: a write under the keys' locks, replicating their state afterwards (see {@link #applyAndReplicate}).
+     * {@code cleanup} runs once, when {@code body} has run or never will.
+     */
+    static CompletableFuture<Void> asPrimary(ClusterNode node, Session s, Reply r, byte[][] keys, boolean write,
+                                             CompletableFuture<Void> ready, Supplier<CompletableFuture<Void>> body,
+                                             Runnable cleanup) {
         CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
         if (!write) {
-            CompletableFuture<Void> read = Async.then(start, r, v -> spec.action().execute(s, own, r));
+            CompletableFuture<Void> read;
+            try {
+                read = Async.then(start, r, v -> body.get());
+            } catch (RuntimeException e) {
+                cleanup.run();
+                throw e;
+            }
             if (read == null) {
-                own.release();
+                cleanup.run();
                 return null;
             }
-            return read.whenComplete((v, e) -> own.release());
+            return read.whenComplete((v, e) -> cleanup.run());
         }
-        CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keyBytes));
+        CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keys));
         locked.whenComplete((unlock, e) -> {
             if (e != null) {
-                own.release();
+                cleanup.run();
             }
         });
-        return Async.then(locked, r, unlock -> applyAndReplicate(node, spec, s, own, r, keyBytes, unlock));
+        return Async.then(locked, r, unlock -> applyAndReplicate(node, s, r, keys, unlock, body, cleanup));
     }
 
     /**
@@ -220,12 +246,13 @@ final class ClusterRouter {
      * table arrived, or while a peer spoke of one (a new owner may already have copied these keys), has not run and
      * is refused. A write that fails still replicates its keys: it may have changed one before failing.
      */
-    private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, CommandSpec spec, Session s,
-                                                             RespCommand own, Reply r, byte[][] keys, Runnable unlock) {
+    private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, Session s, Reply r, byte[][] keys,
+                                                             Runnable unlock, Supplier<CompletableFuture<Void>> body,
+                                                             Runnable cleanup) {
         ClusterNode.Topology t = node.topology();
         if (node.behind() || !t.serving() || !primaryOfAll(t, keys)) {
             unlock.run();
-            own.release();
+            cleanup.run();
             node.refusedWrites.increment();
             throw new CommandException("TRYAGAIN the slot table changed while this write waited for its keys; retry");
         }
@@ -233,16 +260,16 @@ final class ClusterRouter {
         r.hold();
         CompletableFuture<Void> applied;
         try {
-            applied = spec.action().execute(s, own, r);
+            applied = body.get();
         } catch (RuntimeException e) {
             r.dropHeld();
-            own.release();
+            cleanup.run();
             replicate(s, keys, t).whenComplete((x, f) -> unlock.run());
             throw e;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         (applied == null ? CompletableFuture.<Void>completedFuture(null) : applied).whenCompleteAsync((v, e) -> {
-            own.release();
+            cleanup.run();
             CompletableFuture<Void> copies = replicate(s, keys, t);
             if (e != null) {
                 r.dropHeld();
@@ -391,7 +418,12 @@ final class ClusterRouter {
     /** Forwards {@code c} (its arguments {@code indexes}) to {@code owner}, relaying the reply. */
     private static CompletableFuture<Void> forward(ClusterNode node, ClusterNode.Topology t, Member owner,
                                                    RespCommand c, Reply r, int[] indexes) {
-        return send(node, t, owner, c, indexes).handleAsync((reply, e) -> {
+        return relayed(send(node, t, owner, c, indexes), owner, r);
+    }
+
+    /** Writes the reply of {@code sent} to {@code r} on its event loop, or the error for a call that got none. */
+    static CompletableFuture<Void> relayed(CompletableFuture<io.kvtier.client.Reply> sent, Member owner, Reply r) {
+        return sent.handleAsync((reply, e) -> {
             if (e != null) {
                 throw failure(owner, cause(e));
             }
@@ -413,10 +445,18 @@ final class ClusterRouter {
         for (int i = 0; i < indexes.length; i++) {
             args[i + 2] = c.isSink(indexes[i]) ? Values.toByteBuf(c, indexes[i]) : c.bytes(indexes[i]);
         }
+        return send(node, t, owner, args, indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0]);
+    }
+
+    /**
+     * Sends {@code args} ("KVT.FWD", a slot for the epoch stamp, the command) to {@code owner}, retrying as above;
+     * {@code firstKey} finds the primary to retry at. Releases the buffers among {@code args} when done.
+     */
+    static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t, Member owner,
+                                                         Object[] args, byte[] firstKey) {
         node.forwarded.increment();
         long timeout = node.settings().peerTimeout().toNanos();
         long deadline = System.nanoTime() + timeout;
-        byte[] firstKey = indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0];
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
         result.orTimeout(timeout, TimeUnit.NANOSECONDS);
         attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result);
@@ -539,15 +579,18 @@ final class ClusterRouter {
 
     static int[] keyIndexes(CommandSpec spec, RespCommand c) {
         if (spec.firstKey() <= 0 || c.argCount() <= spec.firstKey()) {
-            return new int[0];
+            return NO_KEYS;
         }
         int last = spec.lastKey() < 0 ? c.argCount() + spec.lastKey() : Math.min(spec.lastKey(), c.argCount() - 1);
         int step = Math.max(1, spec.step());
-        List<Integer> out = new ArrayList<>();
-        for (int i = spec.firstKey(); i <= last; i += step) {
-            out.add(i);
+        if (last < spec.firstKey()) {
+            return NO_KEYS;
         }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+        int[] out = new int[(last - spec.firstKey()) / step + 1];
+        for (int i = 0, k = spec.firstKey(); i < out.length; i++, k += step) {
+            out[i] = k;
+        }
+        return out;
     }
 
     static int[] allIndexes(RespCommand c) {

@@ -28,6 +28,9 @@ public final class CommandTable {
         for (CommandSpec spec : KvCacheCommands.specs()) {
             add(spec);
         }
+        for (CommandSpec spec : Transactions.specs()) {
+            add(spec);
+        }
         for (CommandSpec spec : ScriptCommands.specs()) {
             add(spec);
         }

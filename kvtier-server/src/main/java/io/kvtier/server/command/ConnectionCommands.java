@@ -40,6 +40,7 @@ final class ConnectionCommands {
                     return null;
                 }),
                 of("reset", 1, "no_auth fast", 0, 0, 0, (s, c, r) -> {
+                    s.discardTransaction();
                     s.name = null;
                     s.protocol = 2;
                     r.protocol(2);

@@ -19,13 +19,109 @@ public final class Dispatcher {
     private Dispatcher() {
     }
 
-    /** Runs {@code cmd}; returns null when its reply is complete, else a future completing after the reply. */
+    /**
+     * Runs {@code cmd} (or, inside MULTI, queues it); returns null when its reply is complete, else a future completing
+     * after the reply. A keyed command holds its keys' {@link KeyGate} stripes shared while it runs.
+     */
     public static CompletableFuture<Void> dispatch(Session session, RespCommand cmd, Reply reply) {
+        CommandSpec spec = resolve(session, cmd, reply);
+        if (spec == null) {
+            if (session.transaction != null) {
+                session.transaction.fail(); // Redis: a command refused while queuing aborts the transaction
+            }
+            return null;
+        }
+        if (session.transaction != null && !Transactions.runsWhileQueuing(spec)) {
+            Transactions.queue(session, spec, cmd, reply);
+            return null;
+        }
+        byte[][] keys = keysOf(spec, cmd);
+        if (keys.length == 0) {
+            return run(spec, session, cmd, reply, true);
+        }
+        return withKeysShared(session, keys, cmd, reply, c -> run(spec, session, c, reply, true));
+    }
+
+    /**
+     * Runs {@code body} on {@code cmd} holding the {@link KeyGate} stripes of {@code keys} shared, waiting first if a
+     * transaction or script holds one (then {@code body} gets a copy of {@code cmd} that owns its arguments).
+     */
+    static CompletableFuture<Void> withKeysShared(Session session, byte[][] keys, RespCommand cmd, Reply reply,
+                                                  java.util.function.Function<RespCommand, CompletableFuture<Void>>
+                                                          body) {
+        KeyGate gate = session.server.keyGate();
+        int[] stripes = KeyGate.stripesOf(keys);
+        if (gate.tryShared(stripes) == null) {
+            CompletableFuture<Void> done;
+            try {
+                done = body.apply(cmd);
+            } catch (RuntimeException e) {
+                gate.leaveShared(stripes);
+                throw e;
+            }
+            return leaveWhenDone(gate, stripes, done, null);
+        }
+        RespCommand own = cmd.take(ClusterRouter.allIndexes(cmd));
+        CompletableFuture<Void> entered = gate.enterShared(stripes, reply.executor());
+        return Async.then(entered, reply, v -> {
+            CompletableFuture<Void> done;
+            try {
+                done = body.apply(own);
+            } catch (RuntimeException e) {
+                gate.leaveShared(stripes);
+                own.release();
+                throw e;
+            }
+            return leaveWhenDone(gate, stripes, done, own);
+        });
+    }
+
+    /**
+     * Runs {@code cmd} for a caller that already holds its keys exclusively in the {@link KeyGate} (a script): as
+     * {@link #dispatch}, without queuing or the gate.
+     */
+    public static CompletableFuture<Void> dispatchHeld(Session session, RespCommand cmd, Reply reply) {
+        CommandSpec spec = resolve(session, cmd, reply);
+        return spec == null ? null : run(spec, session, cmd, reply, true);
+    }
+
+    /** Leaves the gate's stripes (and releases {@code own}, if given) once {@code done} is over. */
+    private static CompletableFuture<Void> leaveWhenDone(KeyGate gate, int[] stripes, CompletableFuture<Void> done,
+                                                         RespCommand own) {
+        if (done == null) {
+            gate.leaveShared(stripes);
+            if (own != null) {
+                own.release();
+            }
+            return null;
+        }
+        return done.whenComplete((v, e) -> {
+            gate.leaveShared(stripes);
+            if (own != null) {
+                own.release();
+            }
+        });
+    }
+
+    /** The keys {@code cmd} names, by its spec's key positions. */
+    static byte[][] keysOf(CommandSpec spec, RespCommand cmd) {
+        int[] idx = ClusterRouter.keyIndexes(spec, cmd);
+        byte[][] keys = new byte[idx.length][];
+        for (int i = 0; i < idx.length; i++) {
+            keys[i] = cmd.bytes(idx[i]);
+        }
+        return keys;
+    }
+
+    /**
+     * Looks {@code cmd} up and checks authentication, subcommand and arity; returns its spec, or null after writing
+     * the error reply.
+     */
+    static CommandSpec resolve(Session session, RespCommand cmd, Reply reply) {
         if (cmd.isSink(0)) { // a command name of 16 KiB or more: no such command, and its bytes may be on disk
             reply.error("ERR unknown command of " + cmd.length(0) + " bytes");
             return null;
         }
-        long start = System.nanoTime();
         String name = Args.lower(cmd.bytes(0));
         CommandSpec spec = session.server.commands().lookup(name);
         if (spec == null) {
@@ -33,7 +129,7 @@ public final class Dispatcher {
             return null;
         }
         if (!session.authenticated && !spec.allowedWithoutAuth()) {
-            reply.error("NOAUTH Authentication required.");
+            refuse(session, spec, reply, "NOAUTH Authentication required.");
             return null;
         }
         if (!spec.subcommands().isEmpty()) {
@@ -50,12 +146,33 @@ public final class Dispatcher {
             spec = sub;
         }
         if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
-            reply.error("ERR wrong number of arguments for '" + spec.name() + "' command");
+            refuse(session, spec, reply, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return null;
         }
+        return spec;
+    }
+
+    /** Answers {@code error} for a command refused before running; a refused EXEC also ends the transaction. */
+    private static void refuse(Session session, CommandSpec spec, Reply reply, String error) {
+        if (spec.name().equals("exec")) { // Redis answers so even outside MULTI
+            session.discardTransaction();
+            reply.error("EXECABORT Transaction discarded because of: "
+                    + (error.startsWith("ERR ") ? error.substring(4) : error));
+            return;
+        }
+        reply.error(error);
+    }
+
+    /**
+     * Runs a resolved command, counting and timing it; {@code routed}: through the cluster's routing (false inside a
+     * transaction, which EXEC routed as a whole). The returned future never fails: failures become error replies.
+     */
+    static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply,
+                                       boolean routed) {
+        long start = System.nanoTime();
         session.commandStarted(spec.name());
         session.server.commandsProcessed.increment();
-        CompletableFuture<Void> done = run(spec, session, cmd, reply);
+        CompletableFuture<Void> done = execute(spec, session, cmd, reply, routed);
         String metricName = spec.name();
         if (done == null) {
             session.server.metrics().command(metricName, false, System.nanoTime() - start);
@@ -71,10 +188,11 @@ public final class Dispatcher {
         }, reply.executor());
     }
 
-    private static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply) {
+    private static CompletableFuture<Void> execute(CommandSpec spec, Session session, RespCommand cmd, Reply reply,
+                                                   boolean routed) {
         try {
             io.kvtier.server.cluster.ClusterNode cluster = session.server.cluster();
-            if (cluster != null && ClusterRouter.routed(spec)) {
+            if (routed && cluster != null && ClusterRouter.routed(spec)) {
                 return ClusterRouter.dispatch(cluster, spec, session, cmd, reply);
             }
             return spec.action().execute(session, cmd, reply);

@@ -31,6 +31,7 @@ final class PeerCommands {
                 of("kvt.fwd", -4, "write", 0, 0, 0, PeerCommands::fwd),
                 of("kvt.repl", 5, "write", 0, 0, 0, PeerCommands::repl),
                 of("kvt.rdel", 3, "write", 0, 0, 0, PeerCommands::rdel),
+                of("kvt.replm", -5, "write", 0, 0, 0, PeerCommands::replm),
                 of("kvt.peek", -3, "readonly", 0, 0, 0, PeerCommands::peek),
                 of("kvt.slotkeys", 5, "readonly", 0, 0, 0, PeerCommands::slotKeys),
                 of("kvt.slotinfo", 2, "readonly", 0, 0, 0, PeerCommands::slotInfo),
@@ -100,11 +101,12 @@ final class PeerCommands {
         }
         RespCommand cmd = c.take(inner);
         try {
-            CommandSpec spec = s.server.commands().lookup(Args.lower(cmd.bytes(0)));
-            if (spec == null || !ClusterRouter.routed(spec)) {
+            boolean transaction = Args.lower(cmd.bytes(0)).equals(Transactions.FORWARDED);
+            CommandSpec spec = transaction ? null : s.server.commands().lookup(Args.lower(cmd.bytes(0)));
+            if (!transaction && (spec == null || !ClusterRouter.routed(spec))) {
                 throw new CommandException("ERR KVT.FWD of an unknown or unkeyed command");
             }
-            if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
+            if (!transaction && (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity())) {
                 throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
             }
             ClusterNode.Topology t = node.topology();
@@ -113,17 +115,26 @@ final class PeerCommands {
                 throw new CommandException("TRYAGAIN " + t.self().id() + " is at epoch " + t.table().epoch()
                         + ", the request at " + epoch(c) + (t.serving() ? "" : "; not serving: " + t.downReason()));
             }
+            if (transaction) {
+                return Transactions.execForwarded(node, s, cmd, r);
+            }
             int[] keys = ClusterRouter.keyIndexes(spec, cmd);
             for (int k : keys) {
-                int slot = SlotHash.slot(cmd.bytes(k));
-                if (!t.table().isOwned() || !t.isSelf(t.table().primary(slot))) {
-                    throw new CommandException("TRYAGAIN " + t.self().id() + " is not the primary of slot " + slot
-                            + " at epoch " + t.table().epoch());
-                }
+                checkPrimary(t, cmd.bytes(k));
             }
-            return ClusterRouter.asPrimary(node, spec, s, cmd, r, keys);
+            return Dispatcher.withKeysShared(s, Dispatcher.keysOf(spec, cmd), cmd, r,
+                    own -> ClusterRouter.asPrimary(node, spec, s, own, r, keys));
         } finally {
             cmd.release();
+        }
+    }
+
+    /** A forwarded command whose key's slot this node is not the primary of did not run: the proxy retries. */
+    static void checkPrimary(ClusterNode.Topology t, byte[] key) {
+        int slot = SlotHash.slot(key);
+        if (!t.table().isOwned() || !t.isSelf(t.table().primary(slot))) {
+            throw new CommandException("TRYAGAIN " + t.self().id() + " is not the primary of slot " + slot
+                    + " at epoch " + t.table().epoch());
         }
     }
 
@@ -146,6 +157,50 @@ final class PeerCommands {
         refuseLate(node, c);
         byte[] key = c.bytes(2);
         return underReplicaLock(node, key, r, null, () -> s.server.store().remove(key, false));
+    }
+
+    /**
+     * KVT.REPLM epoch[:deadline] (key expireAt|- value)...: a backup applies the state of several keys written by one
+     * command or transaction as one unit, under their replica locks; "-" is a key the primary no longer has. (A
+     * READONLY read here does not take those locks: it may see the unit part-applied for the moment this takes.)
+     */
+    private static CompletableFuture<Void> replm(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        refuseStale(node, epoch(c));
+        refuseLate(node, c);
+        if ((c.argCount() - 2) % 3 != 0) {
+            throw new CommandException("ERR KVT.REPLM takes key, expireAt and value triples");
+        }
+        int n = (c.argCount() - 2) / 3;
+        byte[][] keys = new byte[n][];
+        long[] expireAt = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = c.bytes(2 + 3 * i);
+            byte[] e = c.bytes(3 + 3 * i);
+            expireAt[i] = e.length == 1 && e[0] == '-' ? -1 : Args.parseLong(e);
+        }
+        RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
+        TieredStore store = s.server.store();
+        // Not the key gate: a primary holds it while waiting for this reply, so a backup that waited for its own
+        // gate could close a cycle between two nodes that back each other up.
+        CompletableFuture<Void> done = node.replicaLocks().lock(keys).thenCompose(unlock -> {
+                List<CompletableFuture<?>> applied = new java.util.ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    try {
+                        node.wroteLocally(keys[i]);
+                        applied.add(expireAt[i] < 0 ? store.remove(keys[i], false) : Values.put(own, 4 + 3 * i,
+                                keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false), store));
+                    } catch (RuntimeException e) {
+                        applied.add(CompletableFuture.failedFuture(e));
+                    }
+                }
+                return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new))
+                        .whenComplete((v, e) -> unlock.run());
+            }).whenComplete((v, e) -> own.release());
+        return Async.then(done, r, v -> {
+            r.ok();
+            return null;
+        });
     }
 
     /**

@@ -111,6 +111,11 @@ final class ScriptCommands {
             argv[i] = c.bytes(3 + keys.length + i);
         }
         int protocol = r.protocol();
+        if (s.holdsKeyGate()) {
+            // Queued in a transaction: EXEC holds the keys (KEYS among them) in the gate and, in a cluster, their
+            // locks, and replicates them afterwards; taking either again would wait for itself.
+            return reply(scripting.submit(() -> run(s, scripting, sha, body, keys, argv, readOnly, protocol)), r);
+        }
         Supplier<CompletableFuture<Outcome>> run = () -> s.server.keyGate().exclusive(keys).thenCompose(unlock -> {
             try {
                 return scripting.submit(() -> {

@@ -32,6 +32,16 @@ public final class Session {
     /** Asked for the cluster's layout (CLUSTER SLOTS/SHARDS/NODES, READONLY): gets -MOVED instead of proxying. */
     volatile boolean clusterAware;
 
+    /** MULTI ... EXEC: the commands queued so far; null outside a transaction. Event-loop confined. */
+    Transaction transaction;
+    /** WATCH: this connection's watched keys; null when it watches none. Event-loop confined. */
+    Watches.Watch watch;
+    /**
+     * While EXEC runs its queue: this connection holds every key of the transaction exclusively in the
+     * {@link KeyGate}, so a queued command (a script) must not try to take them again (it would wait for itself).
+     */
+    volatile boolean holdsKeyGate;
+
     public Session(long id, ServerContext server, Channel channel) {
         this.id = id;
         this.server = server;
@@ -50,6 +60,39 @@ public final class Session {
     /** Whether the connection should be closed once the pending replies are sent (QUIT). */
     public boolean closeAfterReply() {
         return closeAfterReply;
+    }
+
+    /**
+     * Whether commands are being queued (between MULTI and EXEC or DISCARD): the request memory of queued commands
+     * stays charged to the connection until the transaction ends.
+     */
+    public boolean inTransaction() {
+        return transaction != null;
+    }
+
+    /** Commands queued in the transaction in progress, -1 outside one (CLIENT LIST's {@code multi}). */
+    public int transactionSize() {
+        Transaction t = transaction;
+        return t == null ? -1 : t.size();
+    }
+
+    /** Ends the transaction (if any) without running it and forgets watched keys: DISCARD, RESET, a closed connection. */
+    public void discardTransaction() {
+        if (transaction != null) {
+            transaction.release();
+            transaction = null;
+        }
+        unwatch();
+    }
+
+    void unwatch() {
+        server.watches().unwatch(watch);
+        watch = null;
+    }
+
+    /** Whether this connection's EXEC is running its queue, holding the transaction's keys in the key gate. */
+    public boolean holdsKeyGate() {
+        return holdsKeyGate;
     }
 
     public void commandStarted(String name) {

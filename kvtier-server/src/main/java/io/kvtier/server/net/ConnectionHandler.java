@@ -172,7 +172,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     }
 
     private void execute(RespCommand cmd) {
-        sinks.requestDone();
+        if (!session.inTransaction()) {
+            sinks.requestDone();
+        }
         timeouts.commandDone(System.nanoTime());
         CompletableFuture<Void> done;
         try {
@@ -193,9 +195,15 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         }
     }
 
-    /** The command handed out last is over: its arguments' heap goes back to the budget. */
+    /**
+     * The command handed out last is over: its arguments' heap goes back to the budget. Inside MULTI the queued
+     * commands keep theirs (heap and payload reservations stay charged to this connection) until EXEC or DISCARD.
+     */
     private void finished() {
-        decoder.commandFinished();
+        if (!session.inTransaction()) {
+            sinks.requestDone();
+            decoder.commandFinished();
+        }
         timeouts.commandDone(System.nanoTime());
     }
 
@@ -284,6 +292,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     /** Gives back everything the request in progress holds: heap, reservations, spool, buffered input. Idempotent. */
     private void releaseRequest() {
         if (session != null) {
+            session.discardTransaction();
             decoder.close();
             sinks.close();
         }

@@ -317,7 +317,7 @@ public final class Reply {
     }
 
     /** Sends everything written so far to the socket. */
-    void flush() {
+    public void flush() {
         if (dirty) {
             writeBuffered();
             dirty = false;
