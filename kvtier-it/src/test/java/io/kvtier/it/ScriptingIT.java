@@ -107,6 +107,12 @@ class ScriptingIT {
                 assertThatThrownBy(() -> j.eval("return 1", 2, "{s}a", "other"))
                         .hasMessage("CROSSSLOT Keys in request don't hash to the same slot");
                 assertThat(j.eval("return redis.call('ping')", 0)).isEqualTo("PONG");
+                // Queued in a transaction, it runs under EXEC's locks (taking them again would wait forever).
+                redis.clients.jedis.Transaction t = j.multi();
+                t.set("{s}c", "v2");
+                t.eval("return redis.call('get', KEYS[1])", 1, "{s}c");
+                assertThat(CompletableFuture.supplyAsync(t::exec).get(10, TimeUnit.SECONDS))
+                        .containsExactly("OK", "v2");
             }
             KvtierProcess killed = primary;
             killed.kill();
@@ -117,7 +123,7 @@ class ScriptingIT {
                 for (KvtierProcess n : cluster.nodes) {
                     if (n != killed) {
                         try (Jedis j = n.jedis(5_000)) {
-                            seen = j.get("{s}b");
+                            seen = "v2".equals(j.get("{s}c")) ? j.get("{s}b") : null;
                         } catch (RuntimeException notYet) {
                             seen = null;
                         }
