@@ -9,8 +9,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -188,11 +186,8 @@ class LuaScriptingTest {
     @Test
     void scriptKillStopsALoopThatHasNotWrittenEvenThroughPcall() throws Exception {
         String s = "while true do pcall(function() local x = 1 end) end";
-        List<ScriptRun> runs = new ArrayList<>();
-        ScriptRun.Calls calls = REPLIES;
         byte[] body = s.getBytes(StandardCharsets.UTF_8);
-        ScriptRun run = new ScriptRun(Scripting.sha1hex(body), calls, 0);
-        runs.add(run);
+        ScriptRun run = new ScriptRun(Scripting.sha1hex(body), REPLIES, 0);
         CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
             try {
                 sandbox.run(LuaSandbox.compile(body), run, NONE, NONE);
@@ -203,9 +198,55 @@ class LuaScriptingTest {
         });
         Thread.sleep(200);
         assertThat(result).isNotDone();
-        assertThat(runs.getFirst().kill()).isTrue();
+        assertThat(run.kill()).isTrue();
         assertThat(result.get(10, TimeUnit.SECONDS))
                 .startsWith("ERR Script killed by user with SCRIPT KILL... script: ");
+    }
+
+    @Test
+    void repliesAndReadsAreBounded() {
+        ByteBuf out = Unpooled.buffer();
+        try {
+            LuaValue big = LuaValue.valueOf(new byte[100]);
+            assertThatThrownBy(() -> LuaReplies.write(out, big, 2, 64)).hasMessage("ERR script reply over 0 MiB");
+        } finally {
+            out.release();
+        }
+        // What redis.call captures of a command's reply stops at the script's remaining budget.
+        io.kvtier.server.net.Reply captured = io.kvtier.server.net.Reply.capturing(
+                io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE, 16);
+        captured.bulk(new byte[100]);
+        assertThat(captured.takeCaptured()).isNull();
+        assertThat(captured.overflowed()).isTrue();
+        io.kvtier.server.net.Reply small = io.kvtier.server.net.Reply.capturing(
+                io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE, 16);
+        small.integer(42);
+        ByteBuf bytes = small.takeCaptured();
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).isEqualTo(":42\r\n");
+        bytes.release();
+    }
+
+    @Test
+    void theScriptCacheDropsTheLeastRecentlyUsedPastItsCap() {
+        ScriptCache cache = new ScriptCache();
+        org.luaj.vm2.Prototype p = LuaSandbox.compile("return 1".getBytes(StandardCharsets.UTF_8));
+        for (int i = 0; i <= ScriptCache.MAX_SCRIPTS; i++) {
+            cache.put("sha" + i, p, 8);
+            if (i == 0) {
+                cache.put("keep", p, 8);
+            }
+            cache.get("keep"); // used all along
+        }
+        assertThat(cache.size()).isEqualTo(ScriptCache.MAX_SCRIPTS);
+        assertThat(cache.contains("keep")).isTrue();
+        assertThat(cache.contains("sha0")).isFalse();
+        assertThat(cache.contains("sha1")).isFalse();
+        cache.put("large", p, (int) ScriptCache.MAX_BYTES);
+        assertThat(cache.bytes()).isLessThanOrEqualTo(ScriptCache.MAX_BYTES);
+        assertThat(cache.contains("large")).isTrue();
+        assertThat(cache.size()).isEqualTo(1);
+        cache.clear();
+        assertThat(cache.size()).isZero();
     }
 
     @Test
