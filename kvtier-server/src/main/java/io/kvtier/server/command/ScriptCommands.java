@@ -97,6 +97,14 @@ final class ScriptCommands {
             throw new CommandException("ERR Number of keys can't be greater than number of args");
         }
         Scripting scripting = s.server.scripting();
+        long argBytes = 0;
+        for (int i = 1; i < c.argCount(); i++) {
+            argBytes += c.length(i);
+        }
+        if (argBytes > Scripting.MAX_SCRIPT_BYTES) {
+            throw new CommandException("ERR a script's body, keys and arguments may hold at most "
+                    + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB");
+        }
         byte[] body = bySha ? null : c.bytes(1);
         String sha = bySha ? Args.lower(c.bytes(1)) : Scripting.sha1hex(body);
         if (bySha && !scripting.cache().contains(sha)) {
@@ -150,17 +158,34 @@ final class ScriptCommands {
         });
     }
 
-    /** Runs the script on this script thread; returns its reply, written in {@code protocol}. */
+    /**
+     * Runs the script on this script thread; returns its reply, written in {@code protocol}. Its arguments and the
+     * values it reads count against {@link Scripting#MAX_TOTAL_BYTES} until it ends.
+     */
     private static Outcome run(Session s, Scripting scripting, String sha, byte[] body, byte[][] keys, byte[][] argv,
                                boolean readOnly, int protocol) {
         Prototype p = body != null ? scripting.compile(sha, body) : scripting.cache().get(sha);
         if (p == null) {
             throw new CommandException(NOSCRIPT); // flushed since EVALSHA looked
         }
-        Bridge bridge = new Bridge(s, keys, readOnly);
+        long argBytes = body == null ? 0 : body.length;
+        for (byte[][] list : new byte[][][] {keys, argv}) {
+            for (byte[] a : list) {
+                argBytes += a.length;
+            }
+        }
+        if (!scripting.hold(argBytes)) {
+            throw new CommandException(Bridge.busy());
+        }
+        Bridge bridge = new Bridge(s, scripting, keys, readOnly, argBytes);
         ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS);
         bridge.run = run;
-        LuaValue result = scripting.run(p, run, keys, argv);
+        LuaValue result;
+        try {
+            result = scripting.run(p, run, keys, argv);
+        } finally {
+            scripting.release(bridge.held);
+        }
         ByteBuf out = Unpooled.buffer();
         try {
             LuaReplies.write(out, result, protocol, Scripting.MAX_SCRIPT_BYTES);
@@ -178,14 +203,18 @@ final class ScriptCommands {
      */
     private static final class Bridge implements ScriptRun.Calls {
         private final Session session;
+        private final Scripting scripting;
         private final Set<ByteBuffer> declared = new HashSet<>();
         private final boolean readOnly;
-        private long bytesRead;
+        /** Bytes this script holds: its arguments and what it has read (all of {@link Scripting#hold}'s). */
+        private long held;
         private ScriptRun run;
 
-        Bridge(Session session, byte[][] keys, boolean readOnly) {
+        Bridge(Session session, Scripting scripting, byte[][] keys, boolean readOnly, long argBytes) {
             this.session = session;
+            this.scripting = scripting;
             this.readOnly = readOnly;
+            this.held = argBytes;
             for (byte[] k : keys) {
                 declared.add(ByteBuffer.wrap(k));
             }
@@ -218,9 +247,10 @@ final class ScriptCommands {
             if (write) {
                 run.wrote();
             }
+            long limit = Math.min(Scripting.MAX_SCRIPT_BYTES - held, scripting.available());
             Reply captured;
             try {
-                captured = execute(spec, cmd, Scripting.MAX_SCRIPT_BYTES - bytesRead).get();
+                captured = execute(spec, cmd, limit).get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return error("ERR the server is shutting down");
@@ -229,11 +259,18 @@ final class ScriptCommands {
             }
             ByteBuf bytes = captured.takeCaptured();
             if (bytes == null) {
-                return error(captured.overflowed()
-                        ? "ERR a script may read at most " + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB"
-                        : "ERR the value could not be read from disk");
+                if (!captured.overflowed()) {
+                    return error("ERR the value could not be read from disk");
+                }
+                return error(limit < Scripting.MAX_SCRIPT_BYTES - held ? busy()
+                        : "ERR a script may hold at most " + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB of arguments "
+                        + "and values read");
             }
-            bytesRead += bytes.readableBytes();
+            if (!scripting.hold(bytes.readableBytes())) {
+                bytes.release();
+                return error(busy());
+            }
+            held += bytes.readableBytes();
             RespReplyDecoder<LuaValue> decoder = new RespReplyDecoder<>(RespReplyDecoder.Limits.defaults(),
                     UnpooledByteBufAllocator.DEFAULT, LuaReplies.FACTORY);
             try {
@@ -276,6 +313,12 @@ final class ScriptCommands {
                 }, loop);
             });
             return out;
+        }
+
+        /** All running scripts together hold {@link Scripting#MAX_TOTAL_BYTES}. */
+        static String busy() {
+            return "ERR scripts running now hold " + (Scripting.MAX_TOTAL_BYTES >> 20) + " MiB of arguments and values,"
+                    + " the most they may; retry";
         }
 
         private static LuaTable error(String message) {

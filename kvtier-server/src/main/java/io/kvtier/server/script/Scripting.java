@@ -17,8 +17,16 @@ import org.luaj.vm2.Prototype;
  * their commands' replies) each with its own sandboxed interpreter, and the runs in progress for SCRIPT KILL.
  */
 public final class Scripting implements AutoCloseable {
-    /** The most bytes one script may read through redis.call, and the largest reply it may return. */
+    /**
+     * The most bytes one script may hold on the heap: its arguments and what it reads through redis.call together,
+     * and, apart, the largest reply it may return.
+     */
     public static final long MAX_SCRIPT_BYTES = 64L << 20;
+    /**
+     * The most bytes all running scripts hold together (arguments and values read): a quarter of the heap, at most
+     * 256 MiB, so that a few large scripts at once cannot exhaust the heap.
+     */
+    public static final long MAX_TOTAL_BYTES = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
     /** Redis's lua-time-limit default: a script running longer is busy; SCRIPT KILL may then stop it. */
     public static final long BUSY_MILLIS = 5_000;
     /** Scripts running at once (on distinct keys); more wait for a thread. */
@@ -30,6 +38,7 @@ public final class Scripting implements AutoCloseable {
     private final Set<ScriptRun> running = ConcurrentHashMap.newKeySet();
     private final ThreadLocal<LuaSandbox> sandboxes = ThreadLocal.withInitial(LuaSandbox::new);
     private final ExecutorService threads;
+    private final java.util.concurrent.atomic.AtomicLong heldBytes = new java.util.concurrent.atomic.AtomicLong();
 
     public Scripting() {
         AtomicInteger n = new AtomicInteger();
@@ -97,6 +106,31 @@ public final class Scripting implements AutoCloseable {
                     + "dataset. You can either wait the script termination or kill the server in a hard way using the "
                     + "SHUTDOWN NOSAVE command.");
         }
+    }
+
+    /**
+     * Takes {@code n} bytes of {@link #MAX_TOTAL_BYTES} for a script (its arguments, a value it read); false, taking
+     * nothing, when that would go over.
+     */
+    public boolean hold(long n) {
+        long now;
+        do {
+            now = heldBytes.get();
+            if (now + n > MAX_TOTAL_BYTES) {
+                return false;
+            }
+        } while (!heldBytes.compareAndSet(now, now + n));
+        return true;
+    }
+
+    /** Gives back bytes taken with {@link #hold}. */
+    public void release(long n) {
+        heldBytes.addAndGet(-n);
+    }
+
+    /** What {@link #hold} would still grant. */
+    public long available() {
+        return Math.max(0, MAX_TOTAL_BYTES - heldBytes.get());
     }
 
     /** Scripts running now (INFO). */

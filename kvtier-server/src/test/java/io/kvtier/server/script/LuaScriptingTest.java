@@ -227,6 +227,21 @@ class LuaScriptingTest {
     }
 
     @Test
+    void runningScriptsShareOneBudgetOfHeldBytes() {
+        Scripting scripting = new Scripting();
+        try {
+            assertThat(scripting.hold(Scripting.MAX_TOTAL_BYTES - 10)).isTrue();
+            assertThat(scripting.available()).isEqualTo(10);
+            assertThat(scripting.hold(11)).isFalse();
+            assertThat(scripting.hold(10)).isTrue();
+            scripting.release(Scripting.MAX_TOTAL_BYTES);
+            assertThat(scripting.available()).isEqualTo(Scripting.MAX_TOTAL_BYTES);
+        } finally {
+            scripting.close();
+        }
+    }
+
+    @Test
     void theScriptCacheDropsTheLeastRecentlyUsedPastItsCap() {
         ScriptCache cache = new ScriptCache();
         org.luaj.vm2.Prototype p = LuaSandbox.compile("return 1".getBytes(StandardCharsets.UTF_8));
