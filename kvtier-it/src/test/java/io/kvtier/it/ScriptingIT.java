@@ -114,6 +114,28 @@ class ScriptingIT {
                 assertThat(CompletableFuture.supplyAsync(t::exec).get(10, TimeUnit.SECONDS))
                         .containsExactly("OK", "v2");
             }
+            // Scripts and plain writes on one key at once: the script takes the key gate and then the keys' locks, in
+            // the order commands and transactions take them, so neither waits for the other forever.
+            KvtierProcess onPrimary = primary;
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            for (int c = 0; c < 3; c++) {
+                int client = c;
+                all.add(CompletableFuture.runAsync(() -> {
+                    try (Jedis j = onPrimary.jedis(10_000)) {
+                        for (int i = 0; i < 100; i++) {
+                            if (client == 0) {
+                                j.expire("{s}n", 1000);
+                            } else {
+                                j.eval(INCREMENT, 1, "{s}n");
+                            }
+                        }
+                    }
+                }));
+            }
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            try (Jedis j = primary.jedis(10_000)) {
+                assertThat(j.get("{s}n")).isEqualTo("200");
+            }
             KvtierProcess killed = primary;
             killed.kill();
             // The backup took over the slot with the script's writes.

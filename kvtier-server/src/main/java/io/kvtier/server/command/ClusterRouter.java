@@ -299,22 +299,18 @@ final class ClusterRouter {
     }
 
     /**
-     * A script in a cluster. Its KEYS must share one slot (CROSSSLOT otherwise), which this node must be the primary
-     * of: cluster clients get -MOVED; other clients are told where to send it (a script is not proxied: it may run
-     * for long, and its keys are locked where it runs). A script without keys can touch none and runs here. Unless
-     * read-only, a script runs as a write does in {@link #asPrimary}: keys of an importing slot fetched first, the
-     * keys' cluster locks held for the whole run, the table checked again under them, and afterwards, if it wrote
-     * (or failed, maybe midway), the keys' state replicated; under --replication sync the reply waits for the
-     * backups. {@code run} runs the script (which holds its keys in the KeyGate itself).
+     * Checks that a script may run here in a cluster. Its KEYS must share one slot (CROSSSLOT otherwise), which this
+     * node must be the primary of: cluster clients get -MOVED; other clients are told where to send it (a script is
+     * not proxied: it may run for long, and its keys are held where it runs). A script without keys can touch none and
+     * runs anywhere. The script then runs through {@link #asPrimary} as one write (or read, for EVAL_RO).
      */
-    static CompletableFuture<Void> script(ClusterNode node, Session s, Reply r, byte[][] keys, boolean readOnly,
-                                          java.util.function.Supplier<CompletableFuture<ScriptCommands.Outcome>> run) {
+    static void checkScript(ClusterNode node, Session s, byte[][] keys, boolean write) {
         ClusterNode.Topology t = node.topology();
         if (!t.serving()) {
             throw new CommandException("CLUSTERDOWN " + t.downReason());
         }
         if (keys.length == 0) {
-            return ScriptCommands.reply(run.get(), r);
+            return;
         }
         int slot = SlotHash.slot(keys[0]);
         for (byte[] k : keys) {
@@ -334,64 +330,7 @@ final class ClusterRouter {
             throw new CommandException("ERR scripts are not proxied: slot " + slot + " of this script's keys is served"
                     + " by " + primary.endpoint() + "; send it there or use a cluster client");
         }
-        if (!readOnly && node.behind()) {
-            node.refusedWrites.increment();
-            throw new CommandException("TRYAGAIN this node is installing a newer slot table; retry");
-        }
-        CompletableFuture<Void> ready = node.ensureLocal(keys);
-        CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
-        if (readOnly) {
-            return ScriptCommands.reply(start.thenCompose(v -> run.get()), r);
-        }
-        CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keys));
-        return Async.then(locked, r, unlock -> {
-            ClusterNode.Topology now = node.topology();
-            if (node.behind() || !now.serving() || !primaryOfAll(now, keys)) {
-                unlock.run();
-                node.refusedWrites.increment();
-                throw new CommandException("TRYAGAIN the slot table changed while this script waited for its keys; "
-                        + "retry");
-            }
-            boolean sync = node.settings().syncReplication();
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            CompletableFuture<ScriptCommands.Outcome> outcome;
-            try {
-                outcome = run.get();
-            } catch (RuntimeException e) {
-                unlock.run();
-                throw e;
-            }
-            outcome.whenCompleteAsync((o, e) -> {
-                boolean changed = e != null || o.wrote();
-                CompletableFuture<Void> copies = changed ? replicate(s, keys, now)
-                        : CompletableFuture.completedFuture(null);
-                if (!sync || !changed) {
-                    copies.whenComplete((x, f) -> unlock.run());
-                    finish(r, o, e, done);
-                    return;
-                }
-                copies.whenCompleteAsync((x, failed) -> {
-                    unlock.run();
-                    if (failed != null && e == null) {
-                        o.reply().release();
-                        done.completeExceptionally(failed);
-                    } else {
-                        finish(r, o, e, done);
-                    }
-                }, r.executor());
-            }, r.executor());
-            return done;
-        });
-    }
-
-    private static void finish(Reply r, ScriptCommands.Outcome o, Throwable e, CompletableFuture<Void> done) {
-        if (e != null) {
-            done.completeExceptionally(e);
-            return;
-        }
-        r.buf().writeBytes(o.reply());
-        o.reply().release();
-        done.complete(null);
+        checkNotBehind(node, write);
     }
 
     /** The replication of {@code keys}' state under {@code t}; a failure to even start it is a failed future. */

@@ -31,8 +31,8 @@ import org.luaj.vm2.Prototype;
  * run, so that no other client's command on them runs in between: the atomicity Redis gets from running one thing at
  * a time. Each redis.call runs the real command on the client's event loop against a capturing {@link Reply} and
  * hands the reply back to Lua. A script may only touch the keys it declares; it may call the string and keyspace
- * commands on keys, and PING, ECHO, TIME and DBSIZE. In a cluster it runs on the primary of its keys' slot, and
- * its keys' state is replicated once it has written ({@link ClusterRouter#script}).
+ * commands on keys, and PING, ECHO, TIME and DBSIZE. In a cluster it runs on the primary of its keys' slot as one
+ * write: under its keys' locks, their state replicated afterwards ({@link ClusterRouter#checkScript}).
  */
 final class ScriptCommands {
     private static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
@@ -119,41 +119,41 @@ final class ScriptCommands {
             argv[i] = c.bytes(3 + keys.length + i);
         }
         int protocol = r.protocol();
+        Supplier<CompletableFuture<Void>> script = () -> reply(scripting.submit(
+                () -> run(s, scripting, sha, body, keys, argv, readOnly, protocol)), r);
         if (s.holdsKeyGate()) {
             // Queued in a transaction: EXEC holds the keys (KEYS among them) in the gate and, in a cluster, their
             // locks, and replicates them afterwards; taking either again would wait for itself.
-            return reply(scripting.submit(() -> run(s, scripting, sha, body, keys, argv, readOnly, protocol)), r);
+            return script.get();
         }
-        Supplier<CompletableFuture<Outcome>> run = () -> s.server.keyGate().exclusive(keys).thenCompose(unlock -> {
+        ClusterNode node = s.server.cluster();
+        boolean clustered = node != null && keys.length > 0;
+        if (node != null) {
+            ClusterRouter.checkScript(node, s, keys, !readOnly);
+        }
+        // The gate first, then (in a cluster) the keys' locks: the order transactions and commands take them in.
+        return Async.then(s.server.keyGate().exclusive(keys), r, unlock -> {
+            CompletableFuture<Void> done;
             try {
-                return scripting.submit(() -> {
-                    try {
-                        return run(s, scripting, sha, body, keys, argv, readOnly, protocol);
-                    } finally {
-                        unlock.run();
-                    }
-                });
-            } catch (RuntimeException e) { // the script threads are shut down
+                done = clustered ? ClusterRouter.asPrimary(node, s, r, keys, !readOnly, node.ensureLocal(keys),
+                        script, () -> { }) : script.get();
+            } catch (RuntimeException e) {
                 unlock.run();
                 throw e;
             }
+            if (done == null) {
+                unlock.run();
+                return null;
+            }
+            return done.whenComplete((v, e) -> unlock.run());
         });
-        ClusterNode node = s.server.cluster();
-        if (node != null) {
-            return ClusterRouter.script(node, s, r, keys, readOnly, run);
-        }
-        return reply(run.get(), r);
-    }
-
-    /** A finished script: its reply (written in the client's protocol) and whether it ran a write command. */
-    record Outcome(ByteBuf reply, boolean wrote) {
     }
 
     /** Writes a script's reply once it has run. */
-    static CompletableFuture<Void> reply(CompletableFuture<Outcome> outcome, Reply r) {
-        return Async.then(outcome, r, o -> {
-            r.buf().writeBytes(o.reply());
-            o.reply().release();
+    private static CompletableFuture<Void> reply(CompletableFuture<ByteBuf> reply, Reply r) {
+        return Async.then(reply, r, bytes -> {
+            r.buf().writeBytes(bytes);
+            bytes.release();
             return null;
         });
     }
@@ -162,7 +162,7 @@ final class ScriptCommands {
      * Runs the script on this script thread; returns its reply, written in {@code protocol}. Its arguments and the
      * values it reads count against {@link Scripting#MAX_TOTAL_BYTES} until it ends.
      */
-    private static Outcome run(Session s, Scripting scripting, String sha, byte[] body, byte[][] keys, byte[][] argv,
+    private static ByteBuf run(Session s, Scripting scripting, String sha, byte[] body, byte[][] keys, byte[][] argv,
                                boolean readOnly, int protocol) {
         Prototype p = body != null ? scripting.compile(sha, body) : scripting.cache().get(sha);
         if (p == null) {
@@ -180,19 +180,18 @@ final class ScriptCommands {
         Bridge bridge = new Bridge(s, scripting, keys, readOnly, argBytes);
         ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS);
         bridge.run = run;
-        LuaValue result;
         try {
-            result = scripting.run(p, run, keys, argv);
+            LuaValue result = scripting.run(p, run, keys, argv);
+            ByteBuf out = Unpooled.buffer();
+            try {
+                LuaReplies.write(out, result, protocol, Scripting.MAX_SCRIPT_BYTES);
+                return out;
+            } catch (RuntimeException e) {
+                out.release();
+                throw e;
+            }
         } finally {
             scripting.release(bridge.held);
-        }
-        ByteBuf out = Unpooled.buffer();
-        try {
-            LuaReplies.write(out, result, protocol, Scripting.MAX_SCRIPT_BYTES);
-            return new Outcome(out, run.hasWritten());
-        } catch (RuntimeException e) {
-            out.release();
-            throw e;
         }
     }
 
