@@ -133,11 +133,6 @@ public final class Scripting implements AutoCloseable {
         return Math.max(0, MAX_TOTAL_BYTES - heldBytes.get());
     }
 
-    /** Scripts running now (INFO). */
-    public int runningCount() {
-        return running.size();
-    }
-
     @Override
     public void close() {
         threads.shutdownNow();
