@@ -25,6 +25,7 @@ public final class Reply {
     /** The most bytes a capturing reply collects: past it, the reply is dropped and {@link #overflowed} is set. */
     private final long captureLimit;
     private boolean overflowed;
+    /** A capturing reply lost a streamed value half-way (a disk read failed). */
     private boolean aborted;
     private ByteBuf buf;
     private int protocol = 2;
@@ -58,7 +59,7 @@ public final class Reply {
 
     /**
      * The bytes a capturing reply collected, handed over to the caller (who releases them); null when they went over
-     * the limit or a streamed value could not be completed ({@link #overflowed}, {@link #aborted}).
+     * the limit ({@link #overflowed}) or a streamed value could not be completed (a disk read failed half-way).
      */
     public ByteBuf takeCaptured() {
         writeBuffered();
@@ -74,11 +75,6 @@ public final class Reply {
     /** Whether a capturing reply went over its limit. */
     public boolean overflowed() {
         return overflowed;
-    }
-
-    /** Whether a capturing reply lost a value half-way (a disk read failed while it was streamed). */
-    public boolean aborted() {
-        return aborted;
     }
 
     public EventExecutor executor() {
