@@ -55,6 +55,8 @@ public final class LuaSandbox {
         globals.install("pcall", new PcallFunction(globals.rawget("pcall")));
         globals.install("rawset", new RawsetFunction(globals.rawget("rawset")));
         globals.install("redis", RedisLib.create(this, clock));
+        LuaTable string = (LuaTable) globals.rawget("string");
+        string.rawset("rep", new RepFunction(string.rawget("rep")));
         for (String lib : new String[] {"string", "table", "math"}) {
             globals.install(lib, ReadOnlyTable.copyOf((LuaTable) globals.rawget(lib), clock));
         }
@@ -189,6 +191,29 @@ public final class LuaSandbox {
                 throw new LuaError(LuaValue.valueOf("Attempt to modify a readonly table"));
             }
             return rawset.invoke(args);
+        }
+    }
+
+    /**
+     * string.rep, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES}: one call could otherwise ask for
+     * gigabytes of heap at once.
+     */
+    private final class RepFunction extends VarArgFunction {
+        private final LuaValue rep;
+
+        RepFunction(LuaValue rep) {
+            this.rep = rep;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            long n = Math.max(0, (long) args.checkdouble(2));
+            long length = args.checkstring(1).length(); // no separator: LuaJ's rep ignores one, as Lua 5.1's
+            if (n * length > Scripting.MAX_SCRIPT_BYTES) {
+                throw new LuaError(LuaValue.valueOf(clock.position() + "string.rep result over "
+                        + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB"));
+            }
+            return rep.invoke(args);
         }
     }
 
