@@ -1,6 +1,7 @@
 package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -103,6 +104,36 @@ class RedissonIT {
         assertThat(n).isEqualTo(3L);
         await(script.scriptFlushAsync());
         assertThat(await(script.scriptExistsAsync(new String[] {sha}))).containsExactly(false);
+    }
+
+    @Test
+    void expiryVariantsAndTheDefaultCodec() throws Exception {
+        RBucket<String> b = redisson.getBucket("redisson:variants", StringCodec.INSTANCE);
+        await(b.setAsync("a"));
+        assertThat(await(b.setIfExistsAsync("b"))).isTrue();
+        assertThat(await(b.getAndExpireAsync(Duration.ofSeconds(100)))).isEqualTo("b");
+        assertThat(await(b.remainTimeToLiveAsync())).isBetween(90_000L, 100_000L);
+        assertThat(await(b.expireIfNotSetAsync(Duration.ofSeconds(10)))).isFalse();
+        assertThat(await(b.expireIfGreaterAsync(Duration.ofSeconds(1000)))).isTrue();
+        await(b.setAndKeepTTLAsync("c"));
+        assertThat(await(b.remainTimeToLiveAsync())).isBetween(900_000L, 1_000_000L);
+        assertThat(await(b.getAndClearExpireAsync())).isEqualTo("c");
+        assertThat(await(b.remainTimeToLiveAsync())).isEqualTo(-1L);
+        assertThat(await(b.getAndSetAsync("d", Duration.ofSeconds(100)))).isEqualTo("c");
+        assertThat(await(b.touchAsync())).isTrue();
+        RBucket<Object> kryo = redisson.getBucket("redisson:kryo"); // Redisson's default codec
+        await(kryo.setAsync(List.of(1, 2)));
+        assertThat(await(kryo.getAsync())).isEqualTo(List.of(1, 2));
+    }
+
+    /** Methods that send commands kvtier does not have fail at once (no retrying until a timeout). */
+    @Test
+    void methodsNeedingMissingCommandsFailAtOnce() {
+        RBucket<String> b = redisson.getBucket("redisson:missing-commands", StringCodec.INSTANCE);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> await(b.getAndSetAsync("x"))).hasMessageContaining("unknown command 'GETSET'");
+        assertThatThrownBy(() -> await(b.renameAsync("redisson:other"))).hasMessageContaining("unknown command 'RENAME'");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
     }
 
     @Test
