@@ -70,7 +70,7 @@ class RequestLimitsIT {
             }
             attackers.shutdownNow();
             assertHonestClientWorks(other, 5);
-            assertThat(SwapIT.field(other.info("clients"), "mem_clients_normal")).isLessThan(1 << 20);
+            assertThat(SwapIT.field(other.info("memory"), "mem_clients_normal")).isLessThan(1 << 20);
             assertThat(node.stop()).isIn(0, 143);
             assertThat(node.logText()).doesNotContain("OutOfMemoryError").contains("shutdown complete");
         }
@@ -149,7 +149,7 @@ class RequestLimitsIT {
             for (int i = 0; i < 3_000; i++) {
                 heap.getOutputStream().write(heapMsetPair("h" + i));
             }
-            awaitField(jedis, "clients", "mem_clients_normal", v -> v > 40L << 20);
+            awaitField(jedis, "memory", "mem_clients_normal", v -> v > 40L << 20);
             awaitField(jedis, "clients", "requests_reserved_bytes", v -> v >= 48L << 20);
             assertThat(SwapIT.field(jedis.info("tiers"), "memory_used_bytes")).isGreaterThan(usedBefore + (40L << 20));
 
@@ -158,7 +158,7 @@ class RequestLimitsIT {
 
             long released = System.nanoTime();
             awaitField(jedis, "clients", "requests_reserved_bytes", v -> v == 0);
-            awaitField(jedis, "clients", "mem_clients_normal", v -> v < 1 << 20);
+            awaitField(jedis, "memory", "mem_clients_normal", v -> v < 1 << 20);
             awaitField(jedis, "tiers", "memory_used_bytes", v -> v <= usedBefore + (1 << 20));
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released)).isLessThan(2000);
         }

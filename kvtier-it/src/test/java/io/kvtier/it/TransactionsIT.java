@@ -275,7 +275,7 @@ class TransactionsIT {
             assertThat(last.escaped()).contains("maxmemory-clients");
             assertThat(other.exists("heap:0")).isFalse();
             assertThat(other.ping()).isEqualTo("PONG");
-            assertThat(field(other.info("clients"), "mem_clients_normal")).isLessThan(1L << 20);
+            assertThat(field(other.info("memory"), "mem_clients_normal")).isLessThan(1L << 20);
         }
     }
 

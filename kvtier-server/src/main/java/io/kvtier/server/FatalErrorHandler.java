@@ -22,6 +22,7 @@ public final class FatalErrorHandler implements Thread.UncaughtExceptionHandler 
     /** Where an Error was caught: constants made at class initialization, since a string literal is made on first use. */
     public enum Source {
         CLIENT_CONNECTION("a client connection's event loop"),
+        STATISTICS("the accept loop sampling INFO's rates"),
         THREAD("a thread that died of it");
 
         private final String description;

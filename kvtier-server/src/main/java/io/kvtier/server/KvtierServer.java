@@ -65,6 +65,9 @@ public final class KvtierServer implements AutoCloseable {
         IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.boss = new MultiThreadIoEventLoopGroup(1, io);
         this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), io);
+        // On the accepting thread, not a worker: a few counter sums every 100 ms, stopped with the group.
+        boss.next().scheduleAtFixedRate(context::sampleRates, InstantaneousRates.PERIOD_MILLIS,
+                InstantaneousRates.PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Opens the store (recovering it) and starts listening. */

@@ -31,6 +31,9 @@ public final class ServerContext {
     public final LongAdder netInputBytes = new LongAdder();
     /** Of netInputBytes, those the socket read straight into values' memory (no copy by kvtier). */
     public final LongAdder netInputLandedBytes = new LongAdder();
+    public final LongAdder netOutputBytes = new LongAdder();
+    private final InstantaneousRates rates = new InstantaneousRates();
+    private final AtomicLong usedMemoryPeak = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger clients = new java.util.concurrent.atomic.AtomicInteger();
     /** {@code --max-clients}, lowered at start if the open-file limit leaves less room (see {@link ClientLimit}). */
     private volatile int maxClients;
@@ -169,6 +172,41 @@ public final class ServerContext {
         return fatal;
     }
 
+    /** INFO's instantaneous_* rates. */
+    public InstantaneousRates rates() {
+        return rates;
+    }
+
+    /**
+     * INFO's used_memory: the JVM heap in use (the key index, requests in progress) plus the memory tier's pages in
+     * use (off-heap, bounded by --memory). Netty's I/O buffers and the JVM's own memory are not counted (they show in
+     * used_memory_rss). Also moves {@link #usedMemoryPeak()} up.
+     */
+    public long usedMemory() {
+        Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory() + store.stats().memoryUsedBytes();
+        usedMemoryPeak.accumulateAndGet(used, Math::max);
+        return used;
+    }
+
+    /** The highest {@link #usedMemory()} seen: sampled every {@link InstantaneousRates#PERIOD_MILLIS} ms and by INFO. */
+    public long usedMemoryPeak() {
+        return usedMemoryPeak.get();
+    }
+
+    /**
+     * Samples the counters behind {@link #rates()} and {@link #usedMemoryPeak()}; run every
+     * {@link InstantaneousRates#PERIOD_MILLIS} ms.
+     */
+    void sampleRates() {
+        try {
+            rates.sample(System.nanoTime(), commandsProcessed.sum(), netInputBytes.sum(), netOutputBytes.sum());
+            usedMemory();
+        } catch (Error e) { // Netty would only log it: an OutOfMemoryError here stops the node as on any event loop
+            fatal(FatalErrorHandler.Source.STATISTICS, e);
+        }
+    }
+
     /** CONFIG RESETSTAT. */
     public void resetStats() {
         connectionsReceived.reset();
@@ -176,5 +214,7 @@ public final class ServerContext {
         commandsProcessed.reset();
         netInputBytes.reset();
         netInputLandedBytes.reset();
+        netOutputBytes.reset();
+        metrics.resetStats();
     }
 }

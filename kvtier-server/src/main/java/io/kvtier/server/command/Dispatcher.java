@@ -31,6 +31,9 @@ public final class Dispatcher {
             }
             return null;
         }
+        // CLIENT LIST's cmd and idle: the client's own last command, queued or run, as Redis; not the commands EXEC
+        // or a script runs for it.
+        session.commandStarted(spec.name());
         if (session.transaction != null && !Transactions.runsWhileQueuing(spec)) {
             Transactions.queue(session, spec, cmd, reply);
             return null;
@@ -154,6 +157,7 @@ public final class Dispatcher {
 
     /** Answers {@code error} for a command refused before running; a refused EXEC also ends the transaction. */
     private static void refuse(Session session, CommandSpec spec, Reply reply, String error) {
+        session.server.metrics().rejected(spec.name()); // INFO commandstats' rejected_calls
         if (spec.name().equals("exec")) { // Redis answers so even outside MULTI
             session.discardTransaction();
             reply.error("EXECABORT Transaction discarded because of: "
@@ -170,20 +174,25 @@ public final class Dispatcher {
     static CompletableFuture<Void> run(CommandSpec spec, Session session, RespCommand cmd, Reply reply,
                                        boolean routed) {
         long start = System.nanoTime();
-        session.commandStarted(spec.name());
         session.server.commandsProcessed.increment();
+        // A command failed if it wrote an error reply (INFO commandstats' failed_calls, as Redis counts them): the
+        // connection runs one command at a time, so the replies written until it completes are its own, less those
+        // a command it ran (one queued in MULTI) counted as its own.
+        long errorsBefore = reply.errorReplies();
         CompletableFuture<Void> done = execute(spec, session, cmd, reply, routed);
         String metricName = spec.name();
         if (done == null) {
-            session.server.metrics().command(metricName, false, System.nanoTime() - start);
+            session.server.metrics().command(metricName, reply.newErrorsSince(errorsBefore),
+                    System.nanoTime() - start);
             return null;
         }
         // Replies are event-loop confined: whichever thread completed the command, the error is written there.
         return done.handleAsync((v, e) -> {
-            session.server.metrics().command(metricName, e != null, System.nanoTime() - start);
             if (e != null) {
                 reply.error(errorText(unwrap(e)));
             }
+            session.server.metrics().command(metricName, reply.newErrorsSince(errorsBefore),
+                    System.nanoTime() - start);
             return null;
         }, reply.executor());
     }

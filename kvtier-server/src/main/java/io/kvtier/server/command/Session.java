@@ -1,7 +1,10 @@
 package io.kvtier.server.command;
 
+import io.kvtier.resp.RequestBudget;
 import io.kvtier.server.ServerContext;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.unix.UnixChannel;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
@@ -11,10 +14,11 @@ import java.net.SocketAddress;
  */
 public final class Session {
     /**
-     * The longest line {@link #describe} returns: fixed fields and numbers (under 400 bytes with IPv6 addresses and
-     * 20-digit numbers) plus the name, lib-name and lib-ver of at most {@link ConnectionCommands#MAX_NAME_BYTES} each.
+     * The longest line {@link #describe} returns: fixed fields and numbers (under 600 bytes: 214 of field names and
+     * constants, two scoped IPv6 addresses, 19-digit numbers, the longest command name) plus the name, lib-name and
+     * lib-ver of at most {@link ConnectionCommands#MAX_NAME_BYTES} each.
      */
-    static final int MAX_DESCRIPTION_BYTES = 400 + 3 * ConnectionCommands.MAX_NAME_BYTES;
+    static final int MAX_DESCRIPTION_BYTES = 600 + 3 * ConnectionCommands.MAX_NAME_BYTES;
     public final long id;
     public final ServerContext server;
     public final Channel channel;
@@ -31,6 +35,9 @@ public final class Session {
     volatile boolean readOnly;
     /** Asked for the cluster's layout (CLUSTER SLOTS/SHARDS/NODES, READONLY): gets -MOVED instead of proxying. */
     volatile boolean clusterAware;
+    private volatile RequestBudget.Account requestHeap;
+    private volatile int queryBuffer;
+    private volatile int queryBufferFree;
 
     /** MULTI ... EXEC: the commands queued so far; null outside a transaction. Event-loop confined. */
     Transaction transaction;
@@ -100,15 +107,66 @@ public final class Session {
         lastCommandMillis = System.currentTimeMillis();
     }
 
-    /** One line of CLIENT LIST / CLIENT INFO, in Redis's field order for the fields kvtier has. */
+    /** This connection's share of the request heap: argv-mem in {@link #describe}. Set once by its handler. */
+    public void requestHeap(RequestBudget.Account account) {
+        requestHeap = account;
+    }
+
+    /** The handler's input buffer after a batch of commands: unparsed bytes and room left (qbuf, qbuf-free). */
+    public void queryBuffer(int used, int free) {
+        queryBuffer = used;
+        queryBufferFree = free;
+    }
+
+    /** Bytes this connection's requests hold: the input buffer with its free room, and arguments on the heap. */
+    long inputBufferBytes() {
+        RequestBudget.Account heap = requestHeap;
+        return (long) queryBuffer + queryBufferFree + (heap == null ? 0 : heap.held());
+    }
+
+    /** Bytes of replies written but not yet taken by the socket. */
+    long outputBufferBytes() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
+    }
+
+    /**
+     * One line of CLIENT LIST / CLIENT INFO: Redis 7.0's fields in its order, then lib-name and lib-ver (Redis 7.2).
+     * Memory fields map to kvtier's buffers: qbuf and qbuf-free are the input buffer, argv-mem the request's heap
+     * (large values land off-heap and are not counted), obl 0 (no fixed reply buffer), oll and omem the replies the
+     * socket has not taken, tot-mem their sum; rbs and rbp 0 (replies are handed to Netty as they are built).
+     */
     String describe() {
         long now = System.currentTimeMillis();
+        RequestBudget.Account heap = requestHeap;
+        long argv = heap == null ? 0 : heap.held();
+        int qbuf = queryBuffer;
+        int qbufFree = queryBufferFree;
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        long omem = out == null ? 0 : out.totalPendingWriteBytes();
+        StringBuilder flags = new StringBuilder(3); // in Redis's order
+        if (transaction != null) {
+            flags.append('x');
+        }
+        if (closeAfterReply) {
+            flags.append('c');
+        }
+        if (readOnly) {
+            flags.append('r');
+        }
+        if (flags.isEmpty()) {
+            flags.append('N');
+        }
+        boolean reading = channel.config().isAutoRead();
+        String events = (reading ? "r" : "") + (omem > 0 ? "w" : "");
         return "id=" + id + " addr=" + hostPort(channel.remoteAddress()) + " laddr=" + hostPort(channel.localAddress())
-                + " fd=-1 name="
-                + (name == null ? "" : name) + " age=" + (now - createdMillis) / 1000 + " idle="
-                + (now - lastCommandMillis) / 1000 + " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 qbuf=0 qbuf-free=0"
-                + " argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd="
-                + lastCommand + " user=default redir=-1 resp=" + protocol
+                + " fd=" + (channel instanceof UnixChannel unix ? unix.fd().intValue() : -1)
+                + " name=" + (name == null ? "" : name) + " age=" + (now - createdMillis) / 1000
+                + " idle=" + (now - lastCommandMillis) / 1000 + " flags=" + flags + " db=0 sub=0 psub=0 ssub=0"
+                + " multi=" + transactionSize() + " qbuf=" + qbuf + " qbuf-free=" + qbufFree + " argv-mem=" + argv
+                + " multi-mem=0 rbs=0 rbp=0 obl=0 oll=" + (out == null ? 0 : out.size()) + " omem=" + omem
+                + " tot-mem=" + ((long) qbuf + qbufFree + argv + omem) + " events=" + events + " cmd=" + lastCommand
+                + " user=default redir=-1 resp=" + protocol
                 + (libName != null ? " lib-name=" + libName : " lib-name=")
                 + (libVersion != null ? " lib-ver=" + libVersion : " lib-ver=");
     }

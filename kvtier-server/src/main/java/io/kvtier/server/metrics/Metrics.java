@@ -12,6 +12,7 @@ import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import java.io.IOException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
 /**
@@ -118,21 +119,77 @@ public final class Metrics implements AutoCloseable {
                 .callback(cb -> cb.call(value.applyAsLong(store.stats()))).register(registry);
     }
 
-    /** The data points of one command, resolved once: label lookups allocate, and this runs per command. */
-    private record PerCommand(CounterDataPoint count, CounterDataPoint errors, DistributionDataPoint latency) {
+    /**
+     * One command's counters: its Prometheus data points, resolved once (label lookups allocate, and this runs per
+     * command), and the counts INFO commandstats reports, which CONFIG RESETSTAT zeroes.
+     */
+    private record PerCommand(CounterDataPoint count, CounterDataPoint errors, DistributionDataPoint latency,
+                              LongAdder calls, LongAdder nanos, LongAdder rejected, LongAdder failed) {
     }
 
     private final ConcurrentHashMap<String, PerCommand> perCommand = new ConcurrentHashMap<>();
+    private final ErrorStats errorStats = new ErrorStats();
 
-    /** Records one command: its name (lower case), whether it failed, and its duration. */
+    /**
+     * Records one command that ran: its name (lower case, {@code container|sub} for a subcommand), whether it
+     * answered an error, and its duration.
+     */
     public void command(String name, boolean failed, long nanos) {
-        PerCommand m = perCommand.computeIfAbsent(name, n -> new PerCommand(commands.labelValues(n),
-                commandErrors.labelValues(n), latency.labelValues(n)));
+        PerCommand m = perCommand(name);
         m.count().inc();
+        m.calls().increment();
+        m.nanos().add(nanos);
         if (failed) {
             m.errors().inc();
+            m.failed().increment();
         }
         m.latency().observe(nanos / 1e9);
+    }
+
+    /** Records a command refused before it ran (wrong arity, not authenticated): Redis's rejected_calls. */
+    public void rejected(String name) {
+        perCommand(name).rejected().increment();
+    }
+
+    private PerCommand perCommand(String name) {
+        PerCommand m = perCommand.get(name); // the common case, without the capturing lambda below
+        return m != null ? m : perCommand.computeIfAbsent(name, n -> new PerCommand(commands.labelValues(n),
+                commandErrors.labelValues(n), latency.labelValues(n), new LongAdder(), new LongAdder(),
+                new LongAdder(), new LongAdder()));
+    }
+
+    /** The error replies sent, by code (INFO errorstats, total_error_replies). */
+    public ErrorStats errors() {
+        return errorStats;
+    }
+
+    /** One line of INFO commandstats. */
+    public record CommandStat(String name, long calls, long micros, long rejected, long failed) {
+    }
+
+    /** The commands called or refused since start or CONFIG RESETSTAT, by name. */
+    public java.util.List<CommandStat> commandStats() {
+        java.util.List<CommandStat> out = new java.util.ArrayList<>();
+        perCommand.forEach((name, m) -> {
+            long calls = m.calls().sum();
+            long rejected = m.rejected().sum();
+            if (calls > 0 || rejected > 0) {
+                out.add(new CommandStat(name, calls, m.nanos().sum() / 1000, rejected, m.failed().sum()));
+            }
+        });
+        out.sort(java.util.Comparator.comparing(CommandStat::name));
+        return out;
+    }
+
+    /** CONFIG RESETSTAT: zeroes what INFO commandstats and errorstats report (Prometheus counters keep counting). */
+    public void resetStats() {
+        perCommand.values().forEach(m -> {
+            m.calls().reset();
+            m.nanos().reset();
+            m.rejected().reset();
+            m.failed().reset();
+        });
+        errorStats.reset();
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.kvtier.server.net;
 
 import io.kvtier.resp.RespCommand;
+import io.kvtier.resp.RequestBudget;
 import io.kvtier.resp.RespDecoder;
 import io.kvtier.resp.RespException;
+import io.kvtier.resp.RespWriter;
 import io.kvtier.server.ClientLimits;
 import io.kvtier.server.FatalErrorHandler;
 import io.kvtier.server.ServerContext;
@@ -61,11 +63,14 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         server.connectionsReceived.increment();
-        reply = new Reply(ctx);
+        reply = new Reply(ctx, server);
         if (!server.admitClient()) {
             server.connectionsRejected.increment();
-            reply.error("ERR max number of clients reached");
-            reply.flush();
+            // Past Reply, as Redis writes it: a refused connection is no client, and its error is not counted
+            // among error replies (INFO errorstats), only in rejected_connections.
+            ByteBuf refusal = ctx.alloc().buffer();
+            RespWriter.error(refusal, "ERR max number of clients reached");
+            ctx.writeAndFlush(refusal);
             ctx.close();
             closed = true;
             return;
@@ -76,8 +81,10 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         sinks = new StoreSinkFactory(server.store(), memory, ctx.alloc(), () -> ctx.executor().execute(this::process));
         RespDecoder.Limits limits = RespDecoder.Limits.defaults(server.options().maxValueBytes())
                 .withMaxRequestBytes(server.options().clientLimits().queryBufferLimit());
-        decoder = new RespDecoder(limits, sinks, memory.heap().open(() -> ctx.executor().execute(() ->
-                refuse(RespDecoder.clientMemoryError(memory.heap().limit())))));
+        RequestBudget.Account heap = memory.heap().open(() -> ctx.executor().execute(() ->
+                refuse(RespDecoder.clientMemoryError(memory.heap().limit()))));
+        session.requestHeap(heap);
+        decoder = new RespDecoder(limits, sinks, heap);
         decoder.setAuthenticated(session.authenticated());
         ctx.channel().config().setRecvByteBufAllocator(new PayloadLandingAllocator(this));
         ctx.channel().config().setAutoRead(true);
@@ -168,6 +175,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         } else if (input != null) {
             input.discardSomeReadBytes();
         }
+        session.queryBuffer(input == null ? 0 : input.readableBytes(), input == null ? 0 : input.writableBytes());
         updateAutoRead();
     }
 

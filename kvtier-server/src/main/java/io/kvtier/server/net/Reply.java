@@ -1,6 +1,7 @@
 package io.kvtier.server.net;
 
 import io.kvtier.resp.RespWriter;
+import io.kvtier.server.ServerContext;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -18,6 +19,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Reply {
     private final ChannelHandlerContext ctx;
+    /** Where error replies and bytes written are counted (INFO); null for a capturing reply. */
+    private final ServerContext server;
     /** The executor of a capturing reply (its {@code ctx} is null). */
     private final EventExecutor captureExecutor;
     /** What a capturing reply collected; null on a connection's reply. */
@@ -28,6 +31,10 @@ public final class Reply {
     /** A capturing reply lost a streamed value half-way (a disk read failed). */
     private boolean aborted;
     private ByteBuf buf;
+    /** Error replies written so far: the dispatcher compares it around a command to know whether it failed. */
+    private long errorReplies;
+    /** Of {@link #errorReplies}, those a completed command has counted as its own (see {@link #newErrorsSince}). */
+    private long errorsCounted;
     private int protocol = 2;
     private boolean dirty;
     /** Non-null while replies are held back (see {@link #hold()}): what would have been written, in order. */
@@ -36,14 +43,17 @@ public final class Reply {
     private record Held(ByteBuf bytes, Runnable done) {
     }
 
-    Reply(ChannelHandlerContext ctx) {
+    /** Counts its error replies and the bytes it writes in {@code server}'s statistics (INFO). */
+    public Reply(ChannelHandlerContext ctx, ServerContext server) {
         this.ctx = ctx;
+        this.server = server;
         this.captureExecutor = null;
         this.captureLimit = 0;
     }
 
     private Reply(EventExecutor executor, long limit) {
         this.ctx = null;
+        this.server = null;
         this.captureExecutor = executor;
         this.captureLimit = limit;
         this.captured = Unpooled.buffer(256);
@@ -108,7 +118,27 @@ public final class Reply {
 
     /** An error reply; {@code message} starts with its code, e.g. "ERR syntax error". */
     public void error(String message) {
+        errorReplies++;
+        if (server != null) { // a capturing reply's error goes back to the script, which answers its own
+            server.metrics().errors().record(message);
+        }
         RespWriter.error(buf(), message.replace('\r', ' ').replace('\n', ' '));
+    }
+
+    /** How many error replies this connection has been sent (see {@link #error}). */
+    public long errorReplies() {
+        return errorReplies;
+    }
+
+    /**
+     * Whether an error reply was written after the first {@code since} that no command completed in between has
+     * counted: a command run inside another (one queued in MULTI, run by EXEC) counts its own errors, and the outer one
+     * fails only on errors after it, as Redis counts failed_calls. Marks every error written so far counted.
+     */
+    public boolean newErrorsSince(long since) {
+        boolean failed = errorReplies > Math.max(since, errorsCounted);
+        errorsCounted = errorReplies;
+        return failed;
     }
 
     public void integer(long n) {
@@ -249,6 +279,7 @@ public final class Reply {
         } else if (held != null) {
             held.add(new Held(bytes, done));
         } else {
+            server.netOutputBytes.add(bytes.readableBytes());
             ctx.write(bytes).addListener(f -> done.run());
         }
     }
@@ -269,6 +300,7 @@ public final class Reply {
             capture(chunk);
             return captureExecutor.newSucceededFuture(null);
         }
+        server.netOutputBytes.add(chunk.readableBytes());
         return ctx.writeAndFlush(chunk);
     }
 

@@ -38,7 +38,7 @@ class ReplyTest {
     void open() throws Exception {
         node = TestNode.open(dir, null, 10);
         ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-        reply = new Reply(ch.pipeline().firstContext());
+        reply = new Reply(ch.pipeline().firstContext(), node.context);
     }
 
     @AfterEach
