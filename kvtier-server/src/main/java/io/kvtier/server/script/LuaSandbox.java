@@ -32,8 +32,11 @@ public final class LuaSandbox {
     static final String CHUNK_NAME = "user_script";
     /** LuaJ's own run-time errors say "@user_script:1 message"; Lua's say "user_script:1: message". */
     private static final Pattern LUAJ_POSITION = Pattern.compile("^@?" + CHUNK_NAME + ":(\\d+) ");
-    private static final Object STRING_METATABLE_LOCK = new Object();
-    private static boolean stringMetatableSealed;
+    /**
+     * The string library, one for the whole JVM: LuaJ gives all strings one metatable (a static), whose index is
+     * this table, so it is built once, read-only, with {@code string.rep} bounded, before any script runs.
+     */
+    private static final ReadOnlyTable STRING = sharedStringLibrary();
 
     private final ScriptClock clock = new ScriptClock();
     private final ScriptGlobals globals = new ScriptGlobals(clock);
@@ -43,7 +46,6 @@ public final class LuaSandbox {
         globals.load(new BaseLib());
         globals.load(new PackageLib()); // the libraries below register in package.loaded; removed again after
         globals.load(new TableLib());
-        globals.load(new StringLib());
         globals.load(new JseMathLib());
         for (String name : new String[] {"package", "require", "module", "dofile", "load", "loadfile", "print",
                 "collectgarbage"}) {
@@ -54,24 +56,28 @@ public final class LuaSandbox {
         globals.install("error", new ErrorFunction());
         globals.install("pcall", new PcallFunction(globals.rawget("pcall")));
         globals.install("rawset", new RawsetFunction(globals.rawget("rawset")));
-        globals.install("redis", RedisLib.create(this, clock));
-        LuaTable string = (LuaTable) globals.rawget("string");
-        string.rawset("rep", new RepFunction(string.rawget("rep")));
-        for (String lib : new String[] {"string", "table", "math"}) {
-            globals.install(lib, ReadOnlyTable.copyOf((LuaTable) globals.rawget(lib), clock));
+        globals.install("redis", RedisLib.create(this));
+        for (String lib : new String[] {"table", "math"}) {
+            globals.install(lib, ReadOnlyTable.copyOf((LuaTable) globals.rawget(lib)));
         }
+        globals.install("string", STRING);
         globals.install("_G", globals);
-        synchronized (STRING_METATABLE_LOCK) {
-            if (!stringMetatableSealed) { // one metatable for all strings of the JVM: its index is the string library
-                ReadOnlyTable meta = new ReadOnlyTable(clock);
-                meta.rawset(LuaValue.INDEX, globals.rawget("string"));
-                meta.seal();
-                LuaString.s_metatable = meta;
-                stringMetatableSealed = true;
-            }
-        }
         globals.debuglib = clock; // the instruction hook; scripts have no debug library
         globals.seal();
+    }
+
+    private static ReadOnlyTable sharedStringLibrary() {
+        org.luaj.vm2.Globals g = new org.luaj.vm2.Globals();
+        g.load(new PackageLib());
+        g.load(new StringLib()); // sets LuaString.s_metatable to a writable one, replaced below
+        LuaTable string = (LuaTable) g.rawget("string");
+        string.rawset("rep", new RepFunction(string.rawget("rep")));
+        ReadOnlyTable shared = ReadOnlyTable.copyOf(string);
+        ReadOnlyTable meta = new ReadOnlyTable();
+        meta.rawset(LuaValue.INDEX, shared);
+        meta.seal();
+        LuaString.s_metatable = meta;
+        return shared;
     }
 
     /** Compiles a script body; a syntax error is Redis's "Error compiling script" reply. */
@@ -198,7 +204,7 @@ public final class LuaSandbox {
      * string.rep, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES}: one call could otherwise ask for
      * gigabytes of heap at once.
      */
-    private final class RepFunction extends VarArgFunction {
+    private static final class RepFunction extends VarArgFunction {
         private final LuaValue rep;
 
         RepFunction(LuaValue rep) {
@@ -210,7 +216,7 @@ public final class LuaSandbox {
             long n = Math.max(0, (long) args.checkdouble(2));
             long length = args.checkstring(1).length(); // no separator: LuaJ's rep ignores one, as Lua 5.1's
             if (n * length > Scripting.MAX_SCRIPT_BYTES) {
-                throw new LuaError(LuaValue.valueOf(clock.position() + "string.rep result over "
+                throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "string.rep result over "
                         + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB"));
             }
             return rep.invoke(args);

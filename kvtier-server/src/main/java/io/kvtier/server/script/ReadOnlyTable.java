@@ -7,19 +7,14 @@ import org.luaj.vm2.LuaValue;
 /**
  * A Lua table scripts cannot change once {@link #seal sealed}, as Redis 7.0 protects its library tables ({@code redis},
  * {@code string}, {@code table}, {@code math}): a script thread's interpreter is reused by the scripts that follow, so
- * none may leave anything behind for them.
+ * none may leave anything behind for them (and the string library is shared by all of them).
  */
 class ReadOnlyTable extends LuaTable {
-    private final ScriptClock clock;
     private boolean sealed;
 
-    ReadOnlyTable(ScriptClock clock) {
-        this.clock = clock;
-    }
-
     /** A sealed copy of {@code source}'s entries. */
-    static ReadOnlyTable copyOf(LuaTable source, ScriptClock clock) {
-        ReadOnlyTable t = new ReadOnlyTable(clock);
+    static ReadOnlyTable copyOf(LuaTable source) {
+        ReadOnlyTable t = new ReadOnlyTable();
         LuaValue k = LuaValue.NIL;
         while (true) {
             org.luaj.vm2.Varargs next = source.next(k);
@@ -42,7 +37,7 @@ class ReadOnlyTable extends LuaTable {
 
     private void refuse() {
         if (sealed) {
-            throw new LuaError(LuaValue.valueOf(clock.position() + "Attempt to modify a readonly table"));
+            throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "Attempt to modify a readonly table"));
         }
     }
 

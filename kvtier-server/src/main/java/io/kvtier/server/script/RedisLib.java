@@ -26,8 +26,8 @@ final class RedisLib {
     private RedisLib() {
     }
 
-    static ReadOnlyTable create(LuaSandbox sandbox, ScriptClock clock) {
-        ReadOnlyTable redis = new ReadOnlyTable(clock);
+    static ReadOnlyTable create(LuaSandbox sandbox) {
+        ReadOnlyTable redis = new ReadOnlyTable();
         redis.rawset("call", function(args -> call(sandbox, args, true)));
         redis.rawset("pcall", function(args -> call(sandbox, args, false)));
         redis.rawset("error_reply", function(args -> errorReply(args.checkjstring(1))));

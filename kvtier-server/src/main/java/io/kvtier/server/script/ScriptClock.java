@@ -18,6 +18,9 @@ final class ScriptClock extends DebugLib {
     static final int CHECK_EVERY = 10_000;
     private static final int MAX_FRAMES = 4096;
 
+    /** The clock of the script running on this thread, for tables and functions all script threads share. */
+    private static final ThreadLocal<ScriptClock> CURRENT = new ThreadLocal<>();
+
     private final LuaClosure[] closures = new LuaClosure[MAX_FRAMES];
     private int depth;
     /** The closure whose instructions run now (null between runs). */
@@ -32,6 +35,7 @@ final class ScriptClock extends DebugLib {
 
     /** Starts timing {@code r}, which the hook checks until {@link #stop}. */
     void start(ScriptRun r) {
+        CURRENT.set(this);
         run = r;
         depth = 0;
         current = null;
@@ -61,6 +65,12 @@ final class ScriptClock extends DebugLib {
     /** Lua's error position prefix for the line run last, e.g. "user_script:1: ". */
     String position() {
         return LuaSandbox.CHUNK_NAME + ":" + line + ": ";
+    }
+
+    /** {@link #position} of the script running on this thread ("" outside a script). */
+    static String currentPosition() {
+        ScriptClock c = CURRENT.get();
+        return c == null ? "" : c.position();
     }
 
     @Override

@@ -180,6 +180,11 @@ class LuaScriptingTest {
         assertThat(eval("return ('x'):rep(3)")).isEqualTo("$3\r\nxxx\r\n");
         assertThat(eval("return string.rep('ab', 2, ',')")).isEqualTo("$4\r\nabab\r\n"); // Lua 5.1: no separator
         assertThat(eval("return #string.rep('x', 2^31)")).startsWith("-ERR user_script:1: string.rep result over 64 MiB");
+        assertThat(eval("return #('x'):rep(2^31)")).startsWith("-ERR user_script:1: string.rep result over 64 MiB");
+        // The string library behind every string's methods is one for the JVM: no script may change it.
+        assertThat(eval("getmetatable('').__index.upper = nil")).contains("Attempt to modify a readonly table");
+        assertThat(eval("getmetatable('').__index = {}")).contains("Attempt to modify a readonly table");
+        assertThat(eval("return ('x'):upper()")).isEqualTo("$1\r\nX\r\n");
         assertThat(eval("return unpack({7, 8})")).isEqualTo(":7\r\n");
         assertThat(eval("local t = {}; t.a = 1; return t.a")).isEqualTo(":1\r\n"); // local tables stay writable
         assertThat(eval("return {KEYS[1], KEYS[2], #KEYS}", "k1", "k2")).isEqualTo("*3\r\n$2\r\nk1\r\n$2\r\nk2\r\n:2\r\n");
