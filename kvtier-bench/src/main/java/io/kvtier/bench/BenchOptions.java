@@ -36,10 +36,11 @@ import java.util.OptionalDouble;
  * @param outputDir   where the JSON and CSV files go
  * @param rate        open-loop rate in requests/s; empty for a closed loop
  * @param timeout     per-command timeout
+ * @param tls         connect over TLS with these files; empty for plain TCP
  */
 public record BenchOptions(String host, int port, boolean cluster, Optional<String> password, int connections, int pipeline,
         List<Integer> valueSizes, long keySpace, String keyPrefix, WorkloadSpec workload, Limit limit, Limit warmUp,
-        boolean verify, long seed, Path outputDir, OptionalDouble rate, Duration timeout) {
+        boolean verify, long seed, Path outputDir, OptionalDouble rate, Duration timeout, Optional<BenchTls> tls) {
 
     public static final int MAX_CONNECTIONS = 1024;
     public static final int MAX_PIPELINE = 1024;
@@ -58,6 +59,10 @@ public record BenchOptions(String host, int port, boolean cluster, Optional<Stri
         Objects.requireNonNull(workload, "workload");
         Objects.requireNonNull(outputDir, "outputDir");
         Objects.requireNonNull(rate, "rate");
+        Objects.requireNonNull(tls, "tls");
+        if (tls.isPresent() && cluster) {
+            throw new IllegalArgumentException("--tls is not supported with --cluster");
+        }
         if (host.isBlank()) {
             throw new IllegalArgumentException("--host must not be empty");
         }
@@ -110,7 +115,7 @@ public record BenchOptions(String host, int port, boolean cluster, Optional<Stri
         return "BenchOptions[" + (cluster ? "cluster " : "") + target() + ", " + workload.name() + ", connections="
                 + connections + ", pipeline=" + pipeline + ", sizes=" + valueSizesText() + ", limit=" + limit + ", warmUp=" + warmUp + ", verify="
                 + verify + ", seed=" + seed + ", rate=" + rate + ", password=" + (password.isPresent() ? "***" : "none")
-                + "]";
+                + (tls.isPresent() ? ", tls" : "") + "]";
     }
 
     public String target() {
@@ -153,6 +158,7 @@ public record BenchOptions(String host, int port, boolean cluster, Optional<Stri
         private Path outputDir = Path.of(DEFAULT_OUTPUT_DIR);
         private OptionalDouble rate = OptionalDouble.empty();
         private Duration timeout = DEFAULT_TIMEOUT;
+        private Optional<BenchTls> tls = Optional.empty();
 
         private Builder(WorkloadSpec workload) {
             this.workload = Objects.requireNonNull(workload, "workload");
@@ -179,10 +185,11 @@ public record BenchOptions(String host, int port, boolean cluster, Optional<Stri
         public Builder outputDir(Path v) { outputDir = v; return this; }
         public Builder rate(OptionalDouble v) { rate = v; return this; }
         public Builder timeout(Duration v) { timeout = v; return this; }
+        public Builder tls(Optional<BenchTls> v) { tls = v; return this; }
 
         public BenchOptions build() {
             return new BenchOptions(host, port, cluster, password, connections, pipeline, valueSizes, keySpace, keyPrefix,
-                    workload, limit, warmUp, verify, seed, outputDir, rate, timeout);
+                    workload, limit, warmUp, verify, seed, outputDir, rate, timeout, tls);
         }
     }
 }

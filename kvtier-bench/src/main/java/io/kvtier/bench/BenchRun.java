@@ -93,7 +93,7 @@ public final class BenchRun {
         }
         ClientOptions client = new ClientOptions(min(options.timeout(), Duration.ofSeconds(10)), options.timeout());
         return Connections.open(options.host(), options.port(), options.password().orElse(null),
-                options.connections(), client);
+                options.connections(), client, options.tls().isPresent() ? options.tls().get().clientContext() : null);
     }
 
     private static void report(BenchResult result, BenchOptions options, String name, List<String> notes,

@@ -40,8 +40,28 @@ final class TargetFlags {
             description = "Per-command timeout; a timeout counts as an error (default: ${DEFAULT-VALUE}).")
     Duration timeout;
 
+    @Option(names = "--tls", defaultValue = "false",
+            description = "Connect over TLS, as redis-cli --tls (default: ${DEFAULT-VALUE}).")
+    boolean tls;
+
+    @Option(names = "--cacert", paramLabel = "FILE",
+            description = "With --tls: CA certificate (PEM) the server's certificate is verified against (default: the"
+                    + " JDK's trusted CAs).")
+    java.nio.file.Path caCert;
+
+    @Option(names = "--cert", paramLabel = "FILE", description = "With --tls: client certificate (PEM) (default: none, no client certificate).")
+    java.nio.file.Path cert;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "With --tls: the client certificate's key (PEM, PKCS#8) (default: none).")
+    java.nio.file.Path key;
+
     void applyTo(BenchOptions.Builder builder) {
+        if (!tls && (caCert != null || cert != null || key != null)) {
+            throw new IllegalArgumentException("--cacert, --cert and --key need --tls");
+        }
         builder.host(host).port(port).cluster(cluster).password(password).connections(connections).pipeline(pipeline)
-                .timeout(timeout);
+                .timeout(timeout).tls(tls ? java.util.Optional.of(new BenchTls(java.util.Optional.ofNullable(caCert),
+                        java.util.Optional.ofNullable(cert), java.util.Optional.ofNullable(key)))
+                        : java.util.Optional.empty());
     }
 }

@@ -73,6 +73,20 @@ class BenchCommandTest {
     }
 
     @Test
+    void tlsFlagsAreRedisClisAndChecked() {
+        BenchOptions o = parse(new SetGetCommand(), "--tls", "--cacert", "ca.crt", "--cert", "c.crt", "--key", "c.key");
+        assertThat(o.tls()).contains(new BenchTls(java.util.Optional.of(java.nio.file.Path.of("ca.crt")),
+                java.util.Optional.of(java.nio.file.Path.of("c.crt")), java.util.Optional.of(java.nio.file.Path.of("c.key"))));
+        assertThat(parse(new SetGetCommand()).tls()).isEmpty();
+        assertThatThrownBy(() -> parse(new SetGetCommand(), "--cacert", "ca.crt"))
+                .hasMessage("--cacert, --cert and --key need --tls");
+        assertThatThrownBy(() -> parse(new SetGetCommand(), "--tls", "--cert", "c.crt"))
+                .hasMessage("--cert and --key go together");
+        assertThatThrownBy(() -> parse(new SetGetCommand(), "--tls", "--cluster"))
+                .hasMessage("--tls is not supported with --cluster");
+    }
+
+    @Test
     void everyOptionSaysItsDefault() {
         CommandLine bench = new CommandLine(new BenchCommand());
         for (String name : List.of("setget", "lmcache", "overflow")) {

@@ -153,7 +153,7 @@ class LoadGeneratorAgainstRedisTest {
     @Test
     void aCorruptedValueIsCountedAsWrongBytesNotAccepted() throws Exception {
         byte[] key = "kvtier-bench:corrupt".getBytes(StandardCharsets.UTF_8);
-        try (Connections connections = Connections.open("127.0.0.1", port, null, 1, ClientOptions.defaults());
+        try (Connections connections = Connections.open("127.0.0.1", port, null, 1, ClientOptions.defaults(), null);
              Payloads payloads = new Payloads(true, 1);
              LoadGenerator generator = new LoadGenerator(connections.senders(), 1, Double.NaN, payloads,
                      ProgressListener.NONE)) {

@@ -5,6 +5,7 @@ import io.kvtier.server.ClientLimits;
 import io.kvtier.server.ClusterSettings;
 import io.kvtier.server.KvtierServer;
 import io.kvtier.server.ServerOptions;
+import io.kvtier.server.TlsSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,10 @@ final class ServerCommand implements Callable<Integer> {
             "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
-            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate");
+            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "tls-port", "tls-cert-file",
+            "tls-key-file", "tls-ca-cert-file", "tls-auth-clients", "tls-cluster");
+    private static final List<String> TLS_SETTINGS = List.of("tls-cert-file", "tls-key-file", "tls-ca-cert-file",
+            "tls-auth-clients", "tls-cluster");
 
     @Option(names = "--port", paramLabel = "PORT", description = "RESP port (default 6379; 0 = any free port).")
     String port;
@@ -150,6 +154,29 @@ final class ServerCommand implements Callable<Integer> {
             + "node pulls while taking over slots (default 256m).")
     String rebalanceRate;
 
+    @Option(names = "--tls-port", paramLabel = "PORT", description = "TLS port (default 0 = no TLS). With it, "
+            + "--port 0 means no plain port (TLS only).")
+    String tlsPort;
+
+    @Option(names = "--tls-cert-file", paramLabel = "FILE", description = "TLS: the node's certificate chain (PEM).")
+    String tlsCertFile;
+
+    @Option(names = "--tls-key-file", paramLabel = "FILE", description = "TLS: the certificate's private key (PEM, "
+            + "unencrypted PKCS#8).")
+    String tlsKeyFile;
+
+    @Option(names = "--tls-ca-cert-file", paramLabel = "FILE", description = "TLS: CA certificates (PEM) that client "
+            + "and peer certificates are verified against (required).")
+    String tlsCaCertFile;
+
+    @Option(names = "--tls-auth-clients", paramLabel = "yes|no|optional", description = "TLS: clients must show a "
+            + "certificate the CA signed (yes, default), need not (no), or are verified if they do (optional).")
+    String tlsAuthClients;
+
+    @Option(names = "--tls-cluster", paramLabel = "yes|no", description = "TLS: links between cluster nodes use TLS "
+            + "and nodes announce their TLS port (default no).")
+    String tlsCluster;
+
     @Option(names = "--config", paramLabel = "FILE", description = "Config file: 'name value' lines, names as "
             + "the flags above without dashes.")
     Path config;
@@ -166,6 +193,9 @@ final class ServerCommand implements Callable<Integer> {
         }
         KvtierServer server = KvtierServer.start(options);
         Thread.setDefaultUncaughtExceptionHandler(server.context().fatalErrors()); // an Error anywhere stops it
+        if (options.tls() != null) {
+            reloadTlsOnSighup(server, log);
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             int exit = 0;
@@ -190,6 +220,25 @@ final class ServerCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * SIGHUP reads the TLS files again (Redis reloads them on CONFIG SET; a signal needs no client): rotated
+     * certificates apply to new connections without a restart. Replaces the JVM's own SIGHUP handling, which would
+     * shut the node down.
+     */
+    private static void reloadTlsOnSighup(KvtierServer server, Logger log) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+                try {
+                    server.reloadTls();
+                } catch (java.io.IOException | RuntimeException e) {
+                    log.error("TLS reload on SIGHUP failed; the certificates in use stay: {}", e.getMessage());
+                }
+            });
+        } catch (IllegalArgumentException e) { // the JVM keeps SIGHUP to itself (-Xrs): the node runs on without it
+            log.warn("SIGHUP cannot be handled ({}): restart the node to load new TLS certificates", e.getMessage());
+        }
+    }
+
     ServerOptions options() throws java.io.IOException {
         Map<String, String> file = config == null ? Map.of() : ConfigFile.read(config, SETTINGS);
         ServerOptions d = ServerOptions.defaults();
@@ -209,7 +258,8 @@ final class ServerCommand implements Callable<Integer> {
                 d.diskReadBufferBytes(),
                 fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))),
                 size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null,
-                clientLimits(file, d.clientLimits()));
+                clientLimits(file, d.clientLimits()), null);
+        TlsSettings tls = tls(file);
         String seedList = pick(seeds, file, "seeds", null);
         String dns = pick(dnsQuery, file, "dns-query", null);
         if (seedList == null && dns == null) {
@@ -219,13 +269,16 @@ final class ServerCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--" + name + " needs --seeds or --dns-query (cluster mode)");
                 }
             }
-            return options;
+            return options.withTls(tls);
         }
         String announced = pick(announce, file, "announce", null);
         String host = options.bind().trim().split("\\s+")[0];
-        String id = pick(nodeId, file, "node-id", announced != null ? announced : host + ":" + options.port());
+        // Peers and clients reach a --tls-cluster node at its TLS port; the control plane sits 10000 above the RESP
+        // port, or above the TLS port when there is no plain one (as Redis's cluster bus).
+        int reachedAt = tls != null && tls.cluster() ? tls.port() : options.port();
+        String id = pick(nodeId, file, "node-id", announced != null ? announced : host + ":" + reachedAt);
         int cport = integer("cluster-port", pick(clusterPort, file, "cluster-port",
-                Integer.toString(options.port() + 10000)));
+                Integer.toString((options.port() != 0 || tls == null ? options.port() : tls.port()) + 10000)));
         long w = Long.parseLong(pick(weight, file, "weight",
                 Long.toString(Math.max(1, (options.memoryBytes() + options.diskBytes()) >> 20))).trim());
         // The control plane binds where the node is reached: the announced host, else the first RESP address.
@@ -244,7 +297,44 @@ final class ServerCommand implements Callable<Integer> {
                 mode.equals("sync"), duration("peer-timeout", pick(peerTimeout, file, "peer-timeout", "1s")),
                 yesNo("proxy", pick(proxy, file, "proxy", "yes")),
                 size("rebalance-rate", pick(rebalanceRate, file, "rebalance-rate", null),
-                        ClusterSettings.DEFAULT_REBALANCE_RATE)));
+                        ClusterSettings.DEFAULT_REBALANCE_RATE))).withTls(tls);
+    }
+
+    /** The TLS settings, or null without a TLS port; the other TLS flags without --tls-port are an error. */
+    private TlsSettings tls(Map<String, String> file) {
+        String portText = pick(tlsPort, file, "tls-port", null);
+        if (portText == null) {
+            for (String name : TLS_SETTINGS) {
+                if (tlsFlag(name) != null || file.containsKey(name)) {
+                    throw new IllegalArgumentException("--" + name + " needs --tls-port");
+                }
+            }
+            return null;
+        }
+        int p = integer("tls-port", portText);
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException("--tls-port " + p + " is outside 0..65535 (0 = no TLS)");
+        }
+        if (p == 0) {
+            return null; // Redis's tls-port 0: off, whatever the other settings say
+        }
+        String cert = pick(tlsCertFile, file, "tls-cert-file", null);
+        String key = pick(tlsKeyFile, file, "tls-key-file", null);
+        String ca = pick(tlsCaCertFile, file, "tls-ca-cert-file", null);
+        return new TlsSettings(p, cert == null ? null : Path.of(cert), key == null ? null : Path.of(key),
+                ca == null ? null : Path.of(ca),
+                TlsSettings.AuthClients.parse(pick(tlsAuthClients, file, "tls-auth-clients", "yes")),
+                yesNo("tls-cluster", pick(tlsCluster, file, "tls-cluster", "no")));
+    }
+
+    private String tlsFlag(String name) {
+        return switch (name) {
+            case "tls-cert-file" -> tlsCertFile;
+            case "tls-key-file" -> tlsKeyFile;
+            case "tls-ca-cert-file" -> tlsCaCertFile;
+            case "tls-auth-clients" -> tlsAuthClients;
+            default -> tlsCluster;
+        };
     }
 
     private ClientLimits clientLimits(Map<String, String> file, ClientLimits d) {

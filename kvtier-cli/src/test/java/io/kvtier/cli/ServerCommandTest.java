@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.server.ClientLimits;
 import io.kvtier.server.ServerOptions;
+import io.kvtier.server.TlsSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -63,7 +64,7 @@ class ServerCommandTest {
                 "--timeout", "300", "--read-timeout", "5");
         assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
                 16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, 0, null,
-                new ClientLimits(64L << 20, 32L << 20, 300, 5)));
+                new ClientLimits(64L << 20, 32L << 20, 300, 5), null));
     }
 
     @Test
@@ -94,5 +95,53 @@ class ServerCommandTest {
         assertThatThrownBy(() -> parse("--bind", "0.0.0.0")).hasMessageContaining("refusing to listen on 0.0.0.0");
         assertThat(parse("--bind", "0.0.0.0", "--requirepass", "x").bind()).isEqualTo("0.0.0.0");
         assertThat(parse("--bind", "0.0.0.0", "--protected-mode", "no").protectedMode()).isFalse();
+    }
+
+    @Test
+    void tlsFlagsHaveRedissNamesAndDefaults() throws Exception {
+        ServerOptions o = parse("--tls-port", "6380", "--tls-cert-file", "s.crt", "--tls-key-file", "s.key",
+                "--tls-ca-cert-file", "ca.crt");
+        assertThat(o.tls()).isEqualTo(new TlsSettings(6380, Path.of("s.crt"), Path.of("s.key"), Path.of("ca.crt"),
+                TlsSettings.AuthClients.YES, false));
+        assertThat(o.plainListener()).isTrue();
+        assertThat(parse().tls()).as("no TLS port: no TLS").isNull();
+        Path conf = tmp.resolve("tls.conf");
+        Files.writeString(conf, "tls-port 0\ntls-cert-file s.crt\n");
+        assertThat(parse("--config", conf.toString()).tls()).as("tls-port 0 is off, as Redis").isNull();
+        assertThat(parse("--port", "0", "--tls-port", "6380", "--tls-cert-file", "s.crt", "--tls-key-file", "s.key",
+                "--tls-ca-cert-file", "ca.crt", "--tls-auth-clients", "optional").plainListener())
+                .as("--port 0 with a TLS port: TLS only").isFalse();
+        assertThat(parse("--port", "0").plainListener()).as("--port 0 alone: a free port").isTrue();
+    }
+
+    @Test
+    void tlsMistakesAreNamed() {
+        assertThatThrownBy(() -> parse("--tls-cert-file", "s.crt")).hasMessage("--tls-cert-file needs --tls-port");
+        assertThatThrownBy(() -> parse("--tls-port", "6380", "--tls-cert-file", "s.crt"))
+                .hasMessage("--tls-port needs --tls-cert-file and --tls-key-file");
+        assertThatThrownBy(() -> parse("--tls-port", "6380", "--tls-cert-file", "s.crt", "--tls-key-file", "s.key"))
+                .hasMessageStartingWith("--tls-port needs --tls-ca-cert-file");
+        assertThatThrownBy(() -> parse("--tls-port", "6380", "--tls-cert-file", "s.crt", "--tls-key-file", "s.key",
+                "--tls-ca-cert-file", "ca.crt", "--tls-auth-clients", "maybe"))
+                .hasMessage("--tls-auth-clients: 'maybe' is not yes, no or optional");
+        assertThatThrownBy(() -> parse("--tls-port", "70000")).hasMessageContaining("outside 0..65535");
+        assertThatThrownBy(() -> parse("--tls-port", "6380", "--tls-cert-file", "s.crt", "--tls-key-file", "s.key",
+                "--tls-ca-cert-file", "ca.crt", "--tls-cluster", "yes"))
+                .hasMessage("--tls-cluster yes needs --seeds or --dns-query (cluster mode)");
+        assertThatThrownBy(() -> parse("--port", "0", "--tls-port", "6380", "--tls-cert-file", "s.crt",
+                "--tls-key-file", "s.key", "--tls-ca-cert-file", "ca.crt", "--seeds", "127.0.0.1:16380"))
+                .hasMessageStartingWith("--port 0 (TLS only) in a cluster needs --tls-cluster yes");
+    }
+
+    @Test
+    void aTlsClusterNodeIsKnownByItsTlsPort() throws Exception {
+        ServerOptions o = parse("--port", "7000", "--tls-port", "7100", "--tls-cert-file", "s.crt", "--tls-key-file",
+                "s.key", "--tls-ca-cert-file", "ca.crt", "--tls-cluster", "yes", "--seeds", "127.0.0.1:17000");
+        assertThat(o.cluster().membership().nodeId()).isEqualTo("127.0.0.1:7100");
+        assertThat(o.cluster().membership().clusterPort()).as("cluster port: RESP port + 10000").isEqualTo(17000);
+        ServerOptions tlsOnly = parse("--port", "0", "--tls-port", "7100", "--tls-cert-file", "s.crt",
+                "--tls-key-file", "s.key", "--tls-ca-cert-file", "ca.crt", "--tls-cluster", "yes", "--seeds",
+                "127.0.0.1:17100");
+        assertThat(tlsOnly.cluster().membership().clusterPort()).as("no plain port: TLS port + 10000").isEqualTo(17100);
     }
 }

@@ -1,11 +1,13 @@
 package io.kvtier.client;
 
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
 
 /**
  * The connections a cluster node keeps to its peers: {@code connectionsPerPeer} {@link RespConnection}s per peer
@@ -19,14 +21,18 @@ public final class PeerPool implements AutoCloseable {
     private final int connectionsPerPeer;
     /** Sent with AUTH on every new connection before it takes commands; null for none. */
     private final String password;
+    /** The TLS context of each new connection, asked at every connect; null for plain connections. */
+    private final Supplier<SslContext> tls;
     private final ConcurrentHashMap<InetSocketAddress, Peer> peers = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    private PeerPool(ClientResources resources, ClientOptions options, int connectionsPerPeer, String password) {
+    private PeerPool(ClientResources resources, ClientOptions options, int connectionsPerPeer, String password,
+                     Supplier<SslContext> tls) {
         this.resources = resources;
         this.options = options;
         this.connectionsPerPeer = connectionsPerPeer;
         this.password = password;
+        this.tls = tls;
     }
 
     /**
@@ -44,13 +50,23 @@ public final class PeerPool implements AutoCloseable {
      */
     public static PeerPool create(ClientResources resources, ClientOptions options, int connectionsPerPeer,
                                   String password) {
+        return create(resources, options, connectionsPerPeer, password, null);
+    }
+
+    /**
+     * Like {@link #create(ClientResources, ClientOptions, int, String)}, over TLS when {@code tls} is not null: each
+     * new connection uses the context {@code tls} supplies at that moment (so a reloaded certificate applies to the
+     * connections opened after it), and is handed out once its handshake has succeeded.
+     */
+    public static PeerPool create(ClientResources resources, ClientOptions options, int connectionsPerPeer,
+                                  String password, Supplier<SslContext> tls) {
         if (resources == null || options == null) {
             throw new IllegalArgumentException("resources and options are required");
         }
         if (connectionsPerPeer < 1) {
             throw new IllegalArgumentException("connectionsPerPeer " + connectionsPerPeer + " must be at least 1");
         }
-        return new PeerPool(resources, options, connectionsPerPeer, password);
+        return new PeerPool(resources, options, connectionsPerPeer, password, tls);
     }
 
     /**
@@ -186,7 +202,8 @@ public final class PeerPool implements AutoCloseable {
                 fresh.completeExceptionally(cause);
                 return;
             }
-            RespConnection.connect(resources, address.getHostString(), address.getPort(), options)
+            RespConnection.connect(resources, address.getHostString(), address.getPort(), options,
+                            tls == null ? null : tls.get())
                     .thenCompose(this::authenticated)
                     .whenComplete((opened, error) -> {
                         if (error != null) {

@@ -3,8 +3,11 @@ package io.kvtier.client;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -34,8 +37,22 @@ public final class RespConnection implements AutoCloseable {
      */
     public static CompletableFuture<RespConnection> connect(ClientResources resources, String host, int port,
             ClientOptions options) {
+        return connect(resources, host, port, options, null);
+    }
+
+    /**
+     * Like {@link #connect(ClientResources, String, int, ClientOptions)}, over TLS with {@code tls} (a client
+     * context; null for plain TCP): the future completes once the handshake has succeeded, and fails with the
+     * handshake's exception (an {@link javax.net.ssl.SSLException}) when it does not. The handshake has Netty's
+     * 10 s limit.
+     */
+    public static CompletableFuture<RespConnection> connect(ClientResources resources, String host, int port,
+            ClientOptions options, SslContext tls) {
         if (resources == null || host == null || options == null) {
             throw new IllegalArgumentException("resources, host and options are required");
+        }
+        if (tls != null && !tls.isClient()) {
+            throw new IllegalArgumentException("a client TLS context is required, not a server's");
         }
         String remote = host + ":" + port;
         ReplyDispatcher dispatcher = new ReplyDispatcher(remote, options.commandTimeout());
@@ -44,7 +61,12 @@ public final class RespConnection implements AutoCloseable {
                         Math.clamp(options.connectTimeout().toMillis(), 1, Integer.MAX_VALUE))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
-                .handler(dispatcher);
+                .handler(tls == null ? dispatcher : new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(tls.newHandler(ch.alloc(), host, port), dispatcher);
+                    }
+                });
         CompletableFuture<RespConnection> result = new CompletableFuture<>();
         if (resources.group().isShuttingDown()) {
             // A closed group would drop the connect attempt's listener: fail here instead.
@@ -59,9 +81,21 @@ public final class RespConnection implements AutoCloseable {
                     return;
                 }
                 RespConnection connection = new RespConnection(connected.channel(), dispatcher, remote);
-                if (!result.complete(connection)) {
-                    connection.close();
+                SslHandler handshake = connected.channel().pipeline().get(SslHandler.class);
+                if (handshake == null) {
+                    if (!result.complete(connection)) {
+                        connection.close();
+                    }
+                    return;
                 }
+                handshake.handshakeFuture().addListener(shaken -> {
+                    if (!shaken.isSuccess()) {
+                        connection.close();
+                        result.completeExceptionally(shaken.cause());
+                    } else if (!result.complete(connection)) {
+                        connection.close();
+                    }
+                });
             });
         } catch (RejectedExecutionException e) {
             result.completeExceptionally(new IllegalStateException("cannot connect to " + remote

@@ -31,6 +31,7 @@ public final class KvtierProcess implements AutoCloseable {
     private boolean launcherSizesHeap; // else the heap is -Xmx512m unless the test's KVTIER_HEAP says otherwise
     private Duration startTimeout = Duration.ofSeconds(60);
     private String heap; // the launcher's KVTIER_HEAP; null: the tests' 512 MiB
+    private boolean tlsOnly; // --port 0 and the port is --tls-port: up once it logs that it listens
 
     private KvtierProcess(Path dir, List<String> extraArgs) {
         this(dir, extraArgs, "127.0.0.1", List.of());
@@ -83,6 +84,18 @@ public final class KvtierProcess implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts a node without a plain port ({@code --port 0}) and TLS on a free port, which {@link #port()} returns;
+     * the flags must name the certificate files. It is taken as up once it logs that it listens (a plain PING cannot
+     * reach it).
+     */
+    public static KvtierProcess startTlsOnly(Path dir, String... flags) throws IOException {
+        KvtierProcess p = new KvtierProcess(dir, List.of(flags));
+        p.tlsOnly = true;
+        p.launch(freePort());
+        return p;
+    }
+
     /** Sends {@code signal} (e.g. "STOP", "CONT") to the node's JVM. */
     public void signal(String signal) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(javaPid())).inheritIO().start();
@@ -109,8 +122,11 @@ public final class KvtierProcess implements AutoCloseable {
     private void launch(int onPort) throws IOException {
         this.port = onPort;
         List<String> cmd = new ArrayList<>(prefix);
-        cmd.addAll(List.of(ROOT.resolve("kvtier").toString(), "server", "--port", Integer.toString(port), "--dir",
-                dir.toString()));
+        cmd.addAll(List.of(ROOT.resolve("kvtier").toString(), "server", "--port", tlsOnly ? "0"
+                : Integer.toString(port), "--dir", dir.toString()));
+        if (tlsOnly) {
+            cmd.addAll(List.of("--tls-port", Integer.toString(port)));
+        }
         cmd.addAll(extraArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -121,20 +137,28 @@ public final class KvtierProcess implements AutoCloseable {
         } else {
             pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
         }
+        int logged = logText().length(); // the log is appended to across restarts
         process = pb.start();
         try {
-            awaitPing(startTimeout);
+            awaitPing(startTimeout, logged);
         } catch (IOException notUp) {
             process.destroyForcibly(); // a node that never answered is not left running
             throw notUp;
         }
     }
 
-    private void awaitPing(Duration timeout) throws IOException {
+    private void awaitPing(Duration timeout, int logged) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IOException("kvtier exited with " + process.exitValue() + ":\n" + logText());
+            }
+            if (tlsOnly) {
+                if (logText().indexOf("kvtier listening on", logged) >= 0) {
+                    return;
+                }
+                sleep(100);
+                continue;
             }
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(host, port), 200);

@@ -6,6 +6,8 @@ import io.kvtier.server.metrics.Metrics;
 import io.kvtier.server.metrics.MetricsEndpoint;
 import io.kvtier.server.net.ConnectionHandler;
 import io.kvtier.server.net.DiskReads;
+import io.kvtier.server.net.TlsWriteSlicer;
+import io.kvtier.server.tls.TlsContexts;
 import io.kvtier.store.TieredStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -22,6 +24,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -31,8 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running node: the store, the RESP listener(s), the disk-read pool and the metrics endpoint. {@link #start}
- * recovers the store and binds; {@link #close} stops accepting, closes clients, writes memory to disk and forces it.
+ * A running node: the store, the RESP listener(s), plain and TLS, the disk-read pool and the metrics endpoint.
+ * {@link #start} recovers the store and binds; {@link #close} stops accepting, closes clients, writes memory to disk
+ * and forces it.
  */
 public final class KvtierServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KvtierServer.class);
@@ -46,11 +50,15 @@ public final class KvtierServer implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final List<Channel> listeners = new ArrayList<>();
+    /** Null without --tls-port. */
+    private final TlsContexts tls;
+    private int tlsPort;
     private io.kvtier.server.cluster.ClusterNode cluster;
     private boolean closed;
 
     private KvtierServer(ServerOptions options) throws IOException {
         this.options = options;
+        this.tls = options.tls() == null ? null : TlsContexts.load(options.tls()); // bad files: before recovery
         this.kvcache = new KvCache();
         io.kvtier.server.net.RequestMemory.deleteLeftovers(options.dir());
         io.kvtier.server.command.Watches watches = new io.kvtier.server.command.Watches();
@@ -84,7 +92,8 @@ public final class KvtierServer implements AutoCloseable {
 
     private void bind() throws IOException, InterruptedException {
         String[] hosts = options.bind().trim().split("\\s+");
-        ClientLimit limit = ClientLimit.compute(options, hosts.length,
+        int listenersPerHost = (options.plainListener() ? 1 : 0) + (tls != null ? 1 : 0);
+        ClientLimit limit = ClientLimit.compute(options, hosts.length * listenersPerHost,
                 options.metricsPort() > 0 ? MetricsEndpoint.MAX_CONNECTIONS : 0);
         context.maxClients(limit.effective());
         if (limit.reduced()) {
@@ -99,20 +108,30 @@ public final class KvtierServer implements AutoCloseable {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20))
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new ConnectionHandler(context));
-                    }
-                });
-        for (String host : hosts) {
-            try {
-                Channel ch = bootstrap.bind(new InetSocketAddress(host, options.port())).sync().channel();
-                listeners.add(ch);
-                context.port(((InetSocketAddress) ch.localAddress()).getPort());
-            } catch (Exception e) {
-                throw new IOException("cannot listen on " + host + ":" + options.port() + ": " + e.getMessage(), e);
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(1 << 20, 4 << 20));
+        if (options.plainListener()) {
+            ServerBootstrap plain = bootstrap.clone().childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(new ConnectionHandler(context));
+                }
+            });
+            for (String host : hosts) {
+                context.port(listen(plain, host, options.port()));
+            }
+        }
+        if (tls != null) {
+            // Decrypted bytes come out of the SslHandler's buffers, so payload reads cannot land in a value's pages;
+            // large replies are encrypted a slice at a time as the socket takes them (TlsWriteSlicer).
+            ServerBootstrap secure = bootstrap.clone().childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(tls.server().newHandler(ch.alloc()), new ChunkedWriteHandler(),
+                            TlsWriteSlicer.INSTANCE, new ConnectionHandler(context, ConnectionHandler.Transport.TLS));
+                }
+            });
+            for (String host : hosts) {
+                tlsPort = listen(secure, host, options.tls().port());
             }
         }
         if (options.cluster() != null) {
@@ -121,11 +140,25 @@ public final class KvtierServer implements AutoCloseable {
         if (options.metricsPort() > 0) {
             metrics.serve(hosts[0], options.metricsPort(), options.requirePass());
         }
-        log.info("kvtier listening on {}:{} ({}), memory {} MiB, disk {} MiB, max clients {} (open-file limit {}), "
-                + "data in {}{}", options.bind(), context.port(), Epoll.isAvailable() ? "epoll" : "nio",
+        log.info("kvtier listening on {}:{}{} ({}), memory {} MiB, disk {} MiB, max clients {} (open-file limit {}), "
+                + "data in {}{}", options.bind(), options.plainListener() ? context.port() : "-",
+                tls != null ? ", TLS on :" + tlsPort : "", Epoll.isAvailable() ? "epoll" : "nio",
                 options.memoryBytes() >> 20, options.diskBytes() >> 20, limit.effective(), limit.fdLimit(),
                 options.dir().toAbsolutePath(),
                 options.metricsPort() > 0 ? ", metrics on :" + options.metricsPort() + "/metrics" : "");
+    }
+
+    /** Binds {@code bootstrap} on {@code host}:{@code port}; returns the port bound (port 0 picks one). */
+    private int listen(ServerBootstrap bootstrap, String host, int port) throws IOException, InterruptedException {
+        try {
+            Channel ch = bootstrap.bind(new InetSocketAddress(host, port)).sync().channel();
+            listeners.add(ch);
+            return ((InetSocketAddress) ch.localAddress()).getPort();
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -141,11 +174,13 @@ public final class KvtierServer implements AutoCloseable {
                 throw new IOException("--bind " + host + " does not say how other nodes reach this one: set --announce"
                         + " host:port");
             }
-            endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + context.port();
+            // With --tls-cluster, peers and cluster clients are sent to the TLS port, as Redis announces it.
+            int reachedAt = tls != null && options.tls().cluster() ? tlsPort : context.port();
+            endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + reachedAt;
         }
         cluster = io.kvtier.server.cluster.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
                 c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store,
-                options.requirePass());
+                options.requirePass(), tls != null && options.tls().cluster() ? tls::peer : null);
         context.cluster(cluster); // before joining: peers may forward to this node as soon as it is in their table
         metrics.bind(cluster);
         cluster.join();
@@ -157,6 +192,23 @@ public final class KvtierServer implements AutoCloseable {
     /** The port actually bound (useful with port 0). */
     public int port() {
         return context.port();
+    }
+
+    /** The TLS port, 0 without TLS. */
+    public int tlsPort() {
+        return tlsPort;
+    }
+
+    /**
+     * Reads the TLS certificate, key and CA files again (SIGHUP): connections accepted or opened from now on use them,
+     * open ones keep theirs. Does nothing without TLS.
+     *
+     * @throws IOException when a file is missing or unusable; the certificates in use stay
+     */
+    public void reloadTls() throws IOException {
+        if (tls != null) {
+            tls.reload();
+        }
     }
 
     public ServerContext context() {

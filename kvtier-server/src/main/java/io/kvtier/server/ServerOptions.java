@@ -27,7 +27,8 @@ public record ServerOptions(
         double pinShare,
         long indexBytes,
         ClusterSettings cluster,
-        ClientLimits clientLimits) {
+        ClientLimits clientLimits,
+        TlsSettings tls) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -63,6 +64,13 @@ public record ServerOptions(
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port " + port + " is outside 0..65535");
+        }
+        if (tls != null && tls.cluster() && cluster == null) {
+            throw new IllegalArgumentException("--tls-cluster yes needs --seeds or --dns-query (cluster mode)");
+        }
+        if (tls != null && port == 0 && cluster != null && !tls.cluster()) {
+            throw new IllegalArgumentException("--port 0 (TLS only) in a cluster needs --tls-cluster yes: peers "
+                    + "reach a node at its announced port, which is then the TLS port");
         }
         if (metricsPort < 0 || metricsPort > 65535) {
             throw new IllegalArgumentException("--metrics-port " + metricsPort + " is outside 0..65535 (0 = off)");
@@ -141,20 +149,35 @@ public record ServerOptions(
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
                 DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
-                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults());
+                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults(), null);
     }
 
     /** These options as a member of a cluster ({@code null}: a single-node store). */
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings,
-                clientLimits);
+                clientLimits, tls);
     }
 
     /** These options with {@code limits} on what clients may hold and how long they may idle. */
     public ServerOptions withClientLimits(ClientLimits limits) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                limits);
+                limits, tls);
+    }
+
+    /**
+     * These options with a TLS listener ({@code null}: none). With TLS, {@code --port 0} means no plain listener
+     * (TLS only), as in Redis, rather than a free port.
+     */
+    public ServerOptions withTls(TlsSettings settings) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
+                clientLimits, settings);
+    }
+
+    /** Whether the node listens for plain (non-TLS) clients: always, unless --port 0 with a TLS port. */
+    public boolean plainListener() {
+        return tls == null || port != 0;
     }
 }

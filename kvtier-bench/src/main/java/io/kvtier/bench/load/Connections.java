@@ -32,18 +32,18 @@ public final class Connections implements Endpoint {
     }
 
     /**
-     * Opens {@code count} connections on {@code min(count, cores)} event loops.
+     * Opens {@code count} connections on {@code min(count, cores)} event loops, over TLS with {@code tls} (null: plain).
      *
      * @throws IOException naming the endpoint and what to check when it cannot be reached or refuses the password
      */
-    public static Connections open(String host, int port, String password, int count, ClientOptions options)
-            throws IOException {
+    public static Connections open(String host, int port, String password, int count, ClientOptions options,
+            io.netty.handler.ssl.SslContext tls) throws IOException {
         int threads = Math.max(1, Math.min(count, Runtime.getRuntime().availableProcessors()));
         ClientResources resources = ClientResources.create(threads);
         List<RespConnection> opened = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
-                RespConnection c = await(RespConnection.connect(resources, host, port, options), host, port,
+                RespConnection c = await(RespConnection.connect(resources, host, port, options, tls), host, port,
                         options.connectTimeout().toMillis() + 1000);
                 opened.add(c);
                 if (password != null) {

@@ -138,13 +138,14 @@ public final class ClusterNode implements AutoCloseable {
     /** The importer's progress through the slots this node took over (rebalancing). */
     public final ImportProgress importProgress = new ImportProgress(fetchedKeys, fetchedBytes);
 
-    private ClusterNode(ClusterSettings settings, TieredStore store, String password) {
+    private ClusterNode(ClusterSettings settings, TieredStore store, String password,
+                        java.util.function.Supplier<io.netty.handler.ssl.SslContext> peerTls) {
         this.settings = settings;
         this.store = store;
         this.clientResources = ClientResources.create(1);
         ClientOptions options = new ClientOptions(settings.peerTimeout(), settings.peerTimeout());
         for (Lane lane : Lane.values()) {
-            lanes.put(lane, PeerPool.create(clientResources, options, CONNECTIONS_PER_LANE, password));
+            lanes.put(lane, PeerPool.create(clientResources, options, CONNECTIONS_PER_LANE, password, peerTls));
         }
         Member self = new Member(settings.membership().nodeId(), settings.membership().weight(),
                 settings.membership().endpoint());
@@ -156,10 +157,12 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * A node of the cluster {@code settings} describe, not joined yet (it answers peers with TRYAGAIN). Every node of
      * a cluster has the same {@code password} (--requirepass, null for none): it authenticates the node's peer
-     * connections.
+     * connections. {@code peerTls} (--tls-cluster; null: plain) gives the TLS context of each new peer connection,
+     * read at every connect so that reloaded certificates apply to the connections opened after the reload.
      */
-    public static ClusterNode create(ClusterSettings settings, TieredStore store, String password) {
-        return new ClusterNode(settings, store, password);
+    public static ClusterNode create(ClusterSettings settings, TieredStore store, String password,
+                                     java.util.function.Supplier<io.netty.handler.ssl.SslContext> peerTls) {
+        return new ClusterNode(settings, store, password, peerTls);
     }
 
     /** Joins the cluster; the first slot table may still be on its way when this returns. */

@@ -140,6 +140,7 @@ final class ClusterCommands {
     }
 
     private static CompletableFuture<Void> shards(Session s, RespCommand c, Reply r) {
+        boolean tlsCluster = s.server.options().tls() != null && s.server.options().tls().cluster();
         ClusterNode.Topology t = served(s);
         List<Member> members = t.table().members();
         Map<List<Integer>, List<int[]>> byOwners = new LinkedHashMap<>();
@@ -167,7 +168,7 @@ final class ClusterCommands {
                 r.map(7);
                 r.bulk("id");
                 r.bulk(redisId(m));
-                r.bulk("port");
+                r.bulk(tlsCluster ? "tls-port" : "port"); // as Redis names a --tls-cluster node's announced port
                 r.integer(m.port());
                 r.bulk("ip");
                 r.bulk(m.host());

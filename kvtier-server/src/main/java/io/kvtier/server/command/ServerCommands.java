@@ -147,6 +147,13 @@ final class ServerCommands {
         p.put("metrics-port", Integer.toString(o.metricsPort()));
         p.put("disk-threads", Integer.toString(o.diskThreads()));
         p.put("io-threads", Integer.toString(o.ioThreads()));
+        io.kvtier.server.TlsSettings tls = o.tls();
+        p.put("tls-port", Integer.toString(tls == null ? 0 : tls.port()));
+        p.put("tls-cert-file", tls == null ? "" : tls.certFile().toString());
+        p.put("tls-key-file", tls == null ? "" : tls.keyFile().toString());
+        p.put("tls-ca-cert-file", tls == null ? "" : tls.caCertFile().toString());
+        p.put("tls-auth-clients", tls == null ? "yes" : tls.authClients().redisName());
+        p.put("tls-cluster", tls != null && tls.cluster() ? "yes" : "no");
         return p;
     }
 

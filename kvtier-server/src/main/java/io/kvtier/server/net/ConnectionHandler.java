@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * One client connection. Commands run strictly one after another, as in Redis: a command that completes
  * asynchronously (disk read, memory wait, durable delete) pauses processing, and reading from the socket stops while
  * the connection is paused, waits for memory for a payload, or cannot write (a slow reader): so neither buffered
- * input nor buffered output grows beyond one read and one reply. Reads inside a payload bound for memory land
- * in the value's pages ({@link PayloadLandingAllocator}). A request in progress holds heap and memory only within
+ * input nor buffered output grows beyond one read and one reply. On a plain connection, reads inside a payload bound
+ * for memory land in the value's pages ({@link PayloadLandingAllocator}); behind TLS the bytes come decrypted out of
+ * the SslHandler's buffers and are copied as any other input. A request in progress holds heap and memory only within
  * the bounds of {@link RequestMemory} and {@link ClientLimits}; a once-a-second tick enforces the idle and read
  * timeouts and notices a peer that closed while reading is paused. An {@code Error} while serving the connection
  * closes it (a StackOverflowError) or stops the process ({@link ServerContext#fatal}). Event-loop confined.
@@ -41,7 +42,16 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     private static final int TCP_CLOSE = 7;
     private static final int TCP_CLOSE_WAIT = 8;
 
+    /** How a connection's bytes arrive, which decides whether reads may land in a payload's pages. */
+    public enum Transport {
+        /** Straight from the socket: this handler is the pipeline's first, and payload reads land in place. */
+        PLAIN,
+        /** Decrypted by an SslHandler in front of this handler: no landing (the socket read holds ciphertext). */
+        TLS
+    }
+
     private final ServerContext server;
+    private final Transport transport;
     private ChannelHandlerContext ctx;
     private Session session;
     private RespDecoder decoder;
@@ -55,8 +65,14 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     private ScheduledFuture<?> ticks;
     private ClientTimeouts timeouts;
 
+    /** A plain connection's handler, the first of its pipeline. */
     public ConnectionHandler(ServerContext server) {
+        this(server, Transport.PLAIN);
+    }
+
+    public ConnectionHandler(ServerContext server, Transport transport) {
         this.server = server;
+        this.transport = transport;
     }
 
     @Override
@@ -86,7 +102,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         session.requestHeap(heap);
         decoder = new RespDecoder(limits, sinks, heap);
         decoder.setAuthenticated(session.authenticated());
-        ctx.channel().config().setRecvByteBufAllocator(new PayloadLandingAllocator(this));
+        if (transport == Transport.PLAIN) {
+            ctx.channel().config().setRecvByteBufAllocator(new PayloadLandingAllocator(this));
+        }
         ctx.channel().config().setAutoRead(true);
         timeouts = new ClientTimeouts(server.options().clientLimits(), System.nanoTime());
         ticks = ctx.executor().scheduleAtFixedRate(() -> guarded(this::tick), 1, 1, TimeUnit.SECONDS);
@@ -101,8 +119,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         }
         server.netInputBytes.add(in.readableBytes());
         timeouts.read(in.readableBytes(), System.nanoTime());
-        // Recognised by identity: this handler must be the pipeline's first, so that the view reaches it as read
-        // (a cumulating handler in front, TLS say, would keep the view while the next read lands over it).
+        // Recognised by identity: on a plain connection this handler must be the pipeline's first, so that the view
+        // reaches it as read (a cumulating handler in front, as TLS's, would keep the view while the next read lands
+        // over it: hence no landing allocator behind TLS, and landing stays null there).
         if (in == landing) {
             landing = null;
             int n = in.readableBytes();
@@ -316,6 +335,11 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             server.fatal(FatalErrorHandler.Source.CLIENT_CONNECTION, cause);
         } else if (cause instanceof IOException) {
             log.debug("connection {}: {}", ctx.channel().remoteAddress(), cause.toString());
+        } else if (cause instanceof io.netty.handler.codec.DecoderException
+                && cause.getCause() instanceof javax.net.ssl.SSLException tls) {
+            // A failed handshake (no client certificate, a plain client on the TLS port): the client's doing, and
+            // frequent enough from scanners that a stack trace each would flood the log.
+            log.debug("connection {}: TLS: {}", ctx.channel().remoteAddress(), tls.getMessage());
         } else {
             log.warn("connection {} failed", ctx.channel().remoteAddress(), cause);
         }
