@@ -233,6 +233,7 @@ public final class KvtierServer implements AutoCloseable {
         // Bounded: an event loop that died or hangs must not keep the process from writing memory to disk.
         stopLoops("client", workers);
         stopLoops("accept", boss);
+        context.scripting().close();
         metrics.close();
         try {
             diskReads.close();

@@ -18,6 +18,7 @@ public final class ServerContext {
     private final CommandTable commands;
     private final Metrics metrics;
     private final io.kvtier.server.net.RequestMemory requestMemory;
+    private final io.kvtier.server.script.Scripting scripting = new io.kvtier.server.script.Scripting();
     private final FatalErrorHandler fatal = new FatalErrorHandler();
     private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
     private final io.kvtier.server.command.Watches watches;
@@ -88,6 +89,11 @@ public final class ServerContext {
     /** Isolation of transactions and scripts from other commands on their keys. */
     public io.kvtier.server.command.KeyGate keyGate() {
         return keyGate;
+    }
+
+    /** The script cache, the script threads and the scripts running now. */
+    public io.kvtier.server.script.Scripting scripting() {
+        return scripting;
     }
 
     /** WATCH's registry of watched keys, told of every change by the store. */

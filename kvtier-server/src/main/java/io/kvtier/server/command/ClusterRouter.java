@@ -298,6 +298,41 @@ final class ClusterRouter {
         return done;
     }
 
+    /**
+     * Checks that a script may run here in a cluster. Its KEYS must share one slot (CROSSSLOT otherwise), which this
+     * node must be the primary of: cluster clients get -MOVED; other clients are told where to send it (a script is
+     * not proxied: it may run for long, and its keys are held where it runs). A script without keys can touch none and
+     * runs anywhere. The script then runs through {@link #asPrimary} as one write (or read, for EVAL_RO).
+     */
+    static void checkScript(ClusterNode node, Session s, byte[][] keys, boolean write) {
+        ClusterNode.Topology t = node.topology();
+        if (!t.serving()) {
+            throw new CommandException("CLUSTERDOWN " + t.downReason());
+        }
+        if (keys.length == 0) {
+            return;
+        }
+        int slot = SlotHash.slot(keys[0]);
+        for (byte[] k : keys) {
+            if (SlotHash.slot(k) != slot) {
+                throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
+            }
+        }
+        Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
+        if (primary == null) {
+            throw new CommandException("CLUSTERDOWN Hash slot not served");
+        }
+        if (!t.isSelf(primary)) {
+            if (!node.settings().proxy() || s.clusterAware) {
+                node.movedReplies.increment();
+                throw new CommandException("MOVED " + slot + " " + primary.endpoint());
+            }
+            throw new CommandException("ERR scripts are not proxied: slot " + slot + " of this script's keys is served"
+                    + " by " + primary.endpoint() + "; send it there or use a cluster client");
+        }
+        checkNotBehind(node, write);
+    }
+
     /** The replication of {@code keys}' state under {@code t}; a failure to even start it is a failed future. */
     private static CompletableFuture<Void> replicate(Session s, byte[][] keys, ClusterNode.Topology t) {
         try {

@@ -31,6 +31,9 @@ public final class CommandTable {
         for (CommandSpec spec : Transactions.specs()) {
             add(spec);
         }
+        for (CommandSpec spec : ScriptCommands.specs()) {
+            add(spec);
+        }
         for (CommandSpec spec : PeerCommands.specs()) {
             add(spec);
         }

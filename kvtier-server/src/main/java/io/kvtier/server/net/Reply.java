@@ -13,10 +13,23 @@ import java.nio.charset.StandardCharsets;
  * Builds the replies of one connection in RESP2 or RESP3. Small replies accumulate in one buffer; a memory-resident
  * value is written as a view of its off-heap pages (no copy), and its reference is released when the socket write
  * completes. Event-loop confined: asynchronous commands must come back to {@link #executor()} before replying.
+ * <p>
+ * A {@link #capturing capturing} reply has no connection: what it would send is collected in a heap buffer instead,
+ * so that a script's {@code redis.call} can run a real command and read its reply back as a value.
  */
 public final class Reply {
     private final ChannelHandlerContext ctx;
+    /** Where error replies and bytes written are counted (INFO); null for a capturing reply. */
     private final ServerContext server;
+    /** The executor of a capturing reply (its {@code ctx} is null). */
+    private final EventExecutor captureExecutor;
+    /** What a capturing reply collected; null on a connection's reply. */
+    private ByteBuf captured;
+    /** The most bytes a capturing reply collects: past it, the reply is dropped and {@link #overflowed} is set. */
+    private final long captureLimit;
+    private boolean overflowed;
+    /** A capturing reply lost a streamed value half-way (a disk read failed). */
+    private boolean aborted;
     private ByteBuf buf;
     /** Error replies written so far: the dispatcher compares it around a command to know whether it failed. */
     private long errorReplies;
@@ -34,10 +47,48 @@ public final class Reply {
     public Reply(ChannelHandlerContext ctx, ServerContext server) {
         this.ctx = ctx;
         this.server = server;
+        this.captureExecutor = null;
+        this.captureLimit = 0;
+    }
+
+    private Reply(EventExecutor executor, long limit) {
+        this.ctx = null;
+        this.server = null;
+        this.captureExecutor = executor;
+        this.captureLimit = limit;
+        this.captured = Unpooled.buffer(256);
+    }
+
+    /**
+     * A reply that collects at most {@code limit} bytes in RESP2 instead of sending them; it is confined to
+     * {@code executor}, which asynchronous commands come back to, as they come back to a connection's event loop.
+     */
+    public static Reply capturing(EventExecutor executor, long limit) {
+        return new Reply(executor, limit);
+    }
+
+    /**
+     * The bytes a capturing reply collected, handed over to the caller (who releases them); null when they went over
+     * the limit ({@link #overflowed}) or a streamed value could not be completed (a disk read failed half-way).
+     */
+    public ByteBuf takeCaptured() {
+        writeBuffered();
+        ByteBuf out = captured;
+        captured = null;
+        if (overflowed || aborted) {
+            out.release();
+            return null;
+        }
+        return out;
+    }
+
+    /** Whether a capturing reply went over its limit. */
+    public boolean overflowed() {
+        return overflowed;
     }
 
     public EventExecutor executor() {
-        return ctx.executor();
+        return ctx != null ? ctx.executor() : captureExecutor;
     }
 
     public int protocol() {
@@ -51,7 +102,7 @@ public final class Reply {
     /** The buffer to append small replies to (via {@link RespWriter}). */
     public ByteBuf buf() {
         if (buf == null) {
-            buf = ctx.alloc().ioBuffer(256);
+            buf = ctx != null ? ctx.alloc().ioBuffer(256) : Unpooled.buffer(256);
         }
         dirty = true;
         return buf;
@@ -68,7 +119,9 @@ public final class Reply {
     /** An error reply; {@code message} starts with its code, e.g. "ERR syntax error". */
     public void error(String message) {
         errorReplies++;
-        server.metrics().errors().record(message);
+        if (server != null) { // a capturing reply's error goes back to the script, which answers its own
+            server.metrics().errors().record(message);
+        }
         RespWriter.error(buf(), message.replace('\r', ' ').replace('\n', ' '));
     }
 
@@ -157,7 +210,7 @@ public final class Reply {
         RespWriter.bulkHeader(buf(), payload.readableBytes());
         writeBuffered();
         emit(payload, done);
-        if (held == null) {
+        if (held == null && ctx != null) {
             ctx.flush();
         }
         RespWriter.crlf(buf());
@@ -220,7 +273,10 @@ public final class Reply {
     }
 
     private void emit(ByteBuf bytes, Runnable done) {
-        if (held != null) {
+        if (ctx == null) {
+            capture(bytes);
+            done.run();
+        } else if (held != null) {
             held.add(new Held(bytes, done));
         } else {
             server.netOutputBytes.add(bytes.readableBytes());
@@ -232,14 +288,37 @@ public final class Reply {
     void bulkHeaderNow(long length) {
         RespWriter.bulkHeader(buf(), length);
         writeBuffered();
-        ctx.flush();
+        if (ctx != null) {
+            ctx.flush();
+        }
     }
 
     /** Writes and flushes one chunk of a streamed value; the future tells when the socket took it. */
-    io.netty.channel.ChannelFuture writeNow(ByteBuf chunk) {
+    io.netty.util.concurrent.Future<Void> writeNow(ByteBuf chunk) {
         writeBuffered();
+        if (ctx == null) {
+            capture(chunk);
+            return captureExecutor.newSucceededFuture(null);
+        }
         server.netOutputBytes.add(chunk.readableBytes());
         return ctx.writeAndFlush(chunk);
+    }
+
+    /** Appends {@code bytes} (taking them over) to what a capturing reply collected, up to its limit. */
+    private void capture(ByteBuf bytes) {
+        try {
+            if (captured == null || overflowed) {
+                return;
+            }
+            if ((long) captured.readableBytes() + bytes.readableBytes() > captureLimit) {
+                overflowed = true;
+                captured.clear();
+                return;
+            }
+            captured.writeBytes(bytes);
+        } finally {
+            bytes.release();
+        }
     }
 
     /** Ends a streamed value. */
@@ -250,7 +329,11 @@ public final class Reply {
     /** Closes the connection at once (a streamed value could not be completed). */
     void abortConnection() {
         discard();
-        ctx.close();
+        if (ctx == null) {
+            aborted = true;
+        } else {
+            ctx.close();
+        }
     }
 
     private void writeBuffered() {
@@ -266,7 +349,9 @@ public final class Reply {
         if (dirty) {
             writeBuffered();
             dirty = false;
-            ctx.flush();
+            if (ctx != null) {
+                ctx.flush();
+            }
         }
     }
 

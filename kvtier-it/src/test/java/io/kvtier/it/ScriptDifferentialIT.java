@@ -1,0 +1,43 @@
+package io.kvtier.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Sends every line of {@code differential/scripts.txt} (EVAL, EVALSHA, SCRIPT) to redis-server 7.0 and to kvtier, in
+ * RESP2 and RESP3, and requires byte-identical replies: return types, error texts with their SHA1 and line, NOSCRIPT,
+ * KEYS and ARGV, redis.call and redis.pcall of kvtier's commands, the sandbox's protected globals.
+ */
+class ScriptDifferentialIT {
+    private static final String SCRIPT = "/differential/scripts.txt";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void kvtierRunsEveryScriptedScriptLikeRedisInBothProtocols() throws Exception {
+        List<CommandScript.Line> script = CommandScript.load(SCRIPT);
+        Path redisDir = Files.createDirectories(tmp.resolve("redis"));
+        try (RedisServerProcess redis = RedisServerProcess.start(redisDir);
+             KvtierProcess kvtier = KvtierProcess.start(tmp.resolve("kvtier"), "--memory", "64m", "--disk", "256m")) {
+            List<String> mismatches = new ArrayList<>();
+            int compared = 0;
+            for (int protocol : new int[] {2, 3}) {
+                try (DifferentialRun run = new DifferentialRun(redis.port(), kvtier.port(), protocol)) {
+                    mismatches.addAll(run.run(script));
+                    compared += run.compared();
+                }
+            }
+            String summary = "compared " + compared + " commands (" + script.size() + " script lines in RESP2 and "
+                    + "RESP3): " + mismatches.size() + " mismatches";
+            System.out.println("ScriptDifferentialIT: " + summary);
+            assertThat(mismatches).as(summary + "\n" + String.join("\n", mismatches)).isEmpty();
+        }
+    }
+}
