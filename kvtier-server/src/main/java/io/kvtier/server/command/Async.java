@@ -3,6 +3,7 @@ package io.kvtier.server.command;
 import io.kvtier.server.net.Reply;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** Continues a command after a store future, on the connection's event loop, without a hop when already done. */
 final class Async {
@@ -27,5 +28,24 @@ final class Async {
             CompletableFuture<Void> n = next.apply(t);
             return n == null ? CompletableFuture.<Void>completedFuture(null) : n;
         }, reply.executor()).thenCompose(n -> n);
+    }
+
+    /**
+     * Runs {@code body}, then {@code after} exactly once: at once if {@code body} throws or completes inline (returns
+     * null), else when its future completes. Returns what {@code body} returned.
+     */
+    static CompletableFuture<Void> andFinally(Supplier<CompletableFuture<Void>> body, Runnable after) {
+        CompletableFuture<Void> f;
+        try {
+            f = body.get();
+        } catch (RuntimeException e) {
+            after.run();
+            throw e;
+        }
+        if (f == null) {
+            after.run();
+            return null;
+        }
+        return f.whenComplete((v, e) -> after.run());
     }
 }

@@ -218,18 +218,7 @@ final class ClusterRouter {
                                              Runnable cleanup) {
         CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
         if (!write) {
-            CompletableFuture<Void> read;
-            try {
-                read = Async.then(start, r, v -> body.get());
-            } catch (RuntimeException e) {
-                cleanup.run();
-                throw e;
-            }
-            if (read == null) {
-                cleanup.run();
-                return null;
-            }
-            return read.whenComplete((v, e) -> cleanup.run());
+            return Async.andFinally(() -> Async.then(start, r, v -> body.get()), cleanup);
         }
         CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keys));
         locked.whenComplete((unlock, e) -> {

@@ -55,28 +55,14 @@ public final class Dispatcher {
         KeyGate gate = session.server.keyGate();
         int[] stripes = KeyGate.stripesOf(keys);
         if (gate.tryShared(stripes) == null) {
-            CompletableFuture<Void> done;
-            try {
-                done = body.apply(cmd);
-            } catch (RuntimeException e) {
-                gate.leaveShared(stripes);
-                throw e;
-            }
-            return leaveWhenDone(gate, stripes, done, null);
+            return Async.andFinally(() -> body.apply(cmd), () -> gate.leaveShared(stripes));
         }
         RespCommand own = cmd.take(ClusterRouter.allIndexes(cmd));
         CompletableFuture<Void> entered = gate.enterShared(stripes, reply.executor());
-        return Async.then(entered, reply, v -> {
-            CompletableFuture<Void> done;
-            try {
-                done = body.apply(own);
-            } catch (RuntimeException e) {
-                gate.leaveShared(stripes);
-                own.release();
-                throw e;
-            }
-            return leaveWhenDone(gate, stripes, done, own);
-        });
+        return Async.then(entered, reply, v -> Async.andFinally(() -> body.apply(own), () -> {
+            gate.leaveShared(stripes);
+            own.release();
+        }));
     }
 
     /**
@@ -86,24 +72,6 @@ public final class Dispatcher {
     public static CompletableFuture<Void> dispatchHeld(Session session, RespCommand cmd, Reply reply) {
         CommandSpec spec = resolve(session, cmd, reply);
         return spec == null ? null : run(spec, session, cmd, reply, true);
-    }
-
-    /** Leaves the gate's stripes (and releases {@code own}, if given) once {@code done} is over. */
-    private static CompletableFuture<Void> leaveWhenDone(KeyGate gate, int[] stripes, CompletableFuture<Void> done,
-                                                         RespCommand own) {
-        if (done == null) {
-            gate.leaveShared(stripes);
-            if (own != null) {
-                own.release();
-            }
-            return null;
-        }
-        return done.whenComplete((v, e) -> {
-            gate.leaveShared(stripes);
-            if (own != null) {
-                own.release();
-            }
-        });
     }
 
     /** The keys {@code cmd} names, by its spec's key positions. */

@@ -264,18 +264,7 @@ final class PeerCommands {
                 unlock.run();
                 return null;
             }
-            CompletableFuture<Void> written;
-            try {
-                written = Values.write(s.server, ref, r);
-            } catch (RuntimeException e) {
-                unlock.run();
-                throw e;
-            }
-            if (written == null) {
-                unlock.run();
-                return null;
-            }
-            return written.whenComplete((v, e) -> unlock.run());
+            return Async.andFinally(() -> Values.write(s.server, ref, r), unlock);
         });
     }
 

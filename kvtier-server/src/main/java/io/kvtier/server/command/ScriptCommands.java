@@ -132,21 +132,9 @@ final class ScriptCommands {
             ClusterRouter.checkScript(node, s, keys, !readOnly);
         }
         // The gate first, then (in a cluster) the keys' locks: the order transactions and commands take them in.
-        return Async.then(s.server.keyGate().exclusive(keys), r, unlock -> {
-            CompletableFuture<Void> done;
-            try {
-                done = clustered ? ClusterRouter.asPrimary(node, s, r, keys, !readOnly, node.ensureLocal(keys),
-                        script, () -> { }) : script.get();
-            } catch (RuntimeException e) {
-                unlock.run();
-                throw e;
-            }
-            if (done == null) {
-                unlock.run();
-                return null;
-            }
-            return done.whenComplete((v, e) -> unlock.run());
-        });
+        return Async.then(s.server.keyGate().exclusive(keys), r, unlock -> Async.andFinally(() -> clustered
+                ? ClusterRouter.asPrimary(node, s, r, keys, !readOnly, node.ensureLocal(keys), script, () -> { })
+                : script.get(), unlock));
     }
 
     /** Writes a script's reply once it has run. */

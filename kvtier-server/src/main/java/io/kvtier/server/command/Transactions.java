@@ -272,31 +272,8 @@ final class Transactions {
     private static CompletableFuture<Void> runGated(ClusterNode node, Session s, Transaction t, Reply r,
                                                     byte[][] keys) {
         CompletableFuture<Runnable> held = s.server.keyGate().exclusive(keys);
-        CompletableFuture<Void> done;
-        try {
-            done = Async.then(held, r, unlock -> {
-                CompletableFuture<Void> ran;
-                try {
-                    ran = runHeld(node, s, t, r, keys);
-                } catch (RuntimeException e) {
-                    unlock.run();
-                    throw e;
-                }
-                if (ran == null) {
-                    unlock.run();
-                    return null;
-                }
-                return ran.whenComplete((v, e) -> unlock.run());
-            });
-        } catch (RuntimeException e) {
-            t.release();
-            throw e;
-        }
-        if (done == null) {
-            t.release();
-            return null;
-        }
-        return done.whenComplete((v, e) -> t.release());
+        return Async.andFinally(() -> Async.then(held, r, unlock ->
+                Async.andFinally(() -> runHeld(node, s, t, r, keys), unlock)), t::release);
     }
 
     /** The primary of the one slot every key hashes to (Redis Cluster's rule for EXEC: CROSSSLOT otherwise). */
