@@ -148,19 +148,18 @@ class RedissonIT {
     }
 
     /**
-     * Methods that send commands kvtier does not have (GETSET, RENAME: README, client compatibility) fail at once
+     * Methods that send commands kvtier does not have (RENAME: README, client compatibility) fail at once
      * against it, with no retrying until a timeout; against Redis they work.
      */
     @Test
     void methodsNeedingMissingCommandsFailAtOnce() throws Exception {
         RBucket<String> b = redisson.getBucket("redisson:missing-commands", StringCodec.INSTANCE);
         long start = System.nanoTime();
+        assertThat(await(b.getAndSetAsync("x"))).isNull(); // GETSET
         if (target.equals("redis-server")) {
-            assertThat(await(b.getAndSetAsync("x"))).isNull();
             await(b.renameAsync("redisson:other"));
             return;
         }
-        assertThatThrownBy(() -> await(b.getAndSetAsync("x"))).hasMessageContaining("unknown command 'GETSET'");
         assertThatThrownBy(() -> await(b.renameAsync("redisson:other"))).hasMessageContaining("unknown command 'RENAME'");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
     }

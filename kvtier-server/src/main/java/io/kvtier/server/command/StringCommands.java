@@ -30,6 +30,8 @@ final class StringCommands {
                 of("psetex", 4, "write denyoom", 1, 1, 1, (s, c, r) -> setWith(s, c, r, 3, new PutOptions(
                         Expiry.absolute(c.bytes(2), Expiry.Unit.PX, "psetex"), Condition.ALWAYS, false, false), false)),
                 of("getdel", 2, "write fast", 1, 1, 1, StringCommands::getdel),
+                of("getset", 3, "write denyoom fast", 1, 1, 1, (s, c, r) -> setWith(s, c, r, 2,
+                        new PutOptions(0, Condition.ALWAYS, false, true), false)), // SET key value GET, as Redis
                 of("getex", -2, "write fast", 1, 1, 1, StringCommands::getex),
                 of("mget", -2, "readonly fast", 1, -1, 1, StringCommands::mget),
                 of("mset", -3, "write denyoom", 1, -1, 2, (s, c, r) -> mset(s, c, r, false)),
