@@ -279,6 +279,29 @@ class TransactionsIT {
         }
     }
 
+    /**
+     * Expiry and WATCH as in Redis 7.0 (checked against redis-server 7.0.15 by hand, with sleeps a differential
+     * script cannot make): a key that expires after WATCH fails the EXEC; one already expired when watched does not.
+     */
+    @Test
+    void expiryAfterWatchFailsExecButAStaleKeyDoesNot() throws Exception {
+        try (Jedis jedis = node.jedis(TIMEOUT_MILLIS)) {
+            jedis.set("exp:stale", "1", redis.clients.jedis.params.SetParams.setParams().px(50));
+            Thread.sleep(200);
+            jedis.watch("exp:stale");
+            Transaction t = jedis.multi();
+            t.exists("exp:other");
+            assertThat(t.exec()).as("watched when already expired").containsExactly(false);
+
+            jedis.set("exp:live", "1", redis.clients.jedis.params.SetParams.setParams().px(300));
+            jedis.watch("exp:live");
+            Thread.sleep(600);
+            Transaction u = jedis.multi();
+            u.exists("exp:other");
+            assertThat(u.exec()).as("expired after WATCH").isNull();
+        }
+    }
+
     /** The cluster's own commands take the key gate themselves: inside MULTI they would wait for their own EXEC. */
     @Test
     void peerCommandsCannotBeQueued() throws Exception {

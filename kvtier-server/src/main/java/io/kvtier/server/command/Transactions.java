@@ -79,6 +79,11 @@ final class Transactions {
                 checkHere(node, s, key);
             }
         }
+        for (byte[] key : keys) {
+            // A key whose TTL has already passed is deleted now, before the watch starts: its deletion is not a
+            // change after WATCH (Redis 7.0: "WATCH stale keys should not fail EXEC").
+            s.server.store().exists(key);
+        }
         s.watch = s.server.watches().watch(s.watch, keys);
         r.ok();
         return null;
