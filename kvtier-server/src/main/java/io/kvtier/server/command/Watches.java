@@ -38,17 +38,23 @@ public final class Watches implements KeyListener {
     /** Adds {@code keys} to {@code w} (null: a new watch); returns the watch. Event-loop confined per connection. */
     Watch watch(Watch w, byte[][] keys) {
         Watch watch = w == null ? new Watch() : w;
-        if (watch.keys.size() + keys.length > MAX_KEYS_PER_CONNECTION) {
+        Set<ByteBuffer> added = new HashSet<>();
+        for (byte[] k : keys) {
+            ByteBuffer key = ByteBuffer.wrap(k);
+            if (!watch.keys.contains(key)) {
+                added.add(key);
+            }
+        }
+        if (watch.keys.size() + added.size() > MAX_KEYS_PER_CONNECTION) {
             throw new CommandException("ERR a connection may WATCH at most " + MAX_KEYS_PER_CONNECTION + " keys");
         }
         if (w == null) {
             watching.incrementAndGet();
         }
-        for (byte[] k : keys) {
-            ByteBuffer key = ByteBuffer.wrap(k.clone());
-            if (watch.keys.add(key)) {
-                byKey.computeIfAbsent(key, x -> ConcurrentHashMap.newKeySet()).add(watch);
-            }
+        for (ByteBuffer key : added) {
+            ByteBuffer copy = ByteBuffer.wrap(key.array().clone());
+            watch.keys.add(copy);
+            byKey.computeIfAbsent(copy, x -> ConcurrentHashMap.newKeySet()).add(watch);
         }
         return watch;
     }
