@@ -54,11 +54,11 @@ public final class Dispatcher {
                                                           body) {
         KeyGate gate = session.server.keyGate();
         int[] stripes = KeyGate.stripesOf(keys);
-        if (gate.tryShared(stripes) == null) {
+        CompletableFuture<Void> entered = gate.enterShared(stripes);
+        if (entered == null) {
             return Async.andFinally(() -> body.apply(cmd), () -> gate.leaveShared(stripes));
         }
         RespCommand own = cmd.take(ClusterRouter.allIndexes(cmd));
-        CompletableFuture<Void> entered = gate.enterShared(stripes, reply.executor());
         return Async.then(entered, reply, v -> Async.andFinally(() -> body.apply(own), () -> {
             gate.leaveShared(stripes);
             own.release();

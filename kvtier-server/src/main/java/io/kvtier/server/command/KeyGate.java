@@ -1,9 +1,10 @@
 package io.kvtier.server.command;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * Isolation of transactions and scripts from other clients' commands on the same keys. kvtier runs commands of
@@ -12,10 +13,13 @@ import java.util.concurrent.Executor;
  * themselves keep running in parallel, as before), and a transaction or script holds its keys' stripes
  * <em>exclusively</em>, so that none of those commands runs in the middle of it.
  *
- * <p>Nobody blocks a thread. A command that finds a stripe held or wanted exclusively gives back what it took and
- * retries when that stripe is next free (so it never waits while holding anything, and cannot deadlock); an exclusive
- * holder takes its stripes in increasing order, waiting for the shared holders of each to finish, while new shared
- * entries queue behind it (so a steady stream of commands cannot starve a transaction). Thread-safe.
+ * <p>Each stripe is a fair reader-writer lock whose waiters are futures, granted in arrival order: a transaction
+ * waits for the commands already running on its keys, commands arriving after it wait for it, and the commands queued
+ * behind one transaction all enter together before the next transaction does; so neither a stream of commands nor a
+ * stream of transactions can starve the other. Nobody blocks a thread. Everyone takes a key set's stripes in
+ * increasing order and waits only for a stripe above those it holds, so holders cannot wait on each other in a
+ * cycle; nobody waits for a stripe while holding anything else (cluster key locks are taken after the stripes).
+ * Thread-safe.
  */
 public final class KeyGate {
     static final int STRIPES = 4096;
@@ -28,7 +32,7 @@ public final class KeyGate {
         }
     }
 
-    /** The distinct stripes of {@code keys}, in increasing order (the order exclusive holders take them in). */
+    /** The distinct stripes of {@code keys}, in increasing order (the order everyone takes them in). */
     static int[] stripesOf(byte[][] keys) {
         if (keys.length == 1) {
             return new int[] {stripe(keys[0])};
@@ -45,45 +49,17 @@ public final class KeyGate {
     }
 
     /**
-     * Enters {@code stripes} shared if none is held or wanted exclusively: returns null, and the caller must
-     * {@link #leaveShared} them once its command is over. Otherwise enters none and returns a future that completes
-     * when the first blocked stripe is free again, after which the caller tries again.
+     * Takes {@code stripes} (from {@link #stripesOf}) shared: returns null when they are all held now (the common
+     * case), else a future that completes, on whichever thread granted the last one, once they are. Either way the
+     * caller must {@link #leaveShared} them once its command is over.
      */
-    CompletableFuture<Void> tryShared(int[] stripes) {
-        for (int i = 0; i < stripes.length; i++) {
-            CompletableFuture<Void> blocked = this.stripes[stripes[i]].tryShared();
-            if (blocked != null) {
-                for (int j = 0; j < i; j++) {
-                    this.stripes[stripes[j]].leaveShared();
-                }
-                return blocked;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Completes on {@code executor} once {@code stripes} are entered shared (retrying as {@link #tryShared} says);
-     * the caller must {@link #leaveShared} them once its command is over.
-     */
-    CompletableFuture<Void> enterShared(int[] stripes, Executor executor) {
-        CompletableFuture<Void> entered = new CompletableFuture<>();
-        retryShared(stripes, executor, entered);
-        return entered;
-    }
-
-    private void retryShared(int[] stripes, Executor executor, CompletableFuture<Void> entered) {
-        CompletableFuture<Void> blocked = tryShared(stripes);
-        if (blocked == null) {
-            executor.execute(() -> entered.complete(null));
-        } else {
-            blocked.whenComplete((v, e) -> retryShared(stripes, executor, entered));
-        }
+    CompletableFuture<Void> enterShared(int[] stripes) {
+        return acquire(stripes, 0, false);
     }
 
     void leaveShared(int[] stripes) {
         for (int s : stripes) {
-            this.stripes[s].leaveShared();
+            this.stripes[s].release(false);
         }
     }
 
@@ -96,81 +72,85 @@ public final class KeyGate {
             return CompletableFuture.completedFuture(() -> { });
         }
         int[] sorted = stripesOf(keys);
-        CompletableFuture<Void> acquired = CompletableFuture.completedFuture(null);
-        for (int s : sorted) {
-            acquired = acquired.thenCompose(v -> stripes[s].exclusive());
-        }
-        return acquired.thenApply(v -> () -> {
+        Runnable unlock = () -> {
             for (int s : sorted) {
-                stripes[s].leaveExclusive();
+                stripes[s].release(true);
             }
-        });
+        };
+        CompletableFuture<Void> held = acquire(sorted, 0, true);
+        return held == null ? CompletableFuture.completedFuture(unlock) : held.thenApply(v -> unlock);
     }
 
-    /** One stripe: a reader-writer lock whose waiters are futures. */
+    /** Takes {@code stripes[from..]} in order; null when all were free, else a future for the rest. */
+    private CompletableFuture<Void> acquire(int[] stripes, int from, boolean exclusive) {
+        for (int i = from; i < stripes.length; i++) {
+            CompletableFuture<Void> granted = this.stripes[stripes[i]].acquire(exclusive);
+            if (granted != null) {
+                int next = i + 1;
+                return granted.thenCompose(v -> {
+                    CompletableFuture<Void> rest = acquire(stripes, next, exclusive);
+                    return rest == null ? CompletableFuture.completedFuture(null) : rest;
+                });
+            }
+        }
+        return null;
+    }
+
+    /** One stripe: a reader-writer lock that grants its waiters in arrival order. */
     private static final class Stripe {
         private int shared;
         private boolean exclusive;
-        private final ArrayDeque<CompletableFuture<Void>> exclusiveWaiters = new ArrayDeque<>(0);
-        /** Completed (and replaced) whenever shared entry may be tried again. */
-        private CompletableFuture<Void> sharedRetry;
+        private final ArrayDeque<Waiter> queue = new ArrayDeque<>(0);
 
-        CompletableFuture<Void> tryShared() {
+        private record Waiter(boolean exclusive, CompletableFuture<Void> granted) {
+        }
+
+        /** Null when taken at once, else a future completed when granted. */
+        CompletableFuture<Void> acquire(boolean wantExclusive) {
             synchronized (this) {
-                if (!exclusive && exclusiveWaiters.isEmpty()) {
-                    shared++;
+                if (queue.isEmpty() && !exclusive && (!wantExclusive || shared == 0)) {
+                    if (wantExclusive) {
+                        exclusive = true;
+                    } else {
+                        shared++;
+                    }
                     return null;
                 }
-                if (sharedRetry == null) {
-                    sharedRetry = new CompletableFuture<>();
-                }
-                return sharedRetry;
+                Waiter w = new Waiter(wantExclusive, new CompletableFuture<>());
+                queue.add(w);
+                return w.granted;
             }
         }
 
-        void leaveShared() {
-            CompletableFuture<Void> grant = null;
+        void release(boolean wasExclusive) {
+            List<CompletableFuture<Void>> grants = null;
             synchronized (this) {
-                shared--;
-                if (shared == 0 && !exclusiveWaiters.isEmpty()) {
-                    exclusive = true;
-                    grant = exclusiveWaiters.poll();
-                }
-            }
-            if (grant != null) {
-                grant.complete(null);
-            }
-        }
-
-        CompletableFuture<Void> exclusive() {
-            synchronized (this) {
-                if (!exclusive && shared == 0 && exclusiveWaiters.isEmpty()) {
-                    exclusive = true;
-                    return CompletableFuture.completedFuture(null);
-                }
-                CompletableFuture<Void> wait = new CompletableFuture<>();
-                exclusiveWaiters.add(wait);
-                return wait;
-            }
-        }
-
-        void leaveExclusive() {
-            CompletableFuture<Void> grant = null;
-            CompletableFuture<Void> retry = null;
-            synchronized (this) {
-                if (!exclusiveWaiters.isEmpty()) {
-                    grant = exclusiveWaiters.poll(); // stays exclusive, handed over
-                } else {
+                if (wasExclusive) {
                     exclusive = false;
-                    retry = sharedRetry;
-                    sharedRetry = null;
+                } else {
+                    shared--;
+                }
+                while (!queue.isEmpty() && !exclusive) {
+                    Waiter next = queue.peek();
+                    if (next.exclusive) {
+                        if (shared > 0) {
+                            break;
+                        }
+                        exclusive = true;
+                    } else {
+                        shared++;
+                    }
+                    queue.poll();
+                    if (grants == null) {
+                        grants = new ArrayList<>(2);
+                    }
+                    grants.add(next.granted);
                 }
             }
-            if (grant != null) {
-                grant.complete(null);
-            }
-            if (retry != null) {
-                retry.complete(null);
+            if (grants != null) {
+                for (CompletableFuture<Void> g : grants) {
+                    g.complete(null); // outside the monitor: a grant runs the waiter's continuation
+                }
             }
         }
     }

@@ -29,8 +29,8 @@ class KeyGateTest {
     void commandsOnTheSameKeyRunTogether() {
         KeyGate gate = new KeyGate();
         int[] s = stripes("k");
-        assertThat(gate.tryShared(s)).isNull();
-        assertThat(gate.tryShared(s)).isNull();
+        assertThat(gate.enterShared(s)).isNull();
+        assertThat(gate.enterShared(s)).isNull();
         gate.leaveShared(s);
         gate.leaveShared(s);
         assertThat(gate.exclusive(new byte[][] {key("k")})).isCompleted();
@@ -40,93 +40,104 @@ class KeyGateTest {
     void anExclusiveHolderWaitsForRunningCommandsAndHoldsOffNewOnes() {
         KeyGate gate = new KeyGate();
         int[] s = stripes("k");
-        assertThat(gate.tryShared(s)).isNull();
+        assertThat(gate.enterShared(s)).isNull();
         CompletableFuture<Runnable> tx = gate.exclusive(new byte[][] {key("k")});
         assertThat(tx).as("a command on k is running").isNotDone();
-        CompletableFuture<Void> blocked = gate.tryShared(s);
+        CompletableFuture<Void> blocked = gate.enterShared(s);
         assertThat(blocked).as("a new command queues behind the waiting transaction").isNotNull().isNotDone();
         gate.leaveShared(s);
         assertThat(tx).isCompleted();
         assertThat(blocked).as("still held by the transaction").isNotDone();
-        assertThat(gate.tryShared(stripes("other-key"))).as("other keys are not held").isNull();
+        assertThat(gate.enterShared(stripes("other-key"))).as("other keys are not held").isNull();
         tx.join().run();
-        assertThat(blocked).isCompleted();
-        assertThat(gate.tryShared(s)).isNull();
-    }
-
-    @Test
-    void aCommandBlockedOnOneOfItsKeysHoldsNoneOfThemWhileItWaits() {
-        KeyGate gate = new KeyGate();
-        byte[] a = key("a");
-        byte[] b = key("b");
-        CompletableFuture<Runnable> txOnB = gate.exclusive(new byte[][] {b});
-        int[] both = KeyGate.stripesOf(new byte[][] {a, b});
-        assertThat(gate.tryShared(both)).isNotNull();
-        assertThat(gate.exclusive(new byte[][] {a})).as("a is free: the blocked command gave it back").isCompleted();
-        txOnB.join().run();
-    }
-
-    @Test
-    void enterSharedCompletesOnTheGivenExecutorOnceTheKeyIsFree() throws Exception {
-        KeyGate gate = new KeyGate();
-        ExecutorService loop = Executors.newSingleThreadExecutor();
-        try {
-            Runnable unlock = gate.exclusive(new byte[][] {key("k")}).join();
-            Thread[] ranOn = new Thread[1];
-            CompletableFuture<Void> entered = gate.enterShared(stripes("k"), loop)
-                    .thenRun(() -> ranOn[0] = Thread.currentThread());
-            Thread.sleep(20);
-            assertThat(entered).isNotDone();
-            unlock.run();
-            entered.get(5, TimeUnit.SECONDS);
-            assertThat(ranOn[0].getName()).isNotEqualTo(Thread.currentThread().getName());
-            gate.leaveShared(stripes("k"));
-        } finally {
-            loop.shutdownNow();
-        }
+        assertThat(blocked).as("granted when the transaction ends").isCompleted();
+        gate.leaveShared(s);
+        gate.leaveShared(stripes("other-key"));
+        assertThat(gate.exclusive(new byte[][] {key("k")})).isCompleted();
     }
 
     /**
-     * Many threads run transactions over overlapping key sets named in different orders, interleaved with commands:
-     * every one completes (no deadlock) and no two transactions ever hold a key at once.
+     * Arrival order decides: the commands queued behind one transaction all enter together before the transaction
+     * queued after them, so neither transactions nor commands starve.
+     */
+    @Test
+    void waitersAreGrantedInArrivalOrder() {
+        KeyGate gate = new KeyGate();
+        int[] s = stripes("k");
+        byte[][] k = {key("k")};
+        Runnable first = gate.exclusive(k).join();
+        CompletableFuture<Void> reader1 = gate.enterShared(s);
+        CompletableFuture<Void> reader2 = gate.enterShared(s);
+        CompletableFuture<Runnable> second = gate.exclusive(k);
+        CompletableFuture<Void> reader3 = gate.enterShared(s);
+        first.run();
+        assertThat(reader1).isCompleted();
+        assertThat(reader2).isCompleted();
+        assertThat(second).as("behind the two commands that came first").isNotDone();
+        assertThat(reader3).as("behind the transaction that came first").isNotDone();
+        gate.leaveShared(s);
+        gate.leaveShared(s);
+        assertThat(second).isCompleted();
+        assertThat(reader3).isNotDone();
+        second.join().run();
+        assertThat(reader3).isCompleted();
+        gate.leaveShared(s);
+    }
+
+    /**
+     * Many threads run transactions over overlapping key sets named in different orders, interleaved with commands on
+     * one and two keys: every one completes (no deadlock) and no command or other transaction ever runs on a key a
+     * transaction holds.
      */
     @Test
     void overlappingHoldersNeverDeadlockOrOverlap() throws Exception {
         KeyGate gate = new KeyGate();
         String[] names = {"a", "b", "c", "d", "e"};
-        AtomicInteger[] holders = new AtomicInteger[names.length];
-        for (int i = 0; i < holders.length; i++) {
-            holders[i] = new AtomicInteger();
+        AtomicInteger[] exclusive = new AtomicInteger[names.length];
+        AtomicInteger[] shared = new AtomicInteger[names.length];
+        for (int i = 0; i < names.length; i++) {
+            exclusive[i] = new AtomicInteger();
+            shared[i] = new AtomicInteger();
         }
         AtomicInteger overlaps = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<CompletableFuture<Void>> all = new ArrayList<>();
         try {
-            for (int t = 0; t < 2_000; t++) {
+            for (int t = 0; t < 3_000; t++) {
                 int first = t % names.length;
                 int second = (t * 7 + 3) % names.length;
-                boolean command = t % 3 == 0;
+                int[] held = first == second ? new int[] {first} : new int[] {first, second};
+                boolean command = t % 3 != 0;
                 all.add(CompletableFuture.runAsync(() -> { }, pool).thenCompose(v -> {
                     if (command) {
-                        return gate.enterShared(stripes(names[first]), pool)
-                                .thenRun(() -> {
-                                    if (holders[first].get() != 0) {
-                                        overlaps.incrementAndGet();
+                        int[] s = stripes(held.length == 1 ? new String[] {names[first]}
+                                : new String[] {names[first], names[second]});
+                        CompletableFuture<Void> entered = gate.enterShared(s);
+                        return (entered == null ? CompletableFuture.<Void>completedFuture(null) : entered)
+                                .thenRunAsync(() -> {
+                                    for (int k : held) {
+                                        shared[k].incrementAndGet();
+                                        if (exclusive[k].get() != 0) {
+                                            overlaps.incrementAndGet();
+                                        }
                                     }
-                                    gate.leaveShared(stripes(names[first]));
-                                });
+                                    Thread.onSpinWait();
+                                    for (int k : held) {
+                                        shared[k].decrementAndGet();
+                                    }
+                                    gate.leaveShared(s);
+                                }, pool);
                     }
                     return gate.exclusive(new byte[][] {key(names[second]), key(names[first])})
                             .thenAcceptAsync(unlock -> {
-                                int[] held = first == second ? new int[] {first} : new int[] {first, second};
                                 for (int k : held) {
-                                    if (holders[k].incrementAndGet() != 1) {
+                                    if (exclusive[k].incrementAndGet() != 1 || shared[k].get() != 0) {
                                         overlaps.incrementAndGet();
                                     }
                                 }
                                 Thread.onSpinWait();
                                 for (int k : held) {
-                                    holders[k].decrementAndGet();
+                                    exclusive[k].decrementAndGet();
                                 }
                                 unlock.run();
                             }, pool);
