@@ -12,15 +12,10 @@ import java.util.Random;
  * always terminates, every sink ends up aborted or handed out (and then released), and the outcome equals that of
  * the whole input fed at once.
  *
- * <p>Plain {@code mvn verify} replays the seed corpus in
- * {@code src/test/resources/io/kvtier/resp/RespDecoderFuzzTestInputs/} (regression mode). To fuzz for five minutes:
- * <pre>{@code
- * JAZZER_FUZZ=1 ./mvnw -pl kvtier-resp -am clean test -Dtest=RespDecoderFuzzTest \
- *     -Dsurefire.failIfNoSpecifiedTests=false -Dmaven.compiler.release=21 -Dkvtier.jazzer.hooks=true
- * }</pre>
- * Java 21 bytecode because Jazzer 0.24.0's ASM cannot read Java 25 class files (without coverage instrumentation
- * libFuzzer fuzzes blind); run {@code clean} afterwards. Findings land next to the seeds and then replay in every
- * build.
+ * <p>Plain {@code mvn verify} replays the corpus in
+ * {@code src/test/resources/io/kvtier/resp/RespDecoderFuzzTestInputs/} (regression mode); {@code bench/fuzz.sh}
+ * fuzzes it (see docs/hardening.md, "Fuzzing"). Findings are fixed with a regression test and their inputs join the
+ * corpus.
  *
  * <p>Input layout: FuzzedDataProvider takes numbers from the end, so a seed is the request stream followed by an
  * 18-byte trailer read backwards: authenticated (1 byte), sink refusals (1), max bulk length (2), max multibulk

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing campaign (Jazzer + libFuzzer) over the four parsers of untrusted bytes; docs/hardening.md,
+# "Fuzzing", has the figures of the last campaign.
+#   bench/fuzz.sh [target ...]        targets: request reply inline stamp (default: all four, one after another)
+# Environment: RUNS (inputs per target, default 10000000), MAX_LEN (longest input, default 4096), MAVEN_ARGS (e.g. -o).
+#
+# Each target starts from its committed corpus (src/test/resources/.../<Test>Inputs/<method>/), which `./kvtier test`
+# replays in every build, and fuzzes with Jazzer's agent instrumenting io.kvtier.** for coverage (Jazzer 0.30.0 reads
+# Java 25 class files). Then libFuzzer's -merge=1 adds to that directory the smallest of the new inputs that reach
+# coverage it lacks; review and commit them. A finding stops the target: its input is written to
+# bench-out/fuzz/<target>/ (crash-*, timeout-*, slow-unit-*), and the log names it; fix the code, add a regression
+# test, then copy the input into the corpus directory. One target at a time, one process: the machine is shared.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bin/java-home.sh"
+kvtier_find_java
+runs="${RUNS:-10000000}"
+max_len="${MAX_LEN:-4096}"
+out="$root/bench-out/fuzz"
+mkdir -p "$out"
+
+# target name -> module, test class, method
+declare -A module=([request]=kvtier-resp [reply]=kvtier-resp [inline]=kvtier-resp [stamp]=kvtier-server)
+declare -A class=([request]=io.kvtier.resp.RespDecoderFuzzTest [reply]=io.kvtier.resp.RespReplyDecoderFuzzTest
+                  [inline]=io.kvtier.resp.InlineSplitterFuzzTest [stamp]=io.kvtier.server.command.PeerStampFuzzTest)
+declare -A method=([request]=decoderNeverThrowsAnythingButRespException
+                   [reply]=replyDecoderNeverThrowsAnythingButRespReplyException
+                   [inline]=splitsLikeSdssplitargsAndRoundTrips
+                   [stamp]=parsesStampsExactlyAndNeverOverflowsTheDeadline)
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(request reply inline stamp)
+for t in "${targets[@]}"; do
+  [ -n "${module[$t]:-}" ] || { echo "fuzz: unknown target '$t' (request reply inline stamp)" >&2; exit 2; }
+done
+
+cd "$root"
+echo "fuzz: compiling kvtier-resp and kvtier-server with their tests ..." >&2
+./mvnw -B -q ${MAVEN_ARGS:-} -pl kvtier-resp,kvtier-server -am test-compile dependency:build-classpath \
+  -Dmdep.includeScope=test -Dmdep.outputFile=target/fuzz-classpath.txt
+
+for t in "${targets[@]}"; do
+  m="${module[$t]}"; c="${class[$t]}"
+  corpus="$root/$m/src/test/resources/$(dirname "${c//.//}")/${c##*.}Inputs/${method[$t]}"
+  work="$out/$t"; rm -rf "$work"; mkdir -p "$work/corpus" "$corpus"
+  cp "$corpus"/. "$work/corpus/" -r
+  cp_="$(cat "$m/target/fuzz-classpath.txt"):$root/$m/target/test-classes:$root/$m/target/classes"
+  jazzer=("$JAVA_HOME/bin/java" -Xmx2g -XX:+EnableDynamicAgentLoading -Xshare:off
+          --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
+          -cp "$cp_" com.code_intelligence.jazzer.Jazzer --target_class="$c" --target_method="${method[$t]}"
+          --instrumentation_includes='io.kvtier.**' --reproducer_path="$work")
+  echo "fuzz: $t: $runs inputs of at most $max_len bytes from $(ls "$work/corpus" | wc -l) corpus files; log $work.log" >&2
+  start=$(date +%s)
+  (cd "$work" && "${jazzer[@]}" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 \
+     -artifact_prefix="$work/" -print_final_stats=1 "$work/corpus") >"$work.log" 2>&1 \
+    || { echo "fuzz: $t FAILED after $(( $(date +%s) - start )) s; see $work.log and $work/" >&2; exit 1; }
+  secs=$(( $(date +%s) - start ))
+  # Minimize: of the inputs found, add to the committed corpus only the smallest that reach coverage it lacks.
+  (cd "$work" && "${jazzer[@]}" -merge=1 -max_len="$max_len" "$corpus" "$work/corpus") >"$work.merge.log" 2>&1
+  done_line="$(grep -a '^#[0-9]*[[:space:]]*DONE' "$work.log" | tail -1)"
+  eps="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work.log")"
+  echo "fuzz: $t: $secs s, $eps exec/s; $done_line; committed corpus $(ls "$corpus" | wc -l) files," \
+       "$(cat "$corpus"/* | wc -c) bytes" >&2
+done

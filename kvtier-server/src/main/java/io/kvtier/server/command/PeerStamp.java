@@ -1,0 +1,64 @@
+package io.kvtier.server.command;
+
+/**
+ * The first argument of every KVT.* peer request, {@code epoch} or {@code epoch:deadline}, as
+ * {@link io.kvtier.server.cluster.ClusterNode#requestEpoch} writes it. It arrives from the network like any client
+ * argument, so it is parsed strictly: each part a signed 64-bit decimal as Redis's string2ll reads it, anything else
+ * (a second colon, an empty part, spaces, '+') refused with Redis's "not an integer" error before the request does
+ * anything. The deadline is there because TCP can deliver a request long after its sender gave up, when a partition
+ * heals, and a write run then could overwrite newer ones; {@link #lateMillis} says by how much a request missed it.
+ *
+ * @param epoch    the sender's slot-table epoch
+ * @param deadline when the sender gives up on the request (epoch millis), {@link #NO_DEADLINE} when it sent none
+ */
+record PeerStamp(long epoch, long deadline) {
+    /** The deadline of a stamp without one (reads, which are safe to run late). */
+    static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /**
+     * Parses a stamp.
+     *
+     * @throws CommandException with {@link CommandException#NOT_INTEGER} if either part is not a 64-bit integer
+     */
+    static PeerStamp parse(byte[] b) {
+        int colon = indexOf(b, (byte) ':');
+        if (colon < 0) {
+            return new PeerStamp(Args.parseLong(b), NO_DEADLINE);
+        }
+        return new PeerStamp(Args.parseLong(java.util.Arrays.copyOf(b, colon)),
+                Args.parseLong(java.util.Arrays.copyOfRange(b, colon + 1, b.length)));
+    }
+
+    boolean hasDeadline() {
+        return deadline != NO_DEADLINE;
+    }
+
+    /**
+     * Milliseconds by which the request, seen at {@code nowMillis}, is past its deadline plus {@code graceMillis};
+     * zero or less when it is not (always for a stamp without a deadline). Saturates instead of overflowing: the
+     * deadline is the sender's number, and "5:-9223372036854775808" is as late as a request can be, not early.
+     */
+    long lateMillis(long nowMillis, long graceMillis) {
+        if (!hasDeadline()) {
+            return Long.MIN_VALUE;
+        }
+        return saturatedSubtract(saturatedSubtract(nowMillis, deadline), graceMillis);
+    }
+
+    private static long saturatedSubtract(long a, long b) {
+        long r = a - b;
+        if (((a ^ b) & (a ^ r)) < 0) { // overflow: the operands' signs differ and the result's differs from a's
+            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        return r;
+    }
+
+    private static int indexOf(byte[] b, byte x) {
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] == x) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
