@@ -1,5 +1,7 @@
 package io.kvtier.server.command;
 
+import java.math.BigInteger;
+
 /**
  * The first argument of every KVT.* peer request, {@code epoch} or {@code epoch:deadline}, as
  * {@link io.kvtier.server.cluster.ClusterNode#requestEpoch} writes it. It arrives from the network like any client
@@ -35,22 +37,22 @@ record PeerStamp(long epoch, long deadline) {
 
     /**
      * Milliseconds by which the request, seen at {@code nowMillis}, is past its deadline plus {@code graceMillis};
-     * zero or less when it is not (always for a stamp without a deadline). Saturates instead of overflowing: the
+     * zero or less when it is not (always for a stamp without a deadline). Exact, clamped to the long range: the
      * deadline is the sender's number, and "5:-9223372036854775808" is as late as a request can be, not early.
      */
     long lateMillis(long nowMillis, long graceMillis) {
         if (!hasDeadline()) {
             return Long.MIN_VALUE;
         }
-        return saturatedSubtract(saturatedSubtract(nowMillis, deadline), graceMillis);
-    }
-
-    private static long saturatedSubtract(long a, long b) {
-        long r = a - b;
-        if (((a ^ b) & (a ^ r)) < 0) { // overflow: the operands' signs differ and the result's differs from a's
-            return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
+        try {
+            return Math.subtractExact(Math.subtractExact(nowMillis, deadline), graceMillis);
+        } catch (ArithmeticException overflow) {
+            // Only a hostile or broken stamp gets here. Saturating each step is not enough: now - deadline can pass
+            // the long range and the grace bring it back.
+            return BigInteger.valueOf(nowMillis).subtract(BigInteger.valueOf(deadline))
+                    .subtract(BigInteger.valueOf(graceMillis))
+                    .max(BigInteger.valueOf(Long.MIN_VALUE)).min(BigInteger.valueOf(Long.MAX_VALUE)).longValueExact();
         }
-        return r;
     }
 
     private static int indexOf(byte[] b, byte x) {
