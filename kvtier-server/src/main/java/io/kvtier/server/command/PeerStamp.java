@@ -14,7 +14,7 @@ import java.math.BigInteger;
  * @param deadline when the sender gives up on the request (epoch millis), {@link #NO_DEADLINE} when it sent none
  */
 record PeerStamp(long epoch, long deadline) {
-    /** The deadline of a stamp without one (reads, which are safe to run late). */
+    /** The deadline of a stamp without one: a request that may run however late it arrives. */
     static final long NO_DEADLINE = Long.MAX_VALUE;
 
     /**
