@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing campaign (Jazzer + libFuzzer) over the four parsers of untrusted bytes; docs/hardening.md,
+# Coverage-guided fuzzing campaign (Jazzer + libFuzzer) over the parsers of untrusted bytes; docs/hardening.md,
 # "Fuzzing", has the figures of the last campaign.
-#   bench/fuzz.sh [target ...]        targets: request reply inline stamp (default: all four, one after another)
+#   bench/fuzz.sh [target ...]        targets: request limits reply inline stamp (default: all, one after another)
 # Environment: RUNS (inputs per target, default 10000000), MAX_LEN (longest input, default 1024), MAVEN_ARGS (e.g. -o).
 #
 # Each target starts from its committed corpus (src/test/resources/.../<Test>Inputs/<method>/), which `./kvtier test`
@@ -22,20 +22,25 @@ out="$root/bench-out/fuzz"
 mkdir -p "$out"
 
 # target name -> module, test class, method
-declare -A module=([request]=kvtier-resp [reply]=kvtier-resp [inline]=kvtier-resp [stamp]=kvtier-server)
-declare -A class=([request]=io.kvtier.resp.RespDecoderFuzzTest [reply]=io.kvtier.resp.RespReplyDecoderFuzzTest
+declare -A module=([request]=kvtier-resp [limits]=kvtier-resp [reply]=kvtier-resp [inline]=kvtier-resp [stamp]=kvtier-server)
+declare -A class=([request]=io.kvtier.resp.RespDecoderFuzzTest [limits]=io.kvtier.resp.RespDecoderFuzzTest
+                  [reply]=io.kvtier.resp.RespReplyDecoderFuzzTest
                   [inline]=io.kvtier.resp.InlineSplitterFuzzTest [stamp]=io.kvtier.server.command.PeerStampFuzzTest)
 # target name -> the main-code files it is about, whose coverage the summary shows
 declare -A covers=([request]='RespDecoder LineScanner RequestBudget InlineSplitter RedisLong'
+                   [limits]='RespDecoder RequestBudget'
                    [reply]='RespReplyDecoder RedisLong' [inline]='InlineSplitter' [stamp]='PeerStamp Args')
 declare -A method=([request]=decoderNeverThrowsAnythingButRespException
+                   [limits]=decoderWithinRequestMemoryLimitsNeverThrowsAnythingButRespException
                    [reply]=replyDecoderNeverThrowsAnythingButRespReplyException
                    [inline]=splitsLikeSdssplitargsAndRoundTrips
                    [stamp]=parsesStampsExactlyAndNeverOverflowsTheDeadline)
+# target name -> another target whose corpus it starts from as well (same input format, plus a trailer)
+declare -A seeds=([limits]=request)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(request reply inline stamp)
+[ ${#targets[@]} -gt 0 ] || targets=(request limits reply inline stamp)
 for t in "${targets[@]}"; do
-  [ -n "${module[$t]:-}" ] || { echo "fuzz: unknown target '$t' (request reply inline stamp)" >&2; exit 2; }
+  [ -n "${module[$t]:-}" ] || { echo "fuzz: unknown target '$t' (request limits reply inline stamp)" >&2; exit 2; }
 done
 
 cd "$root"
@@ -48,6 +53,10 @@ for t in "${targets[@]}"; do
   corpus="$root/$m/src/test/resources/$(dirname "${c//.//}")/${c##*.}Inputs/${method[$t]}"
   work="$out/$t"; rm -rf "$work"; mkdir -p "$work/corpus" "$corpus"
   cp "$corpus"/. "$work/corpus/" -r
+  if [ -n "${seeds[$t]:-}" ]; then
+    s="${seeds[$t]}"; sc="${class[$s]}"
+    cp "$root/${module[$s]}/src/test/resources/$(dirname "${sc//.//}")/${sc##*.}Inputs/${method[$s]}"/. "$work/corpus/" -r
+  fi
   cp_="$(cat "$m/target/fuzz-classpath.txt"):$root/$m/target/test-classes:$root/$m/target/classes"
   jazzer=("$JAVA_HOME/bin/java" -Xmx2g -XX:+EnableDynamicAgentLoading -Xshare:off
           --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow

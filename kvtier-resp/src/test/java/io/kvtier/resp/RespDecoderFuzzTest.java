@@ -38,11 +38,44 @@ class RespDecoderFuzzTest {
         assertThat(split).isEqualTo(whole);
     }
 
-    /** Decodes through the test harness, which turns only RespException into an outcome and checks progress. */
+    /**
+     * The same, with the bounds on request memory the server sets: a request size limit (Redis's
+     * client-query-buffer-limit) and a heap budget for arguments held on the heap (maxmemory-clients). Besides the
+     * above, every byte charged to the budget is given back once the commands are released and the decoder closed.
+     * Input layout: the first method's, then 4 more bytes, read first: max request bytes (2), heap budget (2).
+     */
+    @FuzzTest(maxDuration = "5m")
+    void decoderWithinRequestMemoryLimitsNeverThrowsAnythingButRespException(FuzzedDataProvider data) {
+        long maxRequestBytes = data.consumeLong(1, 1 << 16);
+        long heapBudget = data.consumeLong(1, 1 << 16);
+        boolean authenticated = data.consumeBoolean();
+        int refusalsPerSink = data.consumeInt(0, 3);
+        RespDecoder.Limits limits = new RespDecoder.Limits(data.consumeInt(1, 1 << 16), data.consumeInt(1, 1 << 10),
+                data.consumeInt(1, 1 << 10), data.consumeInt(1, 1 << 10), maxRequestBytes);
+        Random splits = new Random(data.consumeLong());
+        byte[] input = data.consumeRemainingAsBytes();
+
+        RequestBudget wholeBudget = new RequestBudget(heapBudget);
+        Decoding.Outcome whole = decode(limits, authenticated, 0, List.of(input), wholeBudget);
+        RequestBudget splitBudget = new RequestBudget(heapBudget);
+        Decoding.Outcome split = decode(limits, authenticated, refusalsPerSink,
+                Decoding.randomSplits(input, splits, 1 + splits.nextInt(64)), splitBudget);
+
+        assertThat(split).isEqualTo(whole);
+        assertThat(wholeBudget.used()).as("heap charged and not given back").isZero();
+        assertThat(splitBudget.used()).as("heap charged and not given back").isZero();
+    }
+
     private static Decoding.Outcome decode(RespDecoder.Limits limits, boolean authenticated, int refusalsPerSink,
             List<byte[]> chunks) {
+        return decode(limits, authenticated, refusalsPerSink, chunks, RequestBudget.unlimited());
+    }
+
+    /** Decodes through the test harness, which turns only RespException into an outcome and checks progress. */
+    private static Decoding.Outcome decode(RespDecoder.Limits limits, boolean authenticated, int refusalsPerSink,
+            List<byte[]> chunks, RequestBudget budget) {
         RecordingSinkFactory sinks = new RecordingSinkFactory(refusalsPerSink);
-        RespDecoder decoder = new RespDecoder(limits, sinks);
+        RespDecoder decoder = new RespDecoder(limits, sinks, budget.open(() -> { }));
         decoder.setAuthenticated(authenticated);
         Decoding.Outcome outcome = Decoding.run(decoder, chunks);
         assertThat(sinks.allAborted()).as("every sink was released by its command or aborted by the decoder").isTrue();
