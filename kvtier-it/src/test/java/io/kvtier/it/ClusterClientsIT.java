@@ -362,6 +362,26 @@ class ClusterClientsIT {
         }
     }
 
+    /**
+     * A deadline at the bottom of the long range once overflowed the lateness check into "early", and the write ran
+     * (found writing PeerStampFuzzTest's oracle; PeerStampTest has the unit case).
+     */
+    @Test
+    void replicationPastItsDeadlineIsRefusedHoweverFarPastAndAMalformedStampIsNotAnInteger() throws IOException {
+        try (RawConnection peer = new RawConnection(port(1))) {
+            String epoch = TestCluster.clusterInfo(cluster.nodes.get(1)).get("cluster_current_epoch");
+            for (String deadline : new String[] {"1", "-9223372036854775808"}) {
+                RawReply late = peer.call("KVT.REPL", epoch + ":" + deadline, "late:key", "0", "given-up-on");
+                assertThat(text(late)).as(deadline).startsWith("TRYAGAIN request arrived ");
+            }
+            RawReply malformed = peer.call("KVT.REPL", epoch + ":1:2", "late:key", "0", "given-up-on");
+            assertThat(text(malformed)).isEqualTo("ERR value is not an integer or out of range");
+        }
+        try (Jedis plain = new Jedis("127.0.0.1", port(1), (int) CLIENT_TIMEOUT.toMillis())) {
+            assertThat(plain.get("late:key")).as("the refused state was not stored").isNull();
+        }
+    }
+
     @Test
     void clusterNodesAndShardsCoverEverySlotOnce() throws IOException {
         try (Jedis one = new Jedis("127.0.0.1", port(0), (int) CLIENT_TIMEOUT.toMillis())) {

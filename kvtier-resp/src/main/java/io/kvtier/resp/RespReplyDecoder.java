@@ -204,8 +204,9 @@ public final class RespReplyDecoder<T> {
             scanned = window;
         }
         if (in.readableBytes() >= maxLine) {
+            // Quotes no more than maxLine bytes, which are always there: the message must not depend on the reads.
             throw new RespReplyException("reply line longer than maxLineLength " + limits.maxLineLength()
-                    + " bytes: " + quote(in, from, from + 32) + "...");
+                    + " bytes: " + quote(in, from, from + (int) maxLine) + "...");
         }
         return -1;
     }

@@ -62,6 +62,23 @@ class RespReplyDecoderFragmentationTest {
         }
     }
 
+    /**
+     * Found by RespReplyDecoderFuzzTest: at the smallest line limit the error quoted 32 bytes of the line when they
+     * had arrived together but only the 23 the limit needs when they trickled in, so the message depended on the reads.
+     */
+    @Test
+    void quotesTheSamePrefixOfAnOverlongLineHoweverItArrives() {
+        RespReplyDecoder.Limits limits = new RespReplyDecoder.Limits(1, 1, 1, 20);
+        byte[] input = bytes("+" + "x".repeat(40) + "\r\n");
+
+        ReplyDecoding.Outcome whole = ReplyDecoding.run(ReplyDecoding.decoder(limits), List.of(input));
+        ReplyDecoding.Outcome trickled = ReplyDecoding.run(ReplyDecoding.decoder(limits), Decoding.byteByByte(input));
+
+        assertThat(trickled).isEqualTo(whole);
+        assertThat(whole.error()).isEqualTo("reply line longer than maxLineLength 20 bytes: '+" + "x".repeat(22)
+                + "'...");
+    }
+
     @Test
     void streamsAnEightMebibyteBulkArrivingInFragmentsIntoPartsAddingUpToItsSize() {
         int length = 8 << 20;

@@ -46,24 +46,9 @@ final class PeerCommands {
         return node;
     }
 
-    /**
-     * A peer request's first argument: {@code epoch} or {@code epoch:deadline}. The deadline (epoch millis) is when the
-     * sender gives up on the call: TCP can deliver a request long after that, when a partition heals, and a write run
-     * then could overwrite newer ones (see {@link #refuseLate}).
-     */
+    /** A peer request's epoch, from its {@link PeerStamp} (first argument). */
     static long epoch(RespCommand c) {
-        byte[] b = c.bytes(1);
-        int colon = indexOf(b, (byte) ':');
-        return Args.parseLong(colon < 0 ? b : java.util.Arrays.copyOf(b, colon));
-    }
-
-    private static int indexOf(byte[] b, byte x) {
-        for (int i = 0; i < b.length; i++) {
-            if (b[i] == x) {
-                return i;
-            }
-        }
-        return -1;
+        return PeerStamp.parse(c.bytes(1)).epoch();
     }
 
     /**
@@ -72,14 +57,8 @@ final class PeerCommands {
      * answered that it may have run.
      */
     private static void refuseLate(ClusterNode node, RespCommand c) {
-        byte[] b = c.bytes(1);
-        int colon = indexOf(b, (byte) ':');
-        if (colon < 0) {
-            return;
-        }
-        long deadline = Args.parseLong(java.util.Arrays.copyOfRange(b, colon + 1, b.length));
         long grace = Math.max(1_000, node.settings().peerTimeout().toMillis()); // clocks agree within this
-        long late = System.currentTimeMillis() - deadline - grace;
+        long late = PeerStamp.parse(c.bytes(1)).lateMillis(System.currentTimeMillis(), grace);
         if (late > 0) {
             node.lateRequests.increment();
             throw new CommandException("TRYAGAIN request arrived " + late + " ms after its sender gave up; not run");
