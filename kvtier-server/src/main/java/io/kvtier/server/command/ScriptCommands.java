@@ -166,13 +166,7 @@ final class ScriptCommands {
             throw new CommandException(Bridge.busy());
         }
         Bridge bridge = new Bridge(s, scripting, keys, readOnly, argBytes);
-        ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS, n -> {
-            if (!scripting.hold(n)) {
-                return false;
-            }
-            bridge.allocated += n; // given back with the rest when the script ends
-            return true;
-        });
+        ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS);
         bridge.run = run;
         try {
             LuaValue result = scripting.run(p, run, keys, argv);
@@ -185,7 +179,7 @@ final class ScriptCommands {
                 throw e;
             }
         } finally {
-            scripting.release(bridge.held + bridge.allocated);
+            scripting.release(bridge.held);
         }
     }
 
@@ -201,8 +195,6 @@ final class ScriptCommands {
         private final boolean readOnly;
         /** Bytes this script holds: its arguments and what it has read (all of {@link Scripting#hold}'s). */
         private long held;
-        /** Bytes its thread allocated while it ran, charged to the shared budget (not to its own read limit). */
-        private long allocated;
         private ScriptRun run;
 
         Bridge(Session session, Scripting scripting, byte[][] keys, boolean readOnly, long argBytes) {

@@ -1,7 +1,6 @@
 package io.kvtier.server.script;
 
 import java.util.concurrent.TimeUnit;
-import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,36 +22,18 @@ public final class ScriptRun {
         LuaValue call(byte[][] args);
     }
 
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-
     private final String sha;
     private final Calls calls;
     private final long busyNanos;
     private final long startNanos = System.nanoTime();
-    /** Takes heap bytes the script allocated for it from the scripts' shared budget; false when that is spent. */
-    private final java.util.function.LongPredicate heap;
     private volatile boolean wrote;
     private volatile boolean killRequested;
     private boolean warned;
-    /** This thread's allocated bytes when last charged to {@link #heap}. */
-    private long allocated;
 
-    /** A run with no heap budget (tests of the interpreter alone). */
     public ScriptRun(String sha, Calls calls, long busyMillis) {
-        this(sha, calls, busyMillis, n -> true);
-    }
-
-    /**
-     * Created on the script thread that runs it: the bytes that thread allocates from now on (garbage included: the
-     * JVM counts allocation, not what stays live) are charged to {@code heap} at every check of the hook.
-     */
-    public ScriptRun(String sha, Calls calls, long busyMillis, java.util.function.LongPredicate heap) {
         this.sha = sha;
         this.calls = calls;
         this.busyNanos = TimeUnit.MILLISECONDS.toNanos(busyMillis);
-        this.heap = heap;
-        this.allocated = THREADS.getCurrentThreadAllocatedBytes();
     }
 
     public String sha() {
@@ -90,27 +71,13 @@ public final class ScriptRun {
         return true;
     }
 
-    /**
-     * Called by the instruction hook now and then, on the script's thread: logs a slow script once; returns the error
-     * that stops it (a kill was asked, or its allocations spent the scripts' heap budget), else null.
-     */
-    LuaError checkpoint() {
+    /** Called by the instruction hook now and then: logs a slow script once; true once a kill was asked. */
+    boolean checkpoint() {
         if (!warned && busy()) {
             warned = true;
             log.warn("script {} has run for {} ms; other commands on its keys wait for it (SCRIPT KILL stops it if it"
                     + " has not written)", sha, runningMillis());
         }
-        if (killRequested) {
-            return ScriptClock.killed();
-        }
-        long now = THREADS.getCurrentThreadAllocatedBytes();
-        long delta = now - allocated;
-        allocated = now;
-        if (delta > 0 && !heap.test(delta)) {
-            return new LuaError(LuaValue.tableOf(new LuaValue[] {LuaValue.valueOf("err"), LuaValue.valueOf(
-                    "ERR script stopped: the scripts running now have allocated more than their heap budget "
-                            + "(kvtier bounds scripts' memory; garbage counts until the script ends)")}));
-        }
-        return null;
+        return killRequested;
     }
 }

@@ -23,9 +23,8 @@ public final class Scripting implements AutoCloseable {
      */
     public static final long MAX_SCRIPT_BYTES = 64L << 20;
     /**
-     * The most bytes all running scripts hold together (arguments, values read, and every byte their threads allocate
-     * while they run, garbage included): a quarter of the heap, at most 256 MiB, so that a few large scripts at once,
-     * or one building a huge table, cannot exhaust the heap.
+     * The most bytes all running scripts hold together (arguments and values read): a quarter of the heap, at most
+     * 256 MiB, so that a few large scripts at once cannot exhaust the heap.
      */
     public static final long MAX_TOTAL_BYTES = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
     /** Redis's lua-time-limit default: a script running longer is busy; SCRIPT KILL may then stop it. */
