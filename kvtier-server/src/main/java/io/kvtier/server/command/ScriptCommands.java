@@ -166,7 +166,7 @@ final class ScriptCommands {
             throw new CommandException(Bridge.busy());
         }
         Bridge bridge = new Bridge(s, scripting, keys, readOnly, argBytes);
-        ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS);
+        ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS, Scripting::heapAllows);
         bridge.run = run;
         try {
             LuaValue result = scripting.run(p, run, keys, argv);

@@ -127,9 +127,10 @@ final class ScriptClock extends DebugLib {
         }
         countdown = CHECK_EVERY;
         ScriptRun r = run;
-        if (r != null && r.checkpoint()) {
-            countdown = 1; // killed: raise again at every instruction, so that no pcall can go on
-            throw killed();
+        LuaError stop = r == null ? null : r.checkpoint();
+        if (stop != null) {
+            countdown = 1; // stopped: raise again at every instruction, so that no pcall can go on
+            throw stop;
         }
     }
 

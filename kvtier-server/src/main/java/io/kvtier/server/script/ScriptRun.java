@@ -1,6 +1,7 @@
 package io.kvtier.server.script;
 
 import java.util.concurrent.TimeUnit;
+import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,18 +23,41 @@ public final class ScriptRun {
         LuaValue call(byte[][] args);
     }
 
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
     private final String sha;
     private final Calls calls;
     private final long busyNanos;
     private final long startNanos = System.nanoTime();
+    /**
+     * Told the bytes this script's thread has allocated since it started (garbage included); false when the script
+     * must stop for the heap's sake (see {@link Scripting#heapAllows}).
+     */
+    private final java.util.function.LongPredicate heap;
     private volatile boolean wrote;
     private volatile boolean killRequested;
     private boolean warned;
+    /** The error that stopped it for the heap's sake, raised again while it unwinds. */
+    private LuaError stoppedForHeap;
+    /** This thread's allocated bytes when the script started. */
+    private final long allocatedAtStart;
 
+    /** A run with no heap budget (tests of the interpreter alone). */
     public ScriptRun(String sha, Calls calls, long busyMillis) {
+        this(sha, calls, busyMillis, n -> true);
+    }
+
+    /**
+     * Created on the script thread that runs it: at every check of the hook, {@code heap} is told the bytes that
+     * thread has allocated since (the JVM counts allocation, garbage included, not what stays live).
+     */
+    public ScriptRun(String sha, Calls calls, long busyMillis, java.util.function.LongPredicate heap) {
         this.sha = sha;
         this.calls = calls;
         this.busyNanos = TimeUnit.MILLISECONDS.toNanos(busyMillis);
+        this.heap = heap;
+        this.allocatedAtStart = THREADS.getCurrentThreadAllocatedBytes();
     }
 
     public String sha() {
@@ -71,13 +95,28 @@ public final class ScriptRun {
         return true;
     }
 
-    /** Called by the instruction hook now and then: logs a slow script once; true once a kill was asked. */
-    boolean checkpoint() {
+    /**
+     * Called by the instruction hook now and then, on the script's thread: logs a slow script once; returns the error
+     * that stops it (a kill was asked, or its allocations spent the scripts' heap budget), else null.
+     */
+    LuaError checkpoint() {
         if (!warned && busy()) {
             warned = true;
             log.warn("script {} has run for {} ms; other commands on its keys wait for it (SCRIPT KILL stops it if it"
                     + " has not written)", sha, runningMillis());
         }
-        return killRequested;
+        if (killRequested) {
+            return ScriptClock.killed();
+        }
+        if (stoppedForHeap != null) {
+            return stoppedForHeap; // unwinding: the heap is not looked at again
+        }
+        if (!heap.test(THREADS.getCurrentThreadAllocatedBytes() - allocatedAtStart)) {
+            stoppedForHeap = new LuaError(LuaValue.tableOf(new LuaValue[] {LuaValue.valueOf("err"),
+                    LuaValue.valueOf("ERR script stopped: the JVM heap is nearly full and this script is among what "
+                            + "fills it (kvtier stops a script rather than run out of memory)")}));
+            return stoppedForHeap;
+        }
+        return null;
     }
 }

@@ -123,6 +123,61 @@ public final class Scripting implements AutoCloseable {
         return true;
     }
 
+    /** A script that has allocated less than this since it started is never stopped for the heap's sake. */
+    static final long HEAP_GUARD_MIN_ALLOCATION = 64L << 20;
+    /** The share of the maximum heap in use past which a script allocating more is stopped. */
+    static final double HEAP_GUARD_FULL = 0.85;
+
+    /**
+     * Whether a script whose thread has allocated {@code allocated} bytes since it started may go on. Lua's own
+     * memory (tables, strings a script builds) has no budget of its own, and what a script keeps cannot be told from
+     * its garbage (LuaJ boxes numbers: a counting loop allocates gigabytes of garbage and keeps nothing); so a script
+     * is stopped only when the heap's old generation (what survived collections) fills 85% of the maximum heap, still
+     * after a full collection (at most one a second, or the first after a script was stopped), and the script has allocated at least 64 MiB: a script building a huge table fails with an error instead of the node
+     * running out of memory, and a long loop is not stopped.
+     */
+    public static boolean heapAllows(long allocated) {
+        if (allocated < HEAP_GUARD_MIN_ALLOCATION) {
+            return true;
+        }
+        if (!heapNearlyFull()) {
+            return true;
+        }
+        // The old generation may be full of garbage (a big script that was stopped, say): collect, at most once a
+        // second unless a script was stopped since, and look again. A stop-the-world pause, only when the heap is
+        // this full; running out is worse.
+        long now = System.nanoTime();
+        long last = lastCollection.get();
+        if ((collectNext || now - last >= HEAP_GUARD_COLLECT_NANOS) && lastCollection.compareAndSet(last, now)) {
+            collectNext = false;
+            System.gc();
+            if (!heapNearlyFull()) {
+                return true;
+            }
+        }
+        collectNext = true; // this script is stopped: what it held is garbage once it unwinds
+        return false;
+    }
+
+    private static boolean heapNearlyFull() {
+        Runtime rt = Runtime.getRuntime();
+        // The old generation, not the whole heap: a young generation full of garbage is no sign of a full heap.
+        long used = OLD_GENERATION != null ? OLD_GENERATION.getUsage().getUsed() : rt.totalMemory() - rt.freeMemory();
+        return used >= HEAP_GUARD_FULL * rt.maxMemory();
+    }
+
+    private static final long HEAP_GUARD_COLLECT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static volatile boolean collectNext;
+    private static final java.util.concurrent.atomic.AtomicLong lastCollection =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - HEAP_GUARD_COLLECT_NANOS);
+
+    /** The collector's old-generation pool (G1 Old Gen, Tenured Gen, ...), or null if it has none by that name. */
+    private static final java.lang.management.MemoryPoolMXBean OLD_GENERATION =
+            java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
+                    .filter(p -> p.getType() == java.lang.management.MemoryType.HEAP)
+                    .filter(p -> p.getName().contains("Old") || p.getName().contains("Tenured"))
+                    .findFirst().orElse(null);
+
     /** Gives back bytes taken with {@link #hold}. */
     public void release(long n) {
         heldBytes.addAndGet(-n);

@@ -210,6 +210,39 @@ class LuaScriptingTest {
                 .startsWith("ERR Script killed by user with SCRIPT KILL... script: ");
     }
 
+    /**
+     * The heap guard's stop path: a script building a huge table is stopped with an error once its guard says so
+     * (here after 32 MiB of allocation; in the server, when the old generation fills 85% of the heap), even through
+     * pcall; a long loop that keeps nothing is not stopped by the server's guard.
+     */
+    @Test
+    void aScriptFillingTheHeapIsStopped() throws Exception {
+        String s = "local t = {} pcall(function() for i = 1, 100000000 do t[i] = 'value ' .. i end end) return #t";
+        byte[] body = s.getBytes(StandardCharsets.UTF_8);
+        long[] seen = new long[1];
+        String result = CompletableFuture.supplyAsync(() -> {
+            ScriptRun run = new ScriptRun(Scripting.sha1hex(body), REPLIES, 0, allocated -> {
+                seen[0] = allocated;
+                return allocated < (32L << 20);
+            });
+            try {
+                sandbox.run(LuaSandbox.compile(body), run, NONE, NONE);
+                return "returned";
+            } catch (CommandException e) {
+                return e.getMessage();
+            }
+        }).get(60, TimeUnit.SECONDS);
+        assertThat(result).startsWith("ERR script stopped: the JVM heap is nearly full");
+        assertThat(seen[0]).as("stopped soon after").isBetween(32L << 20, 96L << 20);
+        assertThat(Scripting.heapAllows(Scripting.HEAP_GUARD_MIN_ALLOCATION - 1)).isTrue();
+        byte[] loop = "local i = 0 while i < 30000000 do i = i + 1 end return i".getBytes(StandardCharsets.UTF_8);
+        LuaValue counted = CompletableFuture.supplyAsync(() -> sandbox.run(LuaSandbox.compile(loop),
+                new ScriptRun(Scripting.sha1hex(loop), REPLIES, 0, Scripting::heapAllows), NONE, NONE))
+                .get(120, TimeUnit.SECONDS);
+        assertThat(counted.toint()).as("30 M iterations: hundreds of MiB of boxed numbers, all garbage")
+                .isEqualTo(30_000_000);
+    }
+
     @Test
     void repliesAndReadsAreBounded() {
         ByteBuf out = Unpooled.buffer();
