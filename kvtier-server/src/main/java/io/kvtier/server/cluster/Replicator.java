@@ -75,15 +75,7 @@ public final class Replicator {
         if (sends.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        int timed = node.replicationBacklog.writeStarted(startNanos);
-        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
-            node.replicationBacklog.writeEnded(timed);
-            if (e != null) {
-                node.replicationFailures.increment();
-            } else {
-                node.replicated.add(sends.size());
-            }
-        });
+        return counted(startNanos, sends.size(), CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)));
     }
 
     /**
@@ -145,6 +137,14 @@ public final class Replicator {
                 });
             }
         });
+        return counted(startNanos, calls, sent);
+    }
+
+    /**
+     * Times a replicated write started at {@code startNanos} in the backlog until {@code sent} (its {@code calls}
+     * calls) completes, and counts it as replicated or failed.
+     */
+    private CompletableFuture<Void> counted(long startNanos, int calls, CompletableFuture<Void> sent) {
         int timed = node.replicationBacklog.writeStarted(startNanos);
         return sent.whenComplete((v, e) -> {
             node.replicationBacklog.writeEnded(timed);

@@ -40,11 +40,42 @@ final class ClusterRouter {
         return spec.firstKey() > 0 && !spec.name().startsWith("kvt.") && !spec.name().equals("watch");
     }
 
-    static CompletableFuture<Void> dispatch(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r) {
-        ClusterNode.Topology t = node.topology();
+    /** CLUSTERDOWN unless this node serves its slot table. */
+    static void requireServing(ClusterNode.Topology t) {
         if (!t.serving()) {
             throw new CommandException("CLUSTERDOWN " + t.downReason());
         }
+    }
+
+    /** The primary of {@code slot} under {@code t}; CLUSTERDOWN when the slot has none. */
+    static Member primaryOf(ClusterNode.Topology t, int slot) {
+        Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
+        if (primary == null) {
+            throw new CommandException("CLUSTERDOWN Hash slot not served");
+        }
+        return primary;
+    }
+
+    /** The one slot every key hashes to (Redis Cluster's rule for a multi-key unit); CROSSSLOT otherwise. */
+    static int oneSlot(byte[][] keys) {
+        int slot = SlotHash.slot(keys[0]);
+        for (byte[] k : keys) {
+            if (SlotHash.slot(k) != slot) {
+                throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
+            }
+        }
+        return slot;
+    }
+
+    /** The redirection of a command for {@code slot} to its primary, counted. */
+    static CommandException moved(ClusterNode node, int slot, Member primary) {
+        node.movedReplies.increment();
+        return new CommandException("MOVED " + slot + " " + primary.endpoint());
+    }
+
+    static CompletableFuture<Void> dispatch(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r) {
+        ClusterNode.Topology t = node.topology();
+        requireServing(t);
         int[] keys = keyIndexes(spec, c);
         if (keys.length == 0) {
             return spec.action().execute(s, c, r);
@@ -57,10 +88,7 @@ final class ClusterRouter {
         if (!oneSlot) {
             return multiSlot(node, t, spec, s, c, r, keys);
         }
-        Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
-        if (primary == null) {
-            throw new CommandException("CLUSTERDOWN Hash slot not served");
-        }
+        Member primary = primaryOf(t, slot);
         if (t.isSelf(primary)) {
             return asPrimary(node, spec, s, c, r, keys);
         }
@@ -69,8 +97,7 @@ final class ClusterRouter {
             return spec.action().execute(s, c, r); // a replica read (READONLY), as in Redis Cluster
         }
         if (!node.settings().proxy() || s.clusterAware) {
-            node.movedReplies.increment();
-            throw new CommandException("MOVED " + slot + " " + primary.endpoint());
+            throw moved(node, slot, primary);
         }
         return forward(node, t, primary, c, r, allIndexes(c));
     }
@@ -79,12 +106,7 @@ final class ClusterRouter {
                                                      Session s, RespCommand c, Reply r, int[] keys) {
         Map<Member, List<Integer>> byOwner = new LinkedHashMap<>();
         for (int k : keys) {
-            int slot = SlotHash.slot(c.bytes(k));
-            Member p = t.table().isOwned() ? t.table().primary(slot) : null;
-            if (p == null) {
-                throw new CommandException("CLUSTERDOWN Hash slot not served");
-            }
-            byOwner.computeIfAbsent(p, x -> new ArrayList<>()).add(k);
+            byOwner.computeIfAbsent(primaryOf(t, SlotHash.slot(c.bytes(k))), x -> new ArrayList<>()).add(k);
         }
         if (byOwner.size() == 1 && t.isSelf(byOwner.keySet().iterator().next())) {
             return asPrimary(node, spec, s, c, r, keys);
@@ -295,26 +317,15 @@ final class ClusterRouter {
      */
     static void checkScript(ClusterNode node, Session s, byte[][] keys, boolean write) {
         ClusterNode.Topology t = node.topology();
-        if (!t.serving()) {
-            throw new CommandException("CLUSTERDOWN " + t.downReason());
-        }
+        requireServing(t);
         if (keys.length == 0) {
             return;
         }
-        int slot = SlotHash.slot(keys[0]);
-        for (byte[] k : keys) {
-            if (SlotHash.slot(k) != slot) {
-                throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
-            }
-        }
-        Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
-        if (primary == null) {
-            throw new CommandException("CLUSTERDOWN Hash slot not served");
-        }
+        int slot = oneSlot(keys);
+        Member primary = primaryOf(t, slot);
         if (!t.isSelf(primary)) {
             if (!node.settings().proxy() || s.clusterAware) {
-                node.movedReplies.increment();
-                throw new CommandException("MOVED " + slot + " " + primary.endpoint());
+                throw moved(node, slot, primary);
             }
             throw new CommandException("ERR scripts are not proxied: slot " + slot + " of this script's keys is served"
                     + " by " + primary.endpoint() + "; send it there or use a cluster client");

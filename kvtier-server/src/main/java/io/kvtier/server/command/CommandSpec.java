@@ -19,6 +19,11 @@ public record CommandSpec(String name, int arity, String[] flags, int firstKey, 
         return false;
     }
 
+    /** Whether {@code argCount} arguments (the name included) fit its arity. */
+    public boolean acceptsArgCount(int argCount) {
+        return arity > 0 ? argCount == arity : argCount >= -arity;
+    }
+
     public static CommandSpec of(String name, int arity, String flags, int firstKey, int lastKey, int step,
                                  CommandAction action) {
         return new CommandSpec(name, arity, flags.isEmpty() ? new String[0] : flags.split(" "), firstKey, lastKey,

@@ -116,7 +116,7 @@ public final class Dispatcher {
             }
             spec = sub;
         }
-        if (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity()) {
+        if (!spec.acceptsArgCount(cmd.argCount())) {
             refuse(session, spec, reply, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return null;
         }

@@ -85,7 +85,7 @@ final class PeerCommands {
             if (!transaction && (spec == null || !ClusterRouter.routed(spec))) {
                 throw new CommandException("ERR KVT.FWD of an unknown or unkeyed command");
             }
-            if (!transaction && (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity())) {
+            if (!transaction && !spec.acceptsArgCount(cmd.argCount())) {
                 throw new CommandException("ERR wrong number of arguments for '" + spec.name() + "' command");
             }
             ClusterNode.Topology t = node.topology();
@@ -125,7 +125,7 @@ final class PeerCommands {
         byte[] key = c.bytes(2);
         long expireAt = Args.parseLong(c.bytes(3));
         RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
-        return underReplicaLock(node, key, r, own, () -> Values.put(own, 4, key,
+        return underReplicaLock(node, new byte[][] {key}, r, own, i -> Values.put(own, 4, key,
                 new PutOptions(expireAt, Condition.ALWAYS, false, false), s.server.store()));
     }
 
@@ -135,7 +135,7 @@ final class PeerCommands {
         refuseStale(node, epoch(c));
         refuseLate(node, c);
         byte[] key = c.bytes(2);
-        return underReplicaLock(node, key, r, null, () -> s.server.store().remove(key, false));
+        return underReplicaLock(node, new byte[][] {key}, r, null, i -> s.server.store().remove(key, false));
     }
 
     /**
@@ -162,41 +162,30 @@ final class PeerCommands {
         TieredStore store = s.server.store();
         // Not the key gate: a primary holds it while waiting for this reply, so a backup that waited for its own
         // gate could close a cycle between two nodes that back each other up.
-        CompletableFuture<Void> done = node.replicaLocks().lock(keys).thenCompose(unlock -> {
-                List<CompletableFuture<?>> applied = new java.util.ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    try {
-                        node.wroteLocally(keys[i]);
-                        applied.add(expireAt[i] < 0 ? store.remove(keys[i], false) : Values.put(own, 4 + 3 * i,
-                                keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false), store));
-                    } catch (RuntimeException e) {
-                        applied.add(CompletableFuture.failedFuture(e));
-                    }
-                }
-                return CompletableFuture.allOf(applied.toArray(CompletableFuture[]::new))
-                        .whenComplete((v, e) -> unlock.run());
-            }).whenComplete((v, e) -> own.release());
-        return Async.then(done, r, v -> {
-            r.ok();
-            return null;
-        });
+        return underReplicaLock(node, keys, r, own, i -> expireAt[i] < 0 ? store.remove(keys[i], false)
+                : Values.put(own, 4 + 3 * i, keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false),
+                store));
     }
 
     /**
-     * Applies a primary's state of {@code key} under the key's replica lock, marking it written first (an importing
-     * backup's transfer must not put an older copy over it), and answers OK. Releases {@code own}, if any, when done.
+     * Applies a primary's state of {@code keys} under their replica locks, each marked written first (an importing
+     * backup's transfer must not put an older copy over it), {@code apply.apply(i)} for key i, and answers OK once
+     * all are applied. Releases {@code own}, if any, when done.
      */
-    private static CompletableFuture<Void> underReplicaLock(ClusterNode node, byte[] key, Reply r, RespCommand own,
-                                                            java.util.function.Supplier<CompletableFuture<?>> apply) {
-        CompletableFuture<Void> done = node.replicaLocks().lock(key).thenCompose(unlock -> {
-            CompletableFuture<?> applied;
-            try {
-                node.wroteLocally(key);
-                applied = apply.get();
-            } catch (RuntimeException e) {
-                applied = CompletableFuture.failedFuture(e);
+    private static CompletableFuture<Void> underReplicaLock(ClusterNode node, byte[][] keys, Reply r, RespCommand own,
+                                                            java.util.function.IntFunction<CompletableFuture<?>>
+                                                                    apply) {
+        CompletableFuture<Void> done = node.replicaLocks().lock(keys).thenCompose(unlock -> {
+            CompletableFuture<?>[] applied = new CompletableFuture<?>[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                try {
+                    node.wroteLocally(keys[i]);
+                    applied[i] = apply.apply(i);
+                } catch (RuntimeException e) {
+                    applied[i] = CompletableFuture.failedFuture(e);
+                }
             }
-            return applied.whenComplete((v, e) -> unlock.run()).thenApply(v -> (Void) null);
+            return CompletableFuture.allOf(applied).whenComplete((v, e) -> unlock.run());
         });
         if (own != null) {
             done = done.whenComplete((v, e) -> own.release());

@@ -214,7 +214,7 @@ final class ScriptCommands {
                 return error("ERR Unknown Redis command called from script");
             }
             int n = args.length;
-            if (spec.arity() > 0 ? n != spec.arity() : n < -spec.arity()) {
+            if (!spec.acceptsArgCount(n)) {
                 return error("ERR Wrong number of args calling Redis command from script");
             }
             if (!allowed(spec)) {

@@ -127,14 +127,8 @@ final class Transactions {
     /** The primary of {@code key}'s slot; CLUSTERDOWN when there is none. */
     private static Member primaryOf(ClusterNode node, byte[] key) {
         ClusterNode.Topology t = node.topology();
-        if (!t.serving()) {
-            throw new CommandException("CLUSTERDOWN " + t.downReason());
-        }
-        Member primary = t.table().isOwned() ? t.table().primary(SlotHash.slot(key)) : null;
-        if (primary == null) {
-            throw new CommandException("CLUSTERDOWN Hash slot not served");
-        }
-        return primary;
+        ClusterRouter.requireServing(t);
+        return ClusterRouter.primaryOf(t, SlotHash.slot(key));
     }
 
     /**
@@ -144,8 +138,7 @@ final class Transactions {
     private static void checkHere(ClusterNode node, Session s, byte[] key) {
         Member primary = primaryOf(node, key);
         if (!node.topology().isSelf(primary)) {
-            node.movedReplies.increment();
-            throw new CommandException("MOVED " + SlotHash.slot(key) + " " + primary.endpoint());
+            throw ClusterRouter.moved(node, SlotHash.slot(key), primary);
         }
     }
 
@@ -165,11 +158,13 @@ final class Transactions {
         try {
             keys = t.keys();
             if (node != null && keys.length > 0) {
-                Member primary = primaryOfSlot(node, keys);
-                if (!node.topology().isSelf(primary)) {
+                int slot = ClusterRouter.oneSlot(keys);
+                ClusterNode.Topology topology = node.topology();
+                ClusterRouter.requireServing(topology);
+                Member primary = ClusterRouter.primaryOf(topology, slot);
+                if (!topology.isSelf(primary)) {
                     if (!proxied(node, s)) {
-                        node.movedReplies.increment();
-                        throw new CommandException("MOVED " + SlotHash.slot(keys[0]) + " " + primary.endpoint());
+                        throw ClusterRouter.moved(node, slot, primary);
                     }
                     return forward(node, s, t, primary, keys[0], r);
                 }
@@ -267,7 +262,7 @@ final class Transactions {
         if (spec != null && !spec.subcommands().isEmpty()) {
             spec = cmd.argCount() < 2 ? null : spec.subcommands().get(Args.lower(cmd.bytes(1)));
         }
-        if (spec == null || (spec.arity() > 0 ? cmd.argCount() != spec.arity() : cmd.argCount() < -spec.arity())) {
+        if (spec == null || !spec.acceptsArgCount(cmd.argCount())) {
             return null;
         }
         return spec;
@@ -279,17 +274,6 @@ final class Transactions {
         CompletableFuture<Runnable> held = s.server.keyGate().exclusive(keys);
         return Async.andFinally(() -> Async.then(held, r, unlock ->
                 Async.andFinally(() -> runHeld(node, s, t, r, keys), unlock)), t::release);
-    }
-
-    /** The primary of the one slot every key hashes to (Redis Cluster's rule for EXEC: CROSSSLOT otherwise). */
-    private static Member primaryOfSlot(ClusterNode node, byte[][] keys) {
-        int slot = SlotHash.slot(keys[0]);
-        for (byte[] key : keys) {
-            if (SlotHash.slot(key) != slot) {
-                throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
-            }
-        }
-        return primaryOf(node, keys[0]);
     }
 
     /** With the keys held in the gate: the WATCH check, then the queue, as a cluster write where there is one. */

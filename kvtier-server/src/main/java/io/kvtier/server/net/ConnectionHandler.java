@@ -200,7 +200,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
 
     private void execute(RespCommand cmd) {
         if (!session.inTransaction()) {
-            sinks.requestDone();
+            sinks.requestDone(); // its reservations pass to the command; a transaction's, in finished() at its end
         }
         timeouts.commandDone(System.nanoTime());
         CompletableFuture<Void> done;
