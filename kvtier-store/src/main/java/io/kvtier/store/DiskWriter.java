@@ -302,14 +302,20 @@ final class DiskWriter implements Runnable {
         } catch (IOException ex) {
             failure = failure == null ? ex : failure; // the records cut back by the failed flush fail below
         }
-        int moved = 0;
+        // Entries whose record is not on disk go back to memory first, before any of the batch is seen on disk: not
+        // written (a failure), or a later, larger record of this batch evicted the region it went to (only this
+        // thread evicts). They stay in memory rather than point at nothing.
         List<Entry> bounced = new ArrayList<>();
+        for (int i = 0; i < dirty.size(); i++) {
+            if (!onDisk(locations[i])) {
+                bounced.add(dirty.get(i));
+            }
+        }
+        undoDemotion(bounced);
+        int moved = 0;
         for (int i = 0; i < dirty.size(); i++) {
             Entry e = dirty.get(i);
             if (!onDisk(locations[i])) {
-                // Not written (a failure), or a later, larger record of this batch evicted the region it went to
-                // (only this thread evicts): the entry stays in memory rather than point at nothing.
-                bounced.add(e);
                 pinned.get(i).release();
                 continue;
             }
@@ -339,7 +345,6 @@ final class DiskWriter implements Runnable {
             }
             pinned.get(i).release();
         }
-        undoDemotion(bounced);
         store.counters.demotions.add(moved);
         if (failure instanceof IOException io) {
             throw io;
