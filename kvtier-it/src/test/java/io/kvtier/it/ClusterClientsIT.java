@@ -350,7 +350,7 @@ class ClusterClientsIT {
     @Test
     void replicationFromAnOlderSlotTableEpochIsRefused() throws IOException {
         try (RawConnection peer = new RawConnection(port(1))) {
-            long epoch = Long.parseLong(TestCluster.clusterInfo(cluster.nodes.get(1)).get("cluster_current_epoch"));
+            long epoch = Long.parseLong(TestCluster.status(cluster.nodes.get(1)).get("cluster_current_epoch"));
             RawReply stale = peer.call("KVT.REPL", Long.toString(epoch - 1), "stale:key", "0", "from-an-old-primary");
             assertThat(stale.isError()).as(stale.escaped()).isTrue();
             assertThat(text(stale)).startsWith("STALE epoch " + (epoch - 1) + " is older than this node's " + epoch);
@@ -369,7 +369,7 @@ class ClusterClientsIT {
     @Test
     void replicationPastItsDeadlineIsRefusedHoweverFarPastAndAMalformedStampIsNotAnInteger() throws IOException {
         try (RawConnection peer = new RawConnection(port(1))) {
-            String epoch = TestCluster.clusterInfo(cluster.nodes.get(1)).get("cluster_current_epoch");
+            String epoch = TestCluster.status(cluster.nodes.get(1)).get("cluster_current_epoch");
             for (String deadline : new String[] {"1", "-9223372036854775808"}) {
                 RawReply late = peer.call("KVT.REPL", epoch + ":" + deadline, "late:key", "0", "given-up-on");
                 assertThat(text(late)).as(deadline).startsWith("TRYAGAIN request arrived ");
@@ -420,13 +420,11 @@ class ClusterClientsIT {
                 }
                 List<Map<String, RawReply>> nodes = fields.get("nodes").children().stream()
                         .map(ClusterClientsIT::fields).toList();
-                assertThat(nodes).extracting(n -> text(n.get("role"))).as("one primary, one backup")
-                        .containsExactlyInAnyOrder("master", "replica");
-                nodes.stream().filter(n -> text(n.get("role")).equals("master"))
-                        .forEach(n -> primaries.add((int) n.get("port").integer()));
+                assertThat(nodes).extracting(n -> text(n.get("role"))).as("a shard is one primary (docs/adr/0004)")
+                        .containsExactly("master");
+                primaries.add((int) nodes.get(0).get("port").integer());
             }
-            // A shard is a (primary, backup) pair: a node's primary slots are backed up on both other nodes.
-            assertThat(shards.children()).hasSizeBetween(3, 6);
+            assertThat(shards.children()).hasSize(3);
             assertThat(primaries).containsExactlyInAnyOrder(port(0), port(1), port(2));
             assertThat(IntStream.of(covered).filter(c -> c != 1).count()).as("slots not in exactly one shard")
                     .isZero();

@@ -116,7 +116,7 @@ class ClusterFailoverIT {
             Thread.sleep(1_000);
             load.close();
             // One owner table everywhere: equal epochs (awaited above) and equal primary counts per member.
-            List<String> primaries = cluster.nodes.stream().map(n -> TestCluster.clusterInfo(n).entrySet().stream()
+            List<String> primaries = cluster.nodes.stream().map(n -> TestCluster.status(n).entrySet().stream()
                     .filter(e -> e.getKey().startsWith("kvtier_member_")).map(e -> e.getKey() + "=" + e.getValue())
                     .sorted().toList().toString()).distinct().toList();
             assertThat(primaries).hasSize(1);
@@ -153,7 +153,7 @@ class ClusterFailoverIT {
                 assertThat(load.verifyAll(n)).isEmpty();
                 assertThat(writers.verifyAll(n)).isEmpty();
             }
-            assertThat(TestCluster.clusterInfo(cluster.nodes.get(3)).get("kvtier_slots_primary")).isNotEqualTo("0");
+            assertThat(TestCluster.status(cluster.nodes.get(3)).get("kvtier_slots_primary")).isNotEqualTo("0");
         }
     }
 

@@ -83,7 +83,7 @@ class ClusterOperabilityIT {
     private static void statusTableDescribesThreeMembers(KvtierProcess n1) throws Exception {
         Tools.Result r = status(n1);
         assertThat(r.exitCode()).as(r.stderr()).isZero();
-        Map<String, String> info = TestCluster.clusterInfo(n1);
+        Map<String, String> info = TestCluster.status(n1);
         assertThat(r.stdout()).startsWith("kvtier cluster, as node n1 (127.0.0.1:" + n1.port() + ") sees it")
                 .contains("  state        ok, serving\n")
                 .contains("  epoch        " + info.get("cluster_current_epoch") + "\n")
@@ -100,7 +100,7 @@ class ClusterOperabilityIT {
         Tools.Result r = status(n1, "--json");
         assertThat(r.exitCode()).as(r.stderr()).isZero();
         JSONObject status = new JSONObject(r.stdout());
-        Map<String, String> info = TestCluster.clusterInfo(n1);
+        Map<String, String> info = TestCluster.status(n1);
         assertThat(status.getString("node_id")).isEqualTo("n1");
         assertThat(status.getLong("epoch")).isEqualTo(Long.parseLong(info.get("cluster_current_epoch")));
         assertThat(status.getBoolean("serving")).isTrue();
@@ -126,7 +126,7 @@ class ClusterOperabilityIT {
     }
 
     private static void metricsMatchClusterInfo(KvtierProcess n1, int metricsPort) throws Exception {
-        Map<String, String> info = TestCluster.clusterInfo(n1);
+        Map<String, String> info = TestCluster.status(n1);
         Map<String, Double> m = samples(scrape(metricsPort));
         assertThat(m).containsEntry("kvtier_cluster_members", 3.0)
                 .containsEntry("kvtier_cluster_serving", 1.0)
@@ -164,7 +164,7 @@ class ClusterOperabilityIT {
         boolean statusSawIt = false;
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (System.nanoTime() < deadline) {
-            last = TestCluster.clusterInfo(n4);
+            last = TestCluster.status(n4);
             if (last.get("kvtier_rebalance_state").equals("copying")) {
                 copying.add(last);
                 if (!statusSawIt) { // once, mid-import: the CLI and /metrics say the same
@@ -211,7 +211,7 @@ class ClusterOperabilityIT {
         assertThat(r.exitCode()).as(r.stderr()).isZero();
         List<String> nodes = r.stdout().lines().dropWhile(l -> !l.startsWith("  NODE")).skip(1).toList();
         assertThat(nodes).hasSize(4);
-        String epoch = TestCluster.clusterInfo(n1).get("cluster_current_epoch");
+        String epoch = TestCluster.status(n1).get("cluster_current_epoch");
         for (String line : nodes) {
             assertThat(line).matches("  n[1-4]( \\*)? +" + epoch + "  yes +0  0 writes, 0 ms +(idle|done at).*");
         }

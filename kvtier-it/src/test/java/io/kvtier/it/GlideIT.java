@@ -74,17 +74,16 @@ class GlideIT {
             assertThat(slots).hasSizeGreaterThan(100);
             for (String key : keys) {
                 assertThat(glide.get(key).get()).isEqualTo("v-" + key);
-                // From the node that backs the slot up (READONLY): a primary answers a write once its backup has it.
+                // Backups are not shown as replicas (docs/adr/0004): PREFER_REPLICA falls back to the primary.
                 assertThat(replicaReads.get(key).get()).isEqualTo("v-" + key);
             }
             String[] some = keys.subList(0, 20).toArray(String[]::new); // a multi-slot MGET: glide splits it by slot
             assertThat(glide.mget(some).get()).containsExactly(Arrays.stream(some).map(k -> "v-" + k)
                     .toArray(String[]::new));
             assertThat(glide.del(some).get()).isEqualTo(20L);
-            // INFO to every node. Not to "all primaries": glide keeps one role per address and sees a node that
-            // CLUSTER SLOTS lists first as another range's replica as a replica only (README, client compatibility).
+            // Every node is a primary, so "all primaries" is every node.
             Map<String, String> infos = glide.info(new Section[] {Section.SERVER, Section.REPLICATION},
-                    SimpleMultiNodeRoute.ALL_NODES).get().getMultiValue();
+                    SimpleMultiNodeRoute.ALL_PRIMARIES).get().getMultiValue();
             assertThat(infos).hasSize(3);
             assertThat(infos.values()).allSatisfy(info -> assertThat(info).contains("redis_mode:cluster",
                     "role:master"));

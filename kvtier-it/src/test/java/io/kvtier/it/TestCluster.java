@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.SafeEncoder;
 
 /**
  * Real kvtier node processes forming one cluster, on 127.0.0.1 or each in a network namespace of its own: RESP and
@@ -128,9 +129,14 @@ final class TestCluster implements AutoCloseable {
         return nodes.stream().filter(KvtierProcess::isAlive).toList();
     }
 
-    static Map<String, String> clusterInfo(KvtierProcess node) {
+    /**
+     * A node's KVT.STATUS as name -> value: CLUSTER INFO's fields plus its id, the members and their slot counts
+     * (values may hold ':', split at the first).
+     */
+    static Map<String, String> status(KvtierProcess node) {
         try (Jedis j = node.jedis(2_000)) {
-            return j.clusterInfo().lines().filter(l -> l.contains(":"))
+            String text = SafeEncoder.encode((byte[]) j.sendCommand(() -> SafeEncoder.encode("KVT.STATUS")));
+            return text.lines().filter(l -> l.contains(":"))
                     .collect(Collectors.toMap(l -> l.substring(0, l.indexOf(':')), l -> l.substring(l.indexOf(':') + 1),
                             (a, b) -> b));
         }
@@ -143,7 +149,7 @@ final class TestCluster implements AutoCloseable {
         String last = "";
         while (System.nanoTime() < deadline) {
             try {
-                List<Map<String, String>> infos = among.stream().map(TestCluster::clusterInfo).toList();
+                List<Map<String, String>> infos = among.stream().map(TestCluster::status).toList();
                 boolean agreed = infos.stream().allMatch(i -> i.get("cluster_known_nodes").equals("" + members)
                         && i.get("kvtier_serving").equals("1") && i.get("kvtier_slots_importing").equals("0"))
                         && infos.stream().map(i -> i.get("cluster_current_epoch")).distinct().count() == 1;
@@ -165,7 +171,7 @@ final class TestCluster implements AutoCloseable {
         long start = System.nanoTime();
         while ((System.nanoTime() - start) / 1_000_000 < timeoutMillis) {
             try {
-                if (among.stream().map(TestCluster::clusterInfo).allMatch(i -> i.get("cluster_known_nodes")
+                if (among.stream().map(TestCluster::status).allMatch(i -> i.get("cluster_known_nodes")
                         .equals("" + members) && i.get("kvtier_serving").equals("1"))) {
                     return (System.nanoTime() - start) / 1_000_000;
                 }

@@ -271,7 +271,7 @@ class TlsIT {
                 assertThat(cli(tlsPorts.get(1), true, "GET", "tls:cluster:" + i).stdout().strip())
                         .isEqualTo("v" + i);
             }
-            Map<String, String> info = TestCluster.clusterInfo(entry);
+            Map<String, String> info = TestCluster.status(entry);
             assertThat(Long.parseLong(info.get("kvtier_forwarded_total"))).as("writes for other nodes' slots")
                     .isPositive();
             assertThat(info.get("kvtier_forward_failures_total")).isEqualTo("0");

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One node's CLUSTER INFO reply, parsed: Redis's fields, kvtier's membership and slot counts, replication lag and
- * rebalancing progress. Immutable. Fields a node does not report (an older kvtier) read as 0 or "unknown"; {@link #raw}
- * keeps every field as sent.
+ * One node's KVT.STATUS reply (CLUSTER INFO plus the membership), parsed: Redis's fields, kvtier's membership and slot
+ * counts, replication lag and rebalancing progress. Immutable. Fields a node does not report (an older kvtier) read as
+ * 0 or "unknown"; {@link #raw} keeps every field as sent.
  *
  * @param raw every {@code name:value} line in order, member lines included
  */
@@ -41,7 +41,7 @@ record ClusterInfo(String nodeId, String state, long epoch, boolean serving, Str
     }
 
     /**
-     * Parses the text of a CLUSTER INFO reply.
+     * Parses the text of a KVT.STATUS reply.
      *
      * @throws IllegalArgumentException if it is not a kvtier node's (no {@code kvtier_node_id}), naming what it got
      */
@@ -62,7 +62,7 @@ record ClusterInfo(String nodeId, String state, long epoch, boolean serving, Str
             }
         }
         if (!raw.containsKey("kvtier_node_id")) {
-            throw new IllegalArgumentException("not a kvtier cluster node: its CLUSTER INFO has no kvtier_node_id ("
+            throw new IllegalArgumentException("not a kvtier cluster node: its KVT.STATUS has no kvtier_node_id ("
                     + (raw.isEmpty() ? "empty reply" : raw.size() + " fields") + ")");
         }
         Fields f = new Fields(raw);

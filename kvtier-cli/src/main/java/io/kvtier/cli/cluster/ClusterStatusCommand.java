@@ -12,7 +12,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvtier cluster status}: asks one node for CLUSTER INFO and prints the cluster as that node sees it, as a
+ * {@code kvtier cluster status}: asks one node for KVT.STATUS and prints the cluster as that node sees it, as a
  * table or ({@code --json}) one JSON object; {@code --all} adds every member's own view. Exit code 1, with one line on
  * stderr, when the node cannot be reached, does not answer in time or is not a kvtier cluster node (an unreachable
  * other member under {@code --all} is reported in the output instead).

@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Reads CLUSTER INFO from nodes over kvtier-client connections, one connection per query, several queries at once on
- * one I/O thread; connecting, AUTH and the command are each bounded by the timeout. A failed query is an IOException
- * whose message says what to check. Thread-safe; close it after the last query.
+ * Reads KVT.STATUS (CLUSTER INFO plus the membership) from nodes over kvtier-client connections, one connection per
+ * query, several queries at once on one I/O thread; connecting, AUTH and the command are each bounded by the timeout. A
+ * failed query is an IOException whose message says what to check. Thread-safe; close it after the last query.
  */
 final class NodeQuery implements AutoCloseable {
     private final ClientResources resources = ClientResources.create(1);
@@ -32,7 +32,7 @@ final class NodeQuery implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** The text of {@code host:port}'s CLUSTER INFO; waits for it. */
+    /** The text of {@code host:port}'s KVT.STATUS; waits for it. */
     String clusterInfo(String host, int port) throws IOException {
         return await(clusterInfoAsync(host, port));
     }
@@ -85,7 +85,7 @@ final class NodeQuery implements AutoCloseable {
             if (a instanceof Reply.Error e) {
                 throw failure(target + " refused the password: " + e.message());
             }
-            return c.send("CLUSTER", "INFO");
+            return c.send("KVT.STATUS");
         }).handle((r, e) -> {
             try {
                 if (e != null) {
@@ -93,7 +93,7 @@ final class NodeQuery implements AutoCloseable {
                     if (cause instanceof UncheckedIOException u) {
                         throw u;
                     }
-                    throw failure(target + " did not answer CLUSTER INFO" + (cause instanceof RespTimeoutException
+                    throw failure(target + " did not answer KVT.STATUS" + (cause instanceof RespTimeoutException
                             ? " within " + timeout.toMillis() + " ms (raise --timeout if it is merely slow)"
                             : ": " + message(cause)));
                 }
@@ -111,7 +111,7 @@ final class NodeQuery implements AutoCloseable {
             case Reply.Error e when e.message().startsWith("NOAUTH") -> throw failure(target
                     + " requires a password: pass --password (" + e.message() + ")");
             case Reply.Error e -> throw failure(target + " is not a cluster node: " + e.message());
-            default -> throw failure(target + " answered CLUSTER INFO with " + r);
+            default -> throw failure(target + " answered KVT.STATUS with " + r);
         };
     }
 

@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * {@code kvtier cluster status --json} for machines: one JSON object with the same figures as {@link StatusTable}
- * (members, epoch, slots, replication lag, rebalancing) in named fields, plus {@code info}, every CLUSTER INFO field as
+ * (members, epoch, slots, replication lag, rebalancing) in named fields, plus {@code info}, every KVT.STATUS field as
  * the node sent it (strings), and with {@code --all} {@code nodes}, the other members' own reports in the same shape.
  * A pure function of its arguments; field names are stable. Written by the benchmark's JSON writer.
  */

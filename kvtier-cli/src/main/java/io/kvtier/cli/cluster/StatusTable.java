@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code kvtier cluster status} for people: a summary of one node's CLUSTER INFO (state, epoch, replication and its
+ * {@code kvtier cluster status} for people: a summary of one node's KVT.STATUS (state, epoch, replication and its
  * lag, rebalancing progress), the members with their share of the slots, the node's traffic counters and, with
  * {@code --all}, one line per member as that member reports itself. A pure function of its arguments.
  */

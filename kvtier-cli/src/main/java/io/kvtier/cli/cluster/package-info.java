@@ -1,5 +1,5 @@
 /**
- * {@code kvtier cluster ...}: commands that inspect a running cluster through one node's CLUSTER INFO, printed for
- * people (a table) or machines (JSON).
+ * {@code kvtier cluster ...}: commands that inspect a running cluster through one node's KVT.STATUS (CLUSTER INFO plus
+ * the membership), printed for people (a table) or machines (JSON).
  */
 package io.kvtier.cli.cluster;

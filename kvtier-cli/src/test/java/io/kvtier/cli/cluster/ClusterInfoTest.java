@@ -50,7 +50,7 @@ class ClusterInfoTest {
     void refusesTheClusterInfoOfANodeThatIsNotKvtier() {
         String redis = "cluster_state:ok\r\ncluster_slots_assigned:16384\r\ncluster_known_nodes:6\r\n";
         assertThatThrownBy(() -> ClusterInfo.parse(redis)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("not a kvtier cluster node: its CLUSTER INFO has no kvtier_node_id (3 fields)");
+                .hasMessage("not a kvtier cluster node: its KVT.STATUS has no kvtier_node_id (3 fields)");
         assertThatThrownBy(() -> ClusterInfo.parse("")).hasMessageContaining("(empty reply)");
     }
 }

@@ -1,6 +1,6 @@
 package io.kvtier.cli.cluster;
 
-/** CLUSTER INFO texts as kvtier nodes send them (the layout of the server's ClusterCommands.infoText). */
+/** KVT.STATUS texts as kvtier nodes send them (the layout of the server's ClusterCommands.statusText). */
 final class InfoSamples {
     private InfoSamples() {
     }

@@ -122,6 +122,8 @@ public final class ClusterNode implements AutoCloseable {
     private boolean first = true;
     /** Set by the pause watcher: this node was away; its data may be stale. */
     private volatile boolean rejoining;
+    /** Set once this node first serves a slot table; until then clients are answered -LOADING. */
+    private volatile boolean joined;
 
     public final LongAdder forwarded = new LongAdder();
     public final LongAdder forwardFailures = new LongAdder();
@@ -425,6 +427,7 @@ public final class ClusterNode implements AutoCloseable {
             lastServing = table.members();
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
+            joined = true;
             if (!rejoining) {
                 fencedUntilNanos = 0;
             }
@@ -775,6 +778,14 @@ public final class ClusterNode implements AutoCloseable {
         }
         lanes.values().forEach(PeerPool::close);
         clientResources.close();
+    }
+
+    /**
+     * Whether this node has served a slot table since it started: before that it answers clients -LOADING (it may
+     * hold stale data and knows no owners); after, a node that stops serving answers -CLUSTERDOWN.
+     */
+    public boolean joined() {
+        return joined;
     }
 
     /** Waits up to {@code timeoutMillis} for the first table; for the server's start-up. */

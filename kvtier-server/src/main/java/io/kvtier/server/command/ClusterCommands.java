@@ -15,18 +15,18 @@ import java.security.NoSuchAlgorithmException;
 import io.kvtier.store.TieredStore;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /*
  * Redis Cluster's view of kvtier's placement. Redis pairs each primary with fixed replicas; kvtier places every slot's
- * owners independently (rendezvous hashing), so a node is primary for some slots and backup for others. The replies
- * map that faithfully where Redis's format allows: CLUSTER SLOTS and SHARDS list each run of consecutive slots with the
- * same owners (primary first), which is exactly what cluster clients route by; CLUSTER NODES, which can only say
- * "master" or "slave of X", lists every node as a master with the slots it is primary for. Node ids are the SHA-1 of
- * the kvtier node id in hex (40 characters, as clients expect).
+ * owners independently (rendezvous hashing over contiguous slot ranges), so a node is primary for some slots and
+ * backup for others, which Redis's model (a node is a master or a replica of one master) cannot say. So clients are
+ * shown the primaries only, the same way in every reply (docs/adr/0004): CLUSTER SLOTS lists each range with its
+ * primary and no replicas, CLUSTER SHARDS one shard per node holding its primary ranges, CLUSTER NODES every node as a
+ * master with its primary ranges, merged. Backups are kvtier's business (failover, KVT.STATUS); a client that sends
+ * READONLY may still read a backup's copy from the node holding it. Node ids are the SHA-1 of the kvtier node id in
+ * hex (40 characters, as clients expect).
  */
 
 /** CLUSTER subcommands, READONLY, READWRITE and ASKING. */
@@ -48,6 +48,13 @@ final class ClusterCommands {
                         }),
                         of("cluster|countkeysinslot", 3, "stale", 0, 0, 0, ClusterCommands::countKeysInSlot),
                         of("cluster|getkeysinslot", 4, "stale", 0, 0, 0, ClusterCommands::getKeysInSlot)),
+                // kvtier's own view of the cluster, for `kvtier cluster status`: CLUSTER INFO's fields plus this
+                // node's id, the members and their slot counts (values that hold host:port, which CLUSTER INFO's
+                // name:value lines must not carry: clients split them on ':').
+                of("kvt.status", 1, "loading stale", 0, 0, 0, (s, c, r) -> {
+                    r.verbatim(statusText(node(s)));
+                    return null;
+                }),
                 of("readonly", 1, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                     node(s);
                     s.readOnly = true;
@@ -86,25 +93,22 @@ final class ClusterCommands {
         }
     }
 
-    /** Runs of consecutive slots with the same owners: [start, end, owner index...]. */
-    static List<int[]> runs(SlotTable table) {
+    /**
+     * Maximal runs of consecutive slots with the same primary, as {start, end, member index}: the ranges every reply
+     * here lists. Empty when the table owns nothing.
+     */
+    static List<int[]> primaryRuns(SlotTable table) {
         List<int[]> out = new ArrayList<>();
         if (!table.isOwned()) {
             return out;
         }
         List<Member> members = table.members();
         int start = 0;
-        List<Member> current = table.owners(0);
+        Member current = table.primary(0);
         for (int s = 1; s <= SlotHash.SLOTS; s++) {
-            List<Member> next = s < SlotHash.SLOTS ? table.owners(s) : null;
-            if (next == null || !next.equals(current)) {
-                int[] run = new int[2 + current.size()];
-                run[0] = start;
-                run[1] = s - 1;
-                for (int k = 0; k < current.size(); k++) {
-                    run[2 + k] = members.indexOf(current.get(k));
-                }
-                out.add(run);
+            Member next = s < SlotHash.SLOTS ? table.primary(s) : null;
+            if (next != current) {
+                out.add(new int[] {start, s - 1, members.indexOf(current)});
                 start = s;
                 current = next;
             }
@@ -118,79 +122,71 @@ final class ClusterCommands {
         return node.topology();
     }
 
+    /** CLUSTER SLOTS: each primary range with its primary as [host, port, id], and no replicas (see above). */
     private static CompletableFuture<Void> slots(Session s, RespCommand c, Reply r) {
         ClusterNode.Topology t = served(s);
         List<Member> members = t.table().members();
         List<String> ids = members.stream().map(ClusterCommands::redisId).toList(); // once, not per range
-        List<int[]> runs = runs(t.table());
+        List<int[]> runs = primaryRuns(t.table());
         r.array(runs.size());
         for (int[] run : runs) {
-            r.array(run.length);
+            Member m = members.get(run[2]);
+            r.array(3);
             r.integer(run[0]);
             r.integer(run[1]);
-            for (int k = 2; k < run.length; k++) {
-                Member m = members.get(run[k]);
-                r.array(3);
-                r.bulk(m.host());
-                r.integer(m.port());
-                r.bulk(ids.get(run[k]));
-            }
+            r.array(3);
+            r.bulk(m.host());
+            r.integer(m.port());
+            r.bulk(ids.get(run[2]));
         }
         return null;
     }
 
+    /** CLUSTER SHARDS: one shard per member (a master with no replicas), holding its primary ranges. */
     private static CompletableFuture<Void> shards(Session s, RespCommand c, Reply r) {
         boolean tlsCluster = s.server.options().tls() != null && s.server.options().tls().cluster();
         ClusterNode.Topology t = served(s);
         List<Member> members = t.table().members();
-        Map<List<Integer>, List<int[]>> byOwners = new LinkedHashMap<>();
-        for (int[] run : runs(t.table())) {
-            List<Integer> owners = new ArrayList<>();
-            for (int k = 2; k < run.length; k++) {
-                owners.add(run[k]);
-            }
-            byOwners.computeIfAbsent(owners, x -> new ArrayList<>()).add(run);
-        }
-        r.array(byOwners.size());
-        for (Map.Entry<List<Integer>, List<int[]>> shard : byOwners.entrySet()) {
+        List<List<int[]>> byMember = new ArrayList<>();
+        members.forEach(m -> byMember.add(new ArrayList<>()));
+        primaryRuns(t.table()).forEach(run -> byMember.get(run[2]).add(run));
+        r.array(members.size());
+        for (int i = 0; i < members.size(); i++) {
+            Member m = members.get(i);
             r.map(2);
             r.bulk("slots");
-            r.array(shard.getValue().size() * 2);
-            for (int[] run : shard.getValue()) {
+            r.array(byMember.get(i).size() * 2);
+            for (int[] run : byMember.get(i)) {
                 r.integer(run[0]);
                 r.integer(run[1]);
             }
             r.bulk("nodes");
-            r.array(shard.getKey().size());
-            boolean first = true;
-            for (int index : shard.getKey()) {
-                Member m = members.get(index);
-                r.map(7);
-                r.bulk("id");
-                r.bulk(redisId(m));
-                r.bulk(tlsCluster ? "tls-port" : "port"); // as Redis names a --tls-cluster node's announced port
-                r.integer(m.port());
-                r.bulk("ip");
-                r.bulk(m.host());
-                r.bulk("endpoint");
-                r.bulk(m.host());
-                r.bulk("role");
-                r.bulk(first ? "master" : "replica");
-                r.bulk("replication-offset");
-                r.integer(0);
-                r.bulk("health");
-                r.bulk("online");
-                first = false;
-            }
+            r.array(1);
+            r.map(7);
+            r.bulk("id");
+            r.bulk(redisId(m));
+            r.bulk(tlsCluster ? "tls-port" : "port"); // as Redis names a --tls-cluster node's announced port
+            r.integer(m.port());
+            r.bulk("ip");
+            r.bulk(m.host());
+            r.bulk("endpoint");
+            r.bulk(m.host());
+            r.bulk("role");
+            r.bulk("master");
+            r.bulk("replication-offset");
+            r.integer(0);
+            r.bulk("health");
+            r.bulk(t.serving() || !t.isSelf(m) ? "online" : "loading");
         }
         return null;
     }
 
+    /** CLUSTER NODES: every member a master with its merged primary ranges. */
     private static CompletableFuture<Void> nodes(Session s, RespCommand c, Reply r) {
         ClusterNode.Topology t = served(s);
         StringBuilder out = new StringBuilder();
         List<Member> members = t.table().members();
-        List<int[]> runs = runs(t.table());
+        List<int[]> runs = primaryRuns(t.table());
         int clusterPort = s.server.cluster().settings().membership().clusterPort();
         for (int i = 0; i < members.size(); i++) {
             Member m = members.get(i);
@@ -222,7 +218,11 @@ final class ClusterCommands {
         return null;
     }
 
-    /** CLUSTER INFO: Redis's fields, then kvtier's (members, replication and state transfer, lag and progress). */
+    /**
+     * CLUSTER INFO: Redis's fields, then kvtier's numbers (replication and state transfer, lag and progress). Every
+     * line is {@code name:value} with no ':' in the value, as clients parse it (redis-py splits each line on ':');
+     * what names hosts and ports is in {@link #statusText}.
+     */
     static String infoText(ClusterNode node) {
         ClusterNode.Topology t = node.topology();
         SlotTable table = t.table();
@@ -234,26 +234,16 @@ final class ClusterCommands {
         b.append("cluster_slots_pfail:0\r\n");
         b.append("cluster_slots_fail:").append(SlotHash.SLOTS - served).append("\r\n");
         b.append("cluster_known_nodes:").append(table.members().size()).append("\r\n");
-        b.append("cluster_size:").append(table.members().size()).append("\r\n");
+        b.append("cluster_size:").append(table.members().stream().filter(m -> table.primaryCount(m) > 0).count())
+                .append("\r\n");
         b.append("cluster_current_epoch:").append(table.epoch()).append("\r\n");
         b.append("cluster_my_epoch:").append(table.epoch()).append("\r\n");
-        b.append("kvtier_node_id:").append(t.self().id()).append("\r\n");
-        b.append("kvtier_members:").append(String.join(",", table.members().stream()
-                .map(m -> m.id() + "@" + m.endpoint()).toList())).append("\r\n");
         b.append("kvtier_serving:").append(t.serving() ? 1 : 0).append("\r\n");
-        if (!t.serving()) {
-            b.append("kvtier_down_reason:").append(t.downReason()).append("\r\n");
-        }
         b.append("kvtier_replicas:").append(table.replicas()).append("\r\n");
         b.append("kvtier_replication:").append(node.settings().syncReplication() ? "sync" : "async").append("\r\n");
         b.append("kvtier_slots_primary:").append(table.primaryCount(t.self())).append("\r\n");
         b.append("kvtier_slots_owned:").append(table.ownedCount(t.self())).append("\r\n");
         b.append("kvtier_slots_importing:").append(node.importingSlots()).append("\r\n");
-        for (Member m : table.members()) {
-            b.append("kvtier_member_").append(m.id()).append(":endpoint=").append(m.endpoint())
-                    .append(",weight=").append(m.weight()).append(",primary_slots=").append(table.primaryCount(m))
-                    .append(",owned_slots=").append(table.ownedCount(m)).append("\r\n");
-        }
         // Kept for scripts that read it: the replication calls in flight (kvtier_replication_inflight_calls).
         b.append("kvtier_replication_pending:").append(node.replicationBacklog.calls()).append("\r\n");
         b.append("kvtier_replicated_total:").append(node.replicated.sum()).append("\r\n");
@@ -266,6 +256,28 @@ final class ClusterCommands {
         b.append("kvtier_imported_keys_total:").append(node.fetchedKeys.sum()).append("\r\n");
         b.append("kvtier_imported_bytes_total:").append(node.fetchedBytes.sum()).append("\r\n");
         ClusterProgressInfo.append(b, node);
+        return b.toString();
+    }
+
+    /**
+     * KVT.STATUS: CLUSTER INFO's lines, then this node's id, why it is not serving (if so) and every member's endpoint,
+     * weight and slot counts. Read by {@code kvtier cluster status}; values may hold ':' (host:port, node ids).
+     */
+    static String statusText(ClusterNode node) {
+        ClusterNode.Topology t = node.topology();
+        SlotTable table = t.table();
+        StringBuilder b = new StringBuilder(infoText(node));
+        b.append("kvtier_node_id:").append(t.self().id()).append("\r\n");
+        b.append("kvtier_members:").append(String.join(",", table.members().stream()
+                .map(m -> m.id() + "@" + m.endpoint()).toList())).append("\r\n");
+        if (!t.serving()) {
+            b.append("kvtier_down_reason:").append(t.downReason()).append("\r\n");
+        }
+        for (Member m : table.members()) {
+            b.append("kvtier_member_").append(m.id()).append(":endpoint=").append(m.endpoint())
+                    .append(",weight=").append(m.weight()).append(",primary_slots=").append(table.primaryCount(m))
+                    .append(",owned_slots=").append(table.ownedCount(m)).append("\r\n");
+        }
         return b.toString();
     }
 

@@ -11,8 +11,17 @@ public record CommandSpec(String name, int arity, String[] flags, int firstKey, 
                           CommandAction action, Map<String, CommandSpec> subcommands) {
     /** Allowed before AUTH when a password is set. */
     public boolean allowedWithoutAuth() {
+        return hasFlag("no_auth");
+    }
+
+    /** Allowed while the node loads (as Redis's CMD_LOADING): for a cluster node, before it has joined. */
+    public boolean allowedWhileLoading() {
+        return hasFlag("loading");
+    }
+
+    private boolean hasFlag(String flag) {
         for (String f : flags) {
-            if (f.equals("no_auth")) {
+            if (f.equals(flag)) {
                 return true;
             }
         }

@@ -31,15 +31,15 @@ final class ConnectionCommands {
                     r.bulk(c.bytes(1));
                     return null;
                 }),
-                of("hello", -1, "no_auth fast", 0, 0, 0, ConnectionCommands::hello),
-                of("auth", -2, "no_auth fast", 0, 0, 0, ConnectionCommands::auth),
-                of("select", 2, "fast", 0, 0, 0, ConnectionCommands::select),
-                of("quit", -1, "no_auth fast", 0, 0, 0, (s, c, r) -> {
+                of("hello", -1, "no_auth loading stale fast", 0, 0, 0, ConnectionCommands::hello),
+                of("auth", -2, "no_auth loading stale fast", 0, 0, 0, ConnectionCommands::auth),
+                of("select", 2, "loading stale fast", 0, 0, 0, ConnectionCommands::select),
+                of("quit", -1, "no_auth loading stale fast", 0, 0, 0, (s, c, r) -> {
                     r.ok();
                     s.closeAfterReply = true;
                     return null;
                 }),
-                of("reset", 1, "no_auth fast", 0, 0, 0, (s, c, r) -> {
+                of("reset", 1, "no_auth loading stale fast", 0, 0, 0, (s, c, r) -> {
                     s.discardTransaction();
                     s.name = null;
                     s.protocol = 2;
@@ -49,16 +49,16 @@ final class ConnectionCommands {
                     return null;
                 }),
                 container("client", -2,
-                        of("client|id", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                        of("client|id", 2, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                             r.integer(s.id);
                             return null;
                         }),
-                        of("client|setname", 3, "fast", 0, 0, 0, (s, c, r) -> {
+                        of("client|setname", 3, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                             s.name = validName(c, 2, "Client names");
                             r.ok();
                             return null;
                         }),
-                        of("client|getname", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                        of("client|getname", 2, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                             if (s.name == null) {
                                 r.nil();
                             } else {
@@ -66,12 +66,12 @@ final class ConnectionCommands {
                             }
                             return null;
                         }),
-                        of("client|info", 2, "fast", 0, 0, 0, (s, c, r) -> {
+                        of("client|info", 2, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                             r.verbatim(s.describe() + "\n");
                             return null;
                         }),
-                        of("client|list", -2, "", 0, 0, 0, ConnectionCommands::clientList),
-                        of("client|setinfo", 4, "fast", 0, 0, 0, ConnectionCommands::setInfo)));
+                        of("client|list", -2, "loading stale", 0, 0, 0, ConnectionCommands::clientList),
+                        of("client|setinfo", 4, "loading stale fast", 0, 0, 0, ConnectionCommands::setInfo)));
     }
 
     private static CompletableFuture<Void> ping(Session s, RespCommand c, Reply r) {
@@ -139,7 +139,7 @@ final class ConnectionCommands {
         r.bulk("id");
         r.integer(s.id);
         r.bulk("mode");
-        r.bulk("standalone");
+        r.bulk(s.server.options().cluster() != null ? "cluster" : "standalone"); // as a cluster-enabled Redis
         r.bulk("role");
         r.bulk("master");
         r.bulk("modules");

@@ -120,7 +120,24 @@ public final class Dispatcher {
             refuse(session, spec, reply, "ERR wrong number of arguments for '" + spec.name() + "' command");
             return null;
         }
+        if (!spec.allowedWhileLoading() && joining(session)) {
+            refuse(session, spec, reply, "LOADING kvtier is joining its cluster");
+            return null;
+        }
         return spec;
+    }
+
+    /**
+     * Whether this is a cluster node that has not served a slot table yet (from the moment its port is bound, before
+     * its cluster node even exists): it may hold stale data and knows no owners, so it answers -LOADING, as Redis does
+     * while it loads, which clients retry.
+     */
+    private static boolean joining(Session session) {
+        if (session.server.options().cluster() == null) {
+            return false;
+        }
+        io.kvtier.server.cluster.ClusterNode node = session.server.cluster();
+        return node == null || !node.joined();
     }
 
     /** Answers {@code error} for a command refused before running; a refused EXEC also ends the transaction. */

@@ -11,9 +11,13 @@ import io.kvtier.store.disk.RecordFormat;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.List;
+import io.kvtier.cluster.SlotHash;
 import io.kvtier.server.cluster.ClusterNode;
+import java.util.BitSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 /**
  * Commands on keys as such: existence, deletion, expiry, enumeration, and the whole keyspace. KEYS and SCAN walk the
@@ -46,10 +50,8 @@ final class KeyspaceCommands {
                         })),
                 of("scan", -2, "readonly", 0, 0, 0, KeyspaceCommands::scan),
                 of("keys", 2, "readonly", 0, 0, 0, KeyspaceCommands::keys),
-                of("dbsize", 1, "readonly fast", 0, 0, 0, (s, c, r) -> {
-                    r.integer(s.server.store().size());
-                    return null;
-                }),
+                of("dbsize", 1, "readonly fast", 0, 0, 0, KeyspaceCommands::dbsize),
+                of("randomkey", 1, "readonly", 0, 0, 0, KeyspaceCommands::randomKey),
                 of("flushall", -1, "write", 0, 0, 0, KeyspaceCommands::flush),
                 of("flushdb", -1, "write", 0, 0, 0, KeyspaceCommands::flush));
     }
@@ -121,6 +123,69 @@ final class KeyspaceCommands {
         });
     }
 
+    /**
+     * Which of the keys this node holds are its keyspace, for SCAN, KEYS, DBSIZE and RANDOMKEY: alone, all of them
+     * (null); in a cluster, those of the slots it is primary for under its current table. A backup's copies are not
+     * its keyspace, so a client that scans every primary meets each key exactly once, as in Redis Cluster.
+     */
+    static Predicate<byte[]> ownKeys(Session s) {
+        ClusterNode node = s.server.cluster();
+        if (node == null) {
+            return s.server.options().cluster() == null ? null : k -> false;
+        }
+        ClusterNode.Topology t = node.topology();
+        if (!t.table().isOwned()) {
+            return k -> false;
+        }
+        BitSet primary = t.table().primarySlotsOf(t.self());
+        return k -> primary.get(SlotHash.slot(k));
+    }
+
+    /** DBSIZE: the store's count alone; in a cluster, this node's primary keys counted on a walker thread. */
+    private static CompletableFuture<Void> dbsize(Session s, RespCommand c, Reply r) {
+        Predicate<byte[]> own = ownKeys(s);
+        if (own == null) {
+            r.integer(s.server.store().size());
+            return null;
+        }
+        TieredStore store = s.server.store();
+        CompletableFuture<Long> counted = KeyspaceWalker.walk(() -> {
+            long[] n = {0};
+            store.forEachKey(k -> n[0] += own.test(k) ? 1 : 0);
+            return n[0];
+        });
+        return Async.then(counted, r, n -> {
+            r.integer(n);
+            return null;
+        });
+    }
+
+    /**
+     * RANDOMKEY: a key of this node's keyspace (see {@link #ownKeys}) or nil: from a random scan bucket on, the first
+     * bucket holding any gives one of its keys at random. Walks at most every bucket once, on a walker thread.
+     */
+    private static CompletableFuture<Void> randomKey(Session s, RespCommand c, Reply r) {
+        Predicate<byte[]> own = ownKeys(s);
+        TieredStore store = s.server.store();
+        CompletableFuture<byte[]> found = KeyspaceWalker.walk(() -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            int first = random.nextInt(TieredStore.SCAN_BUCKETS);
+            List<byte[]> candidates = new ArrayList<>();
+            for (int i = 0; i < TieredStore.SCAN_BUCKETS && candidates.isEmpty(); i++) {
+                store.scanBucket((first + i) % TieredStore.SCAN_BUCKETS, k -> {
+                    if (own == null || own.test(k)) {
+                        candidates.add(k);
+                    }
+                });
+            }
+            return candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
+        });
+        return Async.then(found, r, key -> {
+            r.bulk(key);
+            return null;
+        });
+    }
+
     private static CompletableFuture<Void> scan(Session s, RespCommand c, Reply r) {
         long cursor = parseCursor(c.bytes(1));
         long count = 10;
@@ -148,7 +213,9 @@ final class KeyspaceCommands {
         boolean strings = type == null || type.equals("string");
         byte[] match = pattern;
         long work = count;
-        CompletableFuture<ScanPage> page = KeyspaceWalker.walk(() -> scanPage(store, cursor, work, match, strings));
+        Predicate<byte[]> own = ownKeys(s);
+        CompletableFuture<ScanPage> page = KeyspaceWalker.walk(() -> scanPage(store, own, cursor, work, match,
+                strings));
         return Async.then(page, r, p -> {
             r.array(2);
             r.bulk(Long.toString(p.next()));
@@ -164,9 +231,11 @@ final class KeyspaceCommands {
     /**
      * Visits whole scan buckets from {@code cursor} (a bucket number, as Redis's cursor names a hash-table bucket)
      * until about {@code count} keys were examined, as Redis's COUNT; a cursor past the last bucket ends the scan.
-     * Every key present for the whole scan is returned once: a key never changes bucket. Runs on a walker thread.
+     * Every key present for the whole scan is returned once: a key never changes bucket. Only keys {@code own} accepts
+     * are returned (null: all). Runs on a walker thread.
      */
-    static ScanPage scanPage(TieredStore store, long cursor, long count, byte[] pattern, boolean strings) {
+    static ScanPage scanPage(TieredStore store, Predicate<byte[]> own, long cursor, long count, byte[] pattern,
+                             boolean strings) {
         List<byte[]> keys = new ArrayList<>();
         if (cursor < 0 || cursor >= TieredStore.SCAN_BUCKETS) {
             return new ScanPage(0, keys);
@@ -176,7 +245,7 @@ final class KeyspaceCommands {
         long seen = 0;
         while (bucket < TieredStore.SCAN_BUCKETS && seen < count) {
             seen += store.scanBucket(bucket++, key -> {
-                if (strings && (glob == null || glob.matches(key))) {
+                if (strings && (own == null || own.test(key)) && (glob == null || glob.matches(key))) {
                     keys.add(key);
                 }
             });
@@ -216,11 +285,12 @@ final class KeyspaceCommands {
         byte[] pattern = c.bytes(1);
         boolean all = pattern.length == 1 && pattern[0] == '*'; // as Redis: "*" matches the empty key too
         TieredStore store = s.server.store();
+        Predicate<byte[]> own = ownKeys(s);
         CompletableFuture<List<byte[]>> found = KeyspaceWalker.walk(() -> {
             Glob glob = all ? null : Glob.compile(pattern, RecordFormat.MAX_KEY_LENGTH);
             List<byte[]> keys = new ArrayList<>();
             store.forEachKey(k -> {
-                if (glob == null || glob.matches(k)) {
+                if ((own == null || own.test(k)) && (glob == null || glob.matches(k))) {
                     keys.add(k);
                 }
             });

@@ -28,14 +28,14 @@ final class PeerCommands {
 
     static List<CommandSpec> specs() {
         return List.of(
-                of("kvt.fwd", -4, "write", 0, 0, 0, PeerCommands::fwd),
-                of("kvt.repl", 5, "write", 0, 0, 0, PeerCommands::repl),
-                of("kvt.rdel", 3, "write", 0, 0, 0, PeerCommands::rdel),
-                of("kvt.replm", -5, "write", 0, 0, 0, PeerCommands::replm),
-                of("kvt.peek", -3, "readonly", 0, 0, 0, PeerCommands::peek),
-                of("kvt.slotkeys", 5, "readonly", 0, 0, 0, PeerCommands::slotKeys),
-                of("kvt.slotinfo", 2, "readonly", 0, 0, 0, PeerCommands::slotInfo),
-                of("kvt.flush", 2, "write", 0, 0, 0, PeerCommands::flush));
+                of("kvt.fwd", -4, "write loading stale", 0, 0, 0, PeerCommands::fwd),
+                of("kvt.repl", 5, "write loading stale", 0, 0, 0, PeerCommands::repl),
+                of("kvt.rdel", 3, "write loading stale", 0, 0, 0, PeerCommands::rdel),
+                of("kvt.replm", -5, "write loading stale", 0, 0, 0, PeerCommands::replm),
+                of("kvt.peek", -3, "readonly loading stale", 0, 0, 0, PeerCommands::peek),
+                of("kvt.slotkeys", 5, "readonly loading stale", 0, 0, 0, PeerCommands::slotKeys),
+                of("kvt.slotinfo", 2, "readonly loading stale", 0, 0, 0, PeerCommands::slotInfo),
+                of("kvt.flush", 2, "write loading stale", 0, 0, 0, PeerCommands::flush));
     }
 
     private static ClusterNode node(Session s) {

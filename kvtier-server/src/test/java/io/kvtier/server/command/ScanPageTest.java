@@ -55,7 +55,7 @@ class ScanPageTest {
         long cursor = 0;
         int calls = 0;
         do {
-            KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, cursor, 1, null, true);
+            KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, null, cursor, 1, null, true);
             all.addAll(page.keys());
             cursor = page.next();
             calls++;
@@ -67,12 +67,12 @@ class ScanPageTest {
 
     @Test
     void aCursorCanBeReusedAndIsNeverInvalidated() {
-        KeyspaceCommands.ScanPage first = KeyspaceCommands.scanPage(store, 0, 100, null, true);
+        KeyspaceCommands.ScanPage first = KeyspaceCommands.scanPage(store, null, 0, 100, null, true);
         for (int i = 0; i < 10_000; i++) {
-            KeyspaceCommands.scanPage(store, 0, 1, null, true);
+            KeyspaceCommands.scanPage(store, null, 0, 1, null, true);
         }
-        KeyspaceCommands.ScanPage once = KeyspaceCommands.scanPage(store, first.next(), 100, null, true);
-        KeyspaceCommands.ScanPage twice = KeyspaceCommands.scanPage(store, first.next(), 100, null, true);
+        KeyspaceCommands.ScanPage once = KeyspaceCommands.scanPage(store, null, first.next(), 100, null, true);
+        KeyspaceCommands.ScanPage twice = KeyspaceCommands.scanPage(store, null, first.next(), 100, null, true);
         assertThat(strings(twice.keys())).isEqualTo(strings(once.keys()));
         assertThat(twice.next()).isEqualTo(once.next());
     }
@@ -83,7 +83,7 @@ class ScanPageTest {
         long cursor = 0;
         int round = 0;
         do {
-            KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, cursor, 50, null, true);
+            KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, null, cursor, 50, null, true);
             page.keys().forEach(k -> seen.add(new String(k, StandardCharsets.UTF_8)));
             cursor = page.next();
             put("new:" + round);
@@ -99,13 +99,29 @@ class ScanPageTest {
 
     @Test
     void matchAndTypeFilterButCountStillBoundsTheWork() {
-        KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, 0, Long.MAX_VALUE,
+        KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, null, 0, Long.MAX_VALUE,
                 "key:1?".getBytes(StandardCharsets.UTF_8), true);
         assertThat(page.next()).isZero();
         assertThat(strings(page.keys())).containsExactlyInAnyOrder("key:10", "key:11", "key:12", "key:13", "key:14",
                 "key:15", "key:16", "key:17", "key:18", "key:19");
-        assertThat(KeyspaceCommands.scanPage(store, 0, Long.MAX_VALUE, null, false).keys()).isEmpty();
-        assertThat(KeyspaceCommands.scanPage(store, TieredStore.SCAN_BUCKETS, 10, null, true).next()).isZero();
-        assertThat(KeyspaceCommands.scanPage(store, -1, 10, null, true).keys()).isEmpty();
+        assertThat(KeyspaceCommands.scanPage(store, null, 0, Long.MAX_VALUE, null, false).keys()).isEmpty();
+        assertThat(KeyspaceCommands.scanPage(store, null, TieredStore.SCAN_BUCKETS, 10, null, true).next()).isZero();
+        assertThat(KeyspaceCommands.scanPage(store, null, -1, 10, null, true).keys()).isEmpty();
+    }
+
+    @Test
+    void onlyKeysTheNodeOwnsAreReturnedAndTheCursorStillWalksEveryBucket() {
+        // A cluster node's keyspace is the keys of its primary slots; here: the keys with an even number.
+        java.util.function.Predicate<byte[]> own = k -> Integer.parseInt(new String(k, StandardCharsets.UTF_8)
+                .substring(4)) % 2 == 0;
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        long cursor = 0;
+        do {
+            KeyspaceCommands.ScanPage page = KeyspaceCommands.scanPage(store, own, cursor, 7, null, true);
+            seen.addAll(strings(page.keys()));
+            cursor = page.next();
+        } while (cursor != 0);
+        assertThat(seen).doesNotHaveDuplicates().allMatch(k -> Integer.parseInt(k.substring(4)) % 2 == 0)
+                .hasSize(KEYS / 2);
     }
 }
