@@ -268,7 +268,7 @@ class ClusterClientsIT {
 
             try (RawConnection readOnly = new RawConnection(port(0))) {
                 assertThat(text(readOnly.call("READONLY"))).isEqualTo("OK");
-                int[] backupPort = backupPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
+                int[] backupPort = backupPortsFromClusterSlots(one.call("KVT.SLOTS"));
                 String elsewhere = IntStream.range(0, 1000).mapToObj(i -> "readonly:" + i)
                         .filter(k -> primaryPort[SlotHash.getSlot(k)] != port(0)
                                 && backupPort[SlotHash.getSlot(k)] != port(0)).findFirst().orElseThrow();
@@ -291,7 +291,7 @@ class ClusterClientsIT {
     void transactionsRunOnTheirSlotsPrimaryAndReachTheBackup() throws IOException {
         try (RawConnection one = new RawConnection(port(0))) {
             int[] primaryPort = primaryPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
-            int[] backupPort = backupPortsFromClusterSlots(one.call("CLUSTER", "SLOTS"));
+            int[] backupPort = backupPortsFromClusterSlots(one.call("KVT.SLOTS"));
             String tag = IntStream.range(0, 1000).mapToObj(i -> "{tx" + i + "}")
                     .filter(k -> primaryPort[SlotHash.getSlot(k)] == port(0)).findFirst().orElseThrow();
             assertThat(text(one.call("MULTI"))).isEqualTo("OK");
@@ -468,7 +468,7 @@ class ClusterClientsIT {
         return primary;
     }
 
-    /** Slot to the RESP port of its one backup (--replicas 1), from a CLUSTER SLOTS reply. */
+    /** Slot to the RESP port of its one backup (--replicas 1), from a KVT.SLOTS reply. */
     private static int[] backupPortsFromClusterSlots(RawReply slots) {
         int[] backup = new int[SLOTS];
         for (RawReply range : slots.children()) {

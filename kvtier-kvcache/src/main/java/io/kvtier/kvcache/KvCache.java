@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * treats the metadata key as the chunk's presence: EXISTS on it is its lookup, and a GET that finds metadata but no
  * kv_bytes is logged as an inconsistency and costs a round trip. The store evicts keys one at a time (the big
  * kv_bytes go to disk first and leave with their region), so without help the pair splits. Two rules keep it whole:
- *   1. Reads: a metadata key whose kv_bytes is absent reads as absent (GET, MGET, EXISTS, KVC.*), so no client ever
- *      sees a chunk whose data is gone, not even between an eviction and rule 2.
+ *   1. Reads: a metadata key whose kv_bytes is absent reads as absent to every command (the server's Keyspace applies
+ *      the rule for all of them), so no client ever sees a chunk whose data is gone, not even between an eviction and
+ *      rule 2.
  *   2. Removal: when the store drops either half (lost to eviction or a bad checksum, or expired), the other half is
  *      deleted too, on a cleanup thread, if its partner is still absent by then and
  *      only if that other half is older than the removal (TieredStore.removeIfOlder): LMCache storing the chunk
@@ -177,6 +178,16 @@ public final class KvCache implements KeyListener, AutoCloseable {
         }
         count(k, r);
         return r;
+    }
+
+    /**
+     * Whether rule 1 hides {@code key}: a chunk's metadata key present while its kv_bytes is gone (then it is deleted
+     * in the background, as after any read that hid it). Not counted in the statistics: for reads that look at a
+     * key's attributes (TTL, TYPE, STRLEN ...) rather than probe or fetch a chunk.
+     */
+    public boolean hidden(byte[] key) {
+        LmcacheKey k = LmcacheKey.parse(key);
+        return k != null && store.exists(key) && orphaned(key, k);
     }
 
     /** How many of {@code keys}, from the first, exist: the cached prefix of a prompt in one call. */

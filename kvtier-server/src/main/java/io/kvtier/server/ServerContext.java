@@ -14,6 +14,7 @@ public final class ServerContext {
     private final ServerOptions options;
     private final TieredStore store;
     private final io.kvtier.kvcache.KvCache kvcache;
+    private final io.kvtier.server.command.Keyspace keyspace;
     private final DiskReads diskReads;
     private final CommandTable commands;
     private final Metrics metrics;
@@ -48,6 +49,7 @@ public final class ServerContext {
         this.watches = watches;
         this.store = store;
         this.kvcache = kvcache;
+        this.keyspace = new io.kvtier.server.command.Keyspace(store, kvcache);
         this.diskReads = diskReads;
         this.commands = commands;
         this.metrics = metrics;
@@ -107,6 +109,11 @@ public final class ServerContext {
 
     public TieredStore store() {
         return store;
+    }
+
+    /** The door every command takes to the keys: the store under the KV-cache rules. */
+    public io.kvtier.server.command.Keyspace keyspace() {
+        return keyspace;
     }
 
     /** The KV-cache layer over the store: LMCache key statistics, companion fate, prefix lookups. */

@@ -1,5 +1,6 @@
 package io.kvtier.bench.workload;
 
+import io.kvtier.kvcache.key.LmcacheKey;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -18,8 +19,7 @@ final class LmcacheKeys {
 
     /** The chunk's key without suffix. */
     static String chunkKey(String model, long chunkHash, String dtype) {
-        String key = model + "@1@0@" + Long.toHexString(chunkHash);
-        return dtype.isEmpty() ? key : key + "@" + dtype;
+        return LmcacheKey.format(model, 1, 0, Long.toHexString(chunkHash), dtype, LmcacheKey.Part.CHUNK);
     }
 
     static byte[] withSuffix(String chunkKey, String suffix) {

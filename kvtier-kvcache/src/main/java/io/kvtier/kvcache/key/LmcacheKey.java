@@ -72,6 +72,24 @@ public record LmcacheKey(String model, int worker, String chunkHash, Part part) 
     }
 
     /**
+     * An engine key as LMCache writes it, the inverse of {@link #parse}: {@code model@world_size@worker_id@chunk_hash}
+     * then {@code @dtype} unless {@code dtype} is empty, then {@code part}'s suffix, directly (kv_bytes, metadata, or
+     * nothing for a whole chunk).
+     *
+     * @throws IllegalArgumentException if {@code model} or {@code chunkHash} is empty or holds '@', or a number is
+     *     negative
+     */
+    public static String format(String model, int worldSize, int worker, String chunkHash, String dtype, Part part) {
+        if (model.isEmpty() || model.indexOf('@') >= 0 || chunkHash.isEmpty() || chunkHash.indexOf('@') >= 0
+                || dtype.indexOf('@') >= 0 || worldSize < 0 || worker < 0) {
+            throw new IllegalArgumentException("not an LMCache key: model '" + model + "', world size " + worldSize
+                    + ", worker " + worker + ", chunk hash '" + chunkHash + "', dtype '" + dtype + "'");
+        }
+        String key = model + "@" + worldSize + "@" + worker + "@" + chunkHash;
+        return (dtype.isEmpty() ? key : key + "@" + dtype) + new String(part.suffix, StandardCharsets.US_ASCII);
+    }
+
+    /**
      * The other half of {@code key}'s chunk: its metadata key for a kv_bytes key and the reverse; null for a whole
      * chunk or a key that is no LMCache key.
      */

@@ -1,6 +1,7 @@
 package io.kvtier.kvcache.key;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.kvcache.key.LmcacheKey.Part;
 import java.nio.charset.StandardCharsets;
@@ -58,5 +59,18 @@ class LmcacheKeyTest {
         assertThat(LmcacheKey.companion(meta)).isEqualTo(kv);
         assertThat(LmcacheKey.companion("m@1@0@h@bfloat16".getBytes(StandardCharsets.UTF_8))).isNull();
         assertThat(LmcacheKey.companion("plain-metadata".getBytes(StandardCharsets.UTF_8))).isNull();
+    }
+
+    @Test
+    void formatWritesWhatParseReads() {
+        String kv = LmcacheKey.format("meta-llama/Llama-3.1-8B", 2, 1, "1a2b3c", "bfloat16", Part.KV_BYTES);
+        assertThat(kv).isEqualTo("meta-llama/Llama-3.1-8B@2@1@1a2b3c@bfloat16kv_bytes");
+        assertThat(LmcacheKey.parse(kv.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(new LmcacheKey("meta-llama/Llama-3.1-8B", 1, "1a2b3c", Part.KV_BYTES));
+        String whole = LmcacheKey.format("m", 1, 0, "ff", "", Part.CHUNK);
+        assertThat(LmcacheKey.parse(whole.getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(new LmcacheKey("m", 0, "ff", Part.CHUNK));
+        assertThatThrownBy(() -> LmcacheKey.format("a@b", 1, 0, "ff", "",
+                Part.CHUNK)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -27,10 +27,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,9 +80,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterNode.class);
-    static final int NONE = 0;
-    static final int IMPORTING = 1;
-    static final int COMPLETE = 2;
     /** How many SLOTINFO timeouts a merging node waits for a newcomer's answer (see yieldToNewcomers). */
     private static final int NEWCOMER_ATTEMPTS = 5;
     /** Pipelined connections to each peer per lane. */
@@ -103,7 +98,7 @@ public final class ClusterNode implements AutoCloseable {
     /** One pool per lane, so that no request waits in a connection behind one that waits for it (see Lane). */
     private final java.util.EnumMap<Lane, PeerPool> lanes = new java.util.EnumMap<>(Lane.class);
     private final KeyLocks locks = new KeyLocks();
-    private final AtomicIntegerArray state = new AtomicIntegerArray(SlotHash.SLOTS);
+    private final SlotStates state = new SlotStates();
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
     /** Keys written or deleted here while their slot was importing; a transferred copy must not overwrite them. */
     final ConcurrentHashMap<ByteKey, Boolean> tombstones = new ConcurrentHashMap<>();
@@ -125,20 +120,12 @@ public final class ClusterNode implements AutoCloseable {
     /** Set once this node first serves a slot table; until then clients are answered -LOADING. */
     private volatile boolean joined;
 
-    public final LongAdder forwarded = new LongAdder();
-    public final LongAdder forwardFailures = new LongAdder();
-    public final LongAdder movedReplies = new LongAdder();
-    public final LongAdder replicated = new LongAdder();
-    public final LongAdder replicationFailures = new LongAdder();
-    public final LongAdder fetchedKeys = new LongAdder();
-    public final LongAdder fetchedBytes = new LongAdder();
-    public final LongAdder refusedWrites = new LongAdder();
-    /** Peer writes refused because they arrived after their sender's deadline. */
-    public final LongAdder lateRequests = new LongAdder();
+    /** This node's cluster counters since start. */
+    public final ClusterCounters counters = new ClusterCounters();
     /** Replication sent to backups and not acknowledged yet: the replication lag. */
     public final ReplicationBacklog replicationBacklog = new ReplicationBacklog();
     /** The importer's progress through the slots this node took over (rebalancing). */
-    public final ImportProgress importProgress = new ImportProgress(fetchedKeys, fetchedBytes);
+    public final ImportProgress importProgress = new ImportProgress(counters.fetchedKeys(), counters.fetchedBytes());
 
     private ClusterNode(ClusterSettings settings, TieredStore store, String password,
                         java.util.function.Supplier<io.netty.handler.ssl.SslContext> peerTls) {
@@ -209,29 +196,19 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Whether this node holds all of {@code slot}'s data as one of its owners. */
     public boolean complete(int slot) {
-        return state.get(slot) == COMPLETE;
+        return state.get(slot) == SlotState.COMPLETE;
     }
 
     public boolean importing(int slot) {
-        return state.get(slot) == IMPORTING;
+        return state.get(slot) == SlotState.IMPORTING;
     }
 
     public long lastComplete(int slot) {
         return lastComplete.get(slot);
     }
 
-    private int countState(int wanted) {
-        int n = 0;
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            if (state.get(s) == wanted) {
-                n++;
-            }
-        }
-        return n;
-    }
-
     public int importingSlots() {
-        return countState(IMPORTING);
+        return state.count(SlotState.IMPORTING);
     }
 
     /** Remembers an epoch a peer spoke of; a higher one than installed makes this node refuse writes until it has it. */
@@ -273,8 +250,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     void fetched(long bytes) {
-        fetchedKeys.increment();
-        fetchedBytes.add(bytes);
+        counters.fetchedKeys().increment();
+        counters.fetchedBytes().add(bytes);
     }
 
     /** Marks {@code slots} complete if the topology is still at {@code epoch}; called by the importer. */
@@ -284,7 +261,7 @@ public final class ClusterNode implements AutoCloseable {
                 return;
             }
             for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
-                if (state.compareAndSet(s, IMPORTING, COMPLETE)) {
+                if (state.moveIf(s, SlotState.IMPORTING, SlotState.COMPLETE)) {
                     lastComplete.set(s, stamp(topology.table()));
                 }
             }
@@ -296,13 +273,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Slots this node is importing, for the importer. */
     java.util.BitSet importingSet() {
-        java.util.BitSet set = new java.util.BitSet(SlotHash.SLOTS);
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            if (state.get(s) == IMPORTING) {
-                set.set(s);
-            }
-        }
-        return set;
+        return state.slotsIn(SlotState.IMPORTING);
     }
 
     /** {@code slots} as the 2048-byte bitmap KVT.SLOTKEYS takes (bit s of byte s / 8). */
@@ -352,6 +323,10 @@ public final class ClusterNode implements AutoCloseable {
 
     // ---- table installation (slot-table thread) ----
 
+    /**
+     * Serves {@code table}: in a minority, stops serving keys; otherwise drops what may be stale, moves every slot to
+     * its new state, and publishes the topology.
+     */
     private void install(SlotTable table) {
         Member self = topology.self();
         boolean present = table.members().stream().anyMatch(m -> m.id().equals(self.id()));
@@ -360,17 +335,7 @@ public final class ClusterNode implements AutoCloseable {
         long kept = lastServing.stream().filter(m -> now.contains(m.id())).count();
         boolean majority = present && (lastServing.isEmpty() || kept * 2 > lastServing.size());
         if (!majority) {
-            synchronized (this) {
-                for (int s = 0; s < SlotHash.SLOTS; s++) {
-                    state.set(s, NONE);
-                }
-                trusted = false;
-                topology = new Topology(table, self, false, "this node sees " + table.members().size() + " of the "
-                        + lastServing.size() + " members it last served with (a minority): it refuses keys until it"
-                        + " rejoins the majority" + (present ? "" : " (it is not in this table)"));
-            }
-            log.warn("{}: in a minority at epoch {} ({} of {} members); not serving keys", self.id(), table.epoch(),
-                    kept, lastServing.size());
+            stopServing(table, present, kept);
             return;
         }
         if (first) {
@@ -381,49 +346,11 @@ public final class ClusterNode implements AutoCloseable {
             trusted = false;
             rejoining = false;
         }
-        // Slots whose local keys were dropped just now: whatever they hold already came with this table (replication
-        // from primaries that installed it first), so it is not purged again below.
-        BitSet dropped = new BitSet(SlotHash.SLOTS);
-        if (!trusted) {
-            dropped = distrust(table);
-            trusted = true;
-        } else if (!lastServing.isEmpty() && kept * 2 <= table.members().size()) {
-            trusted = false; // while its stamps may still go (KVT.SLOTINFO)
-            dropped = yieldToNewcomers(table);
-            trusted = true;
-        }
+        BitSet dropped = dropUntrusted(table, kept);
         boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
-        java.util.BitSet purge = new java.util.BitSet(SlotHash.SLOTS);
-        int importing = 0;
+        int importing;
         synchronized (this) {
-            for (int s = 0; s < SlotHash.SLOTS; s++) {
-                boolean owner = table.owners(s).stream().anyMatch(m -> m.id().equals(self.id()));
-                int old = state.get(s);
-                int next;
-                if (!owner) {
-                    next = NONE;
-                } else if (old == COMPLETE || founding || table.members().size() == 1) {
-                    next = COMPLETE; // alone, nobody else can hold newer data
-                } else {
-                    next = IMPORTING;
-                    if (old == NONE) {
-                        purge.set(s, !dropped.get(s)); // leftovers from an earlier ownership: stale
-                    }
-                }
-                if (next == COMPLETE) {
-                    lastComplete.set(s, stamp(table));
-                }
-                if (next == IMPORTING) {
-                    importing++;
-                }
-                state.set(s, next);
-            }
-            purgeSlots(purge);
-            // A tombstone speaks only for the import it was made in: keep none past it, nor into a new ownership.
-            tombstones.keySet().removeIf(k -> {
-                int slot = SlotHash.slot(k.bytes());
-                return !importing(slot) || purge.get(slot);
-            });
+            importing = moveSlots(table, founding, dropped);
             lastServing = table.members();
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
@@ -436,6 +363,80 @@ public final class ClusterNode implements AutoCloseable {
                 table.epoch(), table.members().size(), table.primaryCount(self), table.ownedCount(self), importing);
         importer.forgetHolders();
         importer.wake();
+    }
+
+    /** A table in which this node is in a minority (or absent): it owns nothing and refuses keys until it rejoins. */
+    private void stopServing(SlotTable table, boolean present, long kept) {
+        Member self = topology.self();
+        synchronized (this) {
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                state.move(s, SlotState.NONE);
+            }
+            trusted = false;
+            topology = new Topology(table, self, false, "this node sees " + table.members().size() + " of the "
+                    + lastServing.size() + " members it last served with (a minority): it refuses keys until it"
+                    + " rejoins the majority" + (present ? "" : " (it is not in this table)"));
+        }
+        log.warn("{}: in a minority at epoch {} ({} of {} members); not serving keys", self.id(), table.epoch(),
+                kept, lastServing.size());
+    }
+
+    /**
+     * Drops local keys that may be stale before serving {@code table}: everything doubtful after joining, a pause or a
+     * minority spell ({@link #distrust}); what newcomers hold newer copies of when they outnumber the members this
+     * node served with ({@link #yieldToNewcomers}). Returns the slots whose keys were dropped: whatever they hold
+     * already came with this table (replication from primaries that installed it first), so they are not purged again.
+     */
+    private BitSet dropUntrusted(SlotTable table, long kept) {
+        BitSet dropped = new BitSet(SlotHash.SLOTS);
+        if (!trusted) {
+            dropped = distrust(table);
+            trusted = true;
+        } else if (!lastServing.isEmpty() && kept * 2 <= table.members().size()) {
+            trusted = false; // while its stamps may still go (KVT.SLOTINFO)
+            dropped = yieldToNewcomers(table);
+            trusted = true;
+        }
+        return dropped;
+    }
+
+    /**
+     * Moves every slot to its state under {@code table}: not an owner, NONE; an owner already complete (or alone),
+     * COMPLETE; otherwise IMPORTING, purging leftovers of an earlier ownership first. Returns how many import.
+     */
+    private int moveSlots(SlotTable table, boolean founding, BitSet dropped) {
+        Member self = topology.self();
+        BitSet purge = new BitSet(SlotHash.SLOTS);
+        int importing = 0;
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            boolean owner = table.owners(s).stream().anyMatch(m -> m.id().equals(self.id()));
+            SlotState old = state.get(s);
+            SlotState next;
+            if (!owner) {
+                next = SlotState.NONE;
+            } else if (old == SlotState.COMPLETE || founding || table.members().size() == 1) {
+                next = SlotState.COMPLETE; // alone, nobody else can hold newer data
+            } else {
+                next = SlotState.IMPORTING;
+                if (old == SlotState.NONE) {
+                    purge.set(s, !dropped.get(s)); // leftovers from an earlier ownership: stale
+                }
+            }
+            if (next == SlotState.COMPLETE) {
+                lastComplete.set(s, stamp(table));
+            }
+            if (next == SlotState.IMPORTING) {
+                importing++;
+            }
+            state.move(s, next);
+        }
+        purgeSlots(purge);
+        // A tombstone speaks only for the import it was made in: keep none past it, nor into a new ownership.
+        tombstones.keySet().removeIf(k -> {
+            int slot = SlotHash.slot(k.bytes());
+            return !importing(slot) || purge.get(slot);
+        });
+        return importing;
     }
 
     /**
@@ -455,7 +456,7 @@ public final class ClusterNode implements AutoCloseable {
             store.clear().join();
             tombstones.clear();
             for (int s = 0; s < SlotHash.SLOTS; s++) {
-                state.set(s, NONE);
+                state.move(s, SlotState.NONE);
                 lastComplete.set(s, 0);
             }
             BitSet all = new BitSet(SlotHash.SLOTS);
@@ -466,10 +467,10 @@ public final class ClusterNode implements AutoCloseable {
         tombstones.clear();
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             if (stale.get(s)) {
-                state.set(s, NONE);
+                state.move(s, SlotState.NONE);
                 lastComplete.set(s, 0);
             } else {
-                state.set(s, COMPLETE); // install() keeps it only where this node still owns the slot
+                state.move(s, SlotState.COMPLETE); // install() keeps it only where this node still owns the slot
             }
         }
         log.info("{}: rejoining at epoch {}: kept {} slots no other member has newer copies of, dropped the keys of"
@@ -604,7 +605,7 @@ public final class ClusterNode implements AutoCloseable {
                 + "node; it imports the slots they hold newer copies of");
         purgeSlots(stale);
         for (int s = stale.nextSetBit(0); s >= 0; s = stale.nextSetBit(s + 1)) {
-            state.set(s, NONE);
+            state.move(s, SlotState.NONE);
             lastComplete.set(s, 0);
         }
         tombstones.keySet().removeIf(k -> stale.get(SlotHash.slot(k.bytes())));

@@ -3,6 +3,7 @@ package io.kvtier.server.cluster;
 import io.kvtier.client.Reply;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
+import io.kvtier.cluster.error.TryAgainException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -143,7 +144,7 @@ final class Importer implements AutoCloseable {
             }
             if (answered < others.size()) {
                 // The silent one may be the freshest holder: an older one's "absent" or value could be stale.
-                throw new io.kvtier.server.command.CommandException("TRYAGAIN " + (others.size() - answered) + " of "
+                throw new TryAgainException((others.size() - answered) + " of "
                         + others.size() + " other nodes did not answer for a key of importing slot "
                         + SlotHash.slot(key));
             }
@@ -157,7 +158,7 @@ final class Importer implements AutoCloseable {
         return node.send(ClusterNode.Lane.TRANSFER, holder, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
             try {
                 if (r instanceof Reply.Error err) {
-                    throw new io.kvtier.server.command.CommandException("TRYAGAIN " + holder.id() + ": " + err.message());
+                    throw new TryAgainException(holder.id() + ": " + err.message());
                 }
                 if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
                     throw new IllegalStateException("unexpected KVT.PEEK reply from " + holder.id() + ": " + r);
@@ -205,30 +206,17 @@ final class Importer implements AutoCloseable {
         }
     }
 
+    /**
+     * One import of the slots in {@code want} at the current epoch: find each slot's freshest holder, complete the
+     * slots nobody holds, copy the rest from their holders in two passes, then mark them complete. Gives up (to start
+     * over) when a member does not answer or the table changes meanwhile.
+     */
     private void importRound(BitSet want) throws InterruptedException {
         long epoch = node.epoch();
         ImportProgress progress = node.importProgress;
         progress.begin(epoch, want.cardinality());
-        List<Member> others = node.others();
-        Member[] best = new Member[SlotHash.SLOTS];
-        long[] bestEpoch = new long[SlotHash.SLOTS];
-        int asked = 0;
-        for (Member m : others) {
-            long[] info = slotInfo(m, epoch);
-            if (info == null) {
-                continue;
-            }
-            asked++;
-            for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
-                if (info[s] > bestEpoch[s]) {
-                    bestEpoch[s] = info[s];
-                    best[s] = m;
-                }
-            }
-        }
-        if (asked < others.size()) {
-            log.info("import at epoch {}: {} of {} members answered SLOTINFO; retrying later", epoch, asked,
-                    others.size());
+        Member[] best = freshestHolders(want, epoch);
+        if (best == null) {
             sleepQuietly(200);
             woken = true;
             return;
@@ -249,24 +237,9 @@ final class Importer implements AutoCloseable {
             progress.slotsDone(nobody.cardinality());
         }
         long started = System.nanoTime();
-        long keys = 0;
-        for (int pass = 1; pass <= 2; pass++) {
-            progress.pass(pass);
-            for (Map.Entry<Member, BitSet> e : bySource.entrySet()) {
-                keys += copySlots(e.getKey(), e.getValue(), epoch);
-                if (node.epoch() != epoch || closed) {
-                    progress.superseded();
-                    return; // the table changed: start over with the new one
-                }
-                if (pass == 1) {
-                    progress.slotsCopied(e.getValue().cardinality());
-                }
-            }
-            if (pass == 1) {
-                // A write the old owner had in flight when it first heard of this epoch finished within the peer
-                // timeout; a second scan after it catches keys such a write created behind the first scan.
-                Thread.sleep(timeoutMillis());
-            }
+        long keys = copyFromSources(bySource, epoch, progress);
+        if (keys < 0) {
+            return; // the table changed: start over with the new one
         }
         BitSet done = new BitSet();
         bySource.values().forEach(done::or);
@@ -278,6 +251,64 @@ final class Importer implements AutoCloseable {
         }
         log.info("import at epoch {}: {} slots from {} sources, {} keys scanned in {} ms", epoch, done.cardinality(),
                 bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /**
+     * Per slot of {@code want}, the member holding the newest complete copy (null: nobody), from every other member's
+     * KVT.SLOTINFO; null when some member did not answer (its copy might be the newest).
+     */
+    private Member[] freshestHolders(BitSet want, long epoch) {
+        List<Member> others = node.others();
+        Member[] best = new Member[SlotHash.SLOTS];
+        long[] bestEpoch = new long[SlotHash.SLOTS];
+        int asked = 0;
+        for (Member m : others) {
+            long[] info = slotInfo(m, epoch);
+            if (info == null) {
+                continue;
+            }
+            asked++;
+            for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
+                if (info[s] > bestEpoch[s]) {
+                    bestEpoch[s] = info[s];
+                    best[s] = m;
+                }
+            }
+        }
+        if (asked < others.size()) {
+            log.info("import at epoch {}: {} of {} members answered SLOTINFO; retrying later", epoch, asked,
+                    others.size());
+            return null;
+        }
+        return best;
+    }
+
+    /**
+     * Copies each source's slots in two passes (the second, one peer timeout later, catches keys that writes in flight
+     * on the old owners created behind the first); returns the keys scanned, or -1 if the table changed meanwhile.
+     */
+    private long copyFromSources(Map<Member, BitSet> bySource, long epoch, ImportProgress progress)
+            throws InterruptedException {
+        long keys = 0;
+        for (int pass = 1; pass <= 2; pass++) {
+            progress.pass(pass);
+            for (Map.Entry<Member, BitSet> e : bySource.entrySet()) {
+                keys += copySlots(e.getKey(), e.getValue(), epoch);
+                if (node.epoch() != epoch || closed) {
+                    progress.superseded();
+                    return -1;
+                }
+                if (pass == 1) {
+                    progress.slotsCopied(e.getValue().cardinality());
+                }
+            }
+            if (pass == 1) {
+                // A write the old owner had in flight when it first heard of this epoch finished within the peer
+                // timeout; a second scan after it catches keys such a write created behind the first scan.
+                Thread.sleep(timeoutMillis());
+            }
+        }
+        return keys;
     }
 
     /** lastComplete per slot at {@code m}, then its trusted flag (index SLOTS), or null if it did not answer. */
@@ -333,13 +364,13 @@ final class Importer implements AutoCloseable {
                 if (node.store().exists(key) || node.tombstones.containsKey(new ClusterNode.ByteKey(key))) {
                     continue;
                 }
-                long before = node.fetchedBytes.sum();
+                long before = node.counters.fetchedBytes().sum();
                 try {
                     fetch(key, source).get(timeoutMillis() * 4, TimeUnit.MILLISECONDS);
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                     throw new IllegalStateException("copying a key from " + source.id() + " failed: " + e, e);
                 }
-                pace(node.fetchedBytes.sum() - before);
+                pace(node.counters.fetchedBytes().sum() - before);
                 if (node.epoch() != epoch || closed) {
                     return listed;
                 }

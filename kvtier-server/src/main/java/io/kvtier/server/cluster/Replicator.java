@@ -3,6 +3,7 @@ package io.kvtier.server.cluster;
 import io.kvtier.client.Reply;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
+import io.kvtier.cluster.error.UnreplicatedException;
 import io.kvtier.server.net.DiskReads;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
@@ -149,9 +150,9 @@ public final class Replicator {
         return sent.whenComplete((v, e) -> {
             node.replicationBacklog.writeEnded(timed);
             if (e != null) {
-                node.replicationFailures.increment();
+                node.counters.replicationFailures().increment();
             } else {
-                node.replicated.add(calls);
+                node.counters.replicated().add(calls);
             }
         });
     }
@@ -206,8 +207,8 @@ public final class Replicator {
         });
     }
 
-    private io.kvtier.server.command.CommandException unreplicated(Member backup, String what) {
-        return new io.kvtier.server.command.CommandException("UNREPLICATED the write was applied on "
+    private UnreplicatedException unreplicated(Member backup, String what) {
+        return new UnreplicatedException("the write was applied on "
                 + node.topology().self().id() + " but replication to backup " + backup.id() + " " + what
                 + "; it may be lost if this node fails before the backup has it: read the key to check");
     }

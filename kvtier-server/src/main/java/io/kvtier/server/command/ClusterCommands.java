@@ -55,6 +55,9 @@ final class ClusterCommands {
                     r.verbatim(statusText(node(s)));
                     return null;
                 }),
+                // Every slot range with all its owners, primary first then backups in failover order, in CLUSTER
+                // SLOTS's format: where the copies are, for operators and tests (clients are shown primaries only).
+                of("kvt.slots", 1, "loading stale", 0, 0, 0, ClusterCommands::ownerSlots),
                 of("readonly", 1, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                     node(s);
                     s.readOnly = true;
@@ -116,6 +119,32 @@ final class ClusterCommands {
         return out;
     }
 
+    /** Maximal runs of consecutive slots with the same owner list, as {start, end, owner indexes...}. */
+    static List<int[]> ownerRuns(SlotTable table) {
+        List<int[]> out = new ArrayList<>();
+        if (!table.isOwned()) {
+            return out;
+        }
+        List<Member> members = table.members();
+        int start = 0;
+        List<Member> current = table.owners(0);
+        for (int s = 1; s <= SlotHash.SLOTS; s++) {
+            List<Member> next = s < SlotHash.SLOTS ? table.owners(s) : null;
+            if (!current.equals(next)) {
+                int[] run = new int[2 + current.size()];
+                run[0] = start;
+                run[1] = s - 1;
+                for (int k = 0; k < current.size(); k++) {
+                    run[2 + k] = members.indexOf(current.get(k));
+                }
+                out.add(run);
+                start = s;
+                current = next;
+            }
+        }
+        return out;
+    }
+
     private static ClusterNode.Topology served(Session s) {
         ClusterNode node = node(s);
         s.clusterAware = true;
@@ -138,6 +167,28 @@ final class ClusterCommands {
             r.bulk(m.host());
             r.integer(m.port());
             r.bulk(ids.get(run[2]));
+        }
+        return null;
+    }
+
+    /** KVT.SLOTS: as CLUSTER SLOTS, each range with every owner ([host, port, id]), primary first. */
+    private static CompletableFuture<Void> ownerSlots(Session s, RespCommand c, Reply r) {
+        ClusterNode.Topology t = node(s).topology();
+        List<Member> members = t.table().members();
+        List<String> ids = members.stream().map(ClusterCommands::redisId).toList();
+        List<int[]> runs = ownerRuns(t.table());
+        r.array(runs.size());
+        for (int[] run : runs) {
+            r.array(run.length);
+            r.integer(run[0]);
+            r.integer(run[1]);
+            for (int k = 2; k < run.length; k++) {
+                Member m = members.get(run[k]);
+                r.array(3);
+                r.bulk(m.host());
+                r.integer(m.port());
+                r.bulk(ids.get(run[k]));
+            }
         }
         return null;
     }
@@ -246,15 +297,15 @@ final class ClusterCommands {
         b.append("kvtier_slots_importing:").append(node.importingSlots()).append("\r\n");
         // Kept for scripts that read it: the replication calls in flight (kvtier_replication_inflight_calls).
         b.append("kvtier_replication_pending:").append(node.replicationBacklog.calls()).append("\r\n");
-        b.append("kvtier_replicated_total:").append(node.replicated.sum()).append("\r\n");
-        b.append("kvtier_replication_failures_total:").append(node.replicationFailures.sum()).append("\r\n");
-        b.append("kvtier_forwarded_total:").append(node.forwarded.sum()).append("\r\n");
-        b.append("kvtier_forward_failures_total:").append(node.forwardFailures.sum()).append("\r\n");
-        b.append("kvtier_moved_total:").append(node.movedReplies.sum()).append("\r\n");
-        b.append("kvtier_refused_writes_total:").append(node.refusedWrites.sum()).append("\r\n");
-        b.append("kvtier_late_peer_requests_total:").append(node.lateRequests.sum()).append("\r\n");
-        b.append("kvtier_imported_keys_total:").append(node.fetchedKeys.sum()).append("\r\n");
-        b.append("kvtier_imported_bytes_total:").append(node.fetchedBytes.sum()).append("\r\n");
+        b.append("kvtier_replicated_total:").append(node.counters.replicated().sum()).append("\r\n");
+        b.append("kvtier_replication_failures_total:").append(node.counters.replicationFailures().sum()).append("\r\n");
+        b.append("kvtier_forwarded_total:").append(node.counters.forwarded().sum()).append("\r\n");
+        b.append("kvtier_forward_failures_total:").append(node.counters.forwardFailures().sum()).append("\r\n");
+        b.append("kvtier_moved_total:").append(node.counters.movedReplies().sum()).append("\r\n");
+        b.append("kvtier_refused_writes_total:").append(node.counters.refusedWrites().sum()).append("\r\n");
+        b.append("kvtier_late_peer_requests_total:").append(node.counters.lateRequests().sum()).append("\r\n");
+        b.append("kvtier_imported_keys_total:").append(node.counters.fetchedKeys().sum()).append("\r\n");
+        b.append("kvtier_imported_bytes_total:").append(node.counters.fetchedBytes().sum()).append("\r\n");
         ClusterProgressInfo.append(b, node);
         return b.toString();
     }

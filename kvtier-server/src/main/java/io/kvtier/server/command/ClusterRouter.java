@@ -2,6 +2,12 @@ package io.kvtier.server.command;
 
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
+import io.kvtier.cluster.error.ClusterDownException;
+import io.kvtier.cluster.error.ClusterException;
+import io.kvtier.cluster.error.CrossSlotException;
+import io.kvtier.cluster.error.MovedException;
+import io.kvtier.cluster.error.TryAgainException;
+import io.kvtier.cluster.error.UnreachableException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.net.Reply;
@@ -43,7 +49,7 @@ final class ClusterRouter {
     /** CLUSTERDOWN unless this node serves its slot table. */
     static void requireServing(ClusterNode.Topology t) {
         if (!t.serving()) {
-            throw new CommandException("CLUSTERDOWN " + t.downReason());
+            throw new ClusterDownException(t.downReason());
         }
     }
 
@@ -51,7 +57,7 @@ final class ClusterRouter {
     static Member primaryOf(ClusterNode.Topology t, int slot) {
         Member primary = t.table().isOwned() ? t.table().primary(slot) : null;
         if (primary == null) {
-            throw new CommandException("CLUSTERDOWN Hash slot not served");
+            throw new ClusterDownException("Hash slot not served");
         }
         return primary;
     }
@@ -61,16 +67,16 @@ final class ClusterRouter {
         int slot = SlotHash.slot(keys[0]);
         for (byte[] k : keys) {
             if (SlotHash.slot(k) != slot) {
-                throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
+                throw new CrossSlotException();
             }
         }
         return slot;
     }
 
     /** The redirection of a command for {@code slot} to its primary, counted. */
-    static CommandException moved(ClusterNode node, int slot, Member primary) {
-        node.movedReplies.increment();
-        return new CommandException("MOVED " + slot + " " + primary.endpoint());
+    static MovedException moved(ClusterNode node, int slot, Member primary) {
+        node.counters.movedReplies().increment();
+        return new MovedException(slot, primary.endpoint());
     }
 
     static CompletableFuture<Void> dispatch(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r) {
@@ -102,6 +108,10 @@ final class ClusterRouter {
         return forward(node, t, primary, c, r, allIndexes(c));
     }
 
+    /**
+     * A multi-key command whose keys have several primaries: run here if they are all this node's; otherwise split by
+     * owner (a cluster-unaware client through the proxy, for the commands that can be split), sent, and merged.
+     */
     private static CompletableFuture<Void> multiSlot(ClusterNode node, ClusterNode.Topology t, CommandSpec spec,
                                                      Session s, RespCommand c, Reply r, int[] keys) {
         Map<Member, List<Integer>> byOwner = new LinkedHashMap<>();
@@ -112,25 +122,14 @@ final class ClusterRouter {
             return asPrimary(node, spec, s, c, r, keys);
         }
         if (!SPLITTABLE.contains(spec.name()) || !node.settings().proxy() || s.clusterAware) {
-            throw new CommandException("CROSSSLOT Keys in request don't hash to the same slot");
+            throw new CrossSlotException();
         }
-        boolean pairs = spec.step() == 2;
-        String name = spec.name();
         List<Member> owners = new ArrayList<>(byOwner.keySet());
         List<CompletableFuture<io.kvtier.client.Reply>> parts = new ArrayList<>();
         for (Member owner : owners) {
-            List<Integer> ks = byOwner.get(owner);
-            int[] idx = new int[1 + ks.size() * (pairs ? 2 : 1)];
-            idx[0] = 0;
-            int n = 1;
-            for (int k : ks) {
-                idx[n++] = k;
-                if (pairs) {
-                    idx[n++] = k + 1;
-                }
-            }
-            parts.add(send(node, t, owner, c, idx));
+            parts.add(send(node, t, owner, c, partIndexes(byOwner.get(owner), spec.step() == 2)));
         }
+        String name = spec.name();
         CompletableFuture<Void> all = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
         return all.handleAsync((v, e) -> {
             List<io.kvtier.client.Reply> replies = new ArrayList<>();
@@ -138,20 +137,39 @@ final class ClusterRouter {
                 for (CompletableFuture<io.kvtier.client.Reply> p : parts) {
                     replies.add(p.isCompletedExceptionally() ? null : p.join());
                 }
-                for (int i = 0; i < parts.size(); i++) {
-                    if (replies.get(i) == null) {
-                        throw failure(owners.get(i), cause(parts.get(i)));
-                    }
-                    if (replies.get(i) instanceof io.kvtier.client.Reply.Error err) {
-                        throw new CommandException(err.message());
-                    }
-                }
+                checkParts(owners, parts, replies);
                 merge(name, c, keys, byOwner, owners, replies, r);
                 return null;
             } finally {
                 replies.forEach(io.kvtier.client.Reply::release);
             }
         }, r.executor());
+    }
+
+    /** The argument indexes of one owner's part: the command name, then its keys (with their values for MSET). */
+    private static int[] partIndexes(List<Integer> keys, boolean pairs) {
+        int[] idx = new int[1 + keys.size() * (pairs ? 2 : 1)];
+        int n = 1; // idx[0] = 0, the command name
+        for (int k : keys) {
+            idx[n++] = k;
+            if (pairs) {
+                idx[n++] = k + 1;
+            }
+        }
+        return idx;
+    }
+
+    /** Fails the split command with the first part that got no reply or an error reply. */
+    private static void checkParts(List<Member> owners, List<CompletableFuture<io.kvtier.client.Reply>> parts,
+                                   List<io.kvtier.client.Reply> replies) {
+        for (int i = 0; i < parts.size(); i++) {
+            if (replies.get(i) == null) {
+                throw failure(owners.get(i), cause(parts.get(i)));
+            }
+            if (replies.get(i) instanceof io.kvtier.client.Reply.Error err) {
+                throw new CommandException(err.message());
+            }
+        }
     }
 
     private static void merge(String name, RespCommand c, int[] keys, Map<Member, List<Integer>> byOwner,
@@ -225,8 +243,8 @@ final class ClusterRouter {
     /** A write cannot run while this node installs a newer slot table: TRYAGAIN. */
     static void checkNotBehind(ClusterNode node, boolean write) {
         if (write && node.behind()) {
-            node.refusedWrites.increment();
-            throw new CommandException("TRYAGAIN this node is installing a newer slot table; retry");
+            node.counters.refusedWrites().increment();
+            throw new TryAgainException("this node is installing a newer slot table; retry");
         }
     }
 
@@ -264,8 +282,8 @@ final class ClusterRouter {
         if (node.behind() || !t.serving() || !primaryOfAll(t, keys)) {
             unlock.run();
             cleanup.run();
-            node.refusedWrites.increment();
-            throw new CommandException("TRYAGAIN the slot table changed while this write waited for its keys; retry");
+            node.counters.refusedWrites().increment();
+            throw new TryAgainException("the slot table changed while this write waited for its keys; retry");
         }
         boolean sync = node.settings().syncReplication();
         r.hold();
@@ -393,7 +411,7 @@ final class ClusterRouter {
      */
     static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t, Member owner,
                                                          Object[] args, byte[] firstKey) {
-        node.forwarded.increment();
+        node.counters.forwarded().increment();
         long timeout = node.settings().peerTimeout().toNanos();
         long deadline = System.nanoTime() + timeout;
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
@@ -401,7 +419,7 @@ final class ClusterRouter {
         attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result);
         return result.whenComplete((x, e) -> {
             if (e != null) {
-                node.forwardFailures.increment();
+                node.counters.forwardFailures().increment();
             }
             for (Object a : args) {
                 if (a instanceof io.netty.buffer.ByteBuf b && b.refCnt() > 0) {
@@ -435,7 +453,7 @@ final class ClusterRouter {
         }
         node.send(ClusterNode.Lane.FORWARD, owner, copy).whenComplete((reply, e) -> {
             boolean retry = System.nanoTime() + RETRY_PAUSE_NANOS < deadline && (e != null && notSent(cause(e))
-                    || reply instanceof io.kvtier.client.Reply.Error err && err.message().startsWith("TRYAGAIN"));
+                    || reply instanceof io.kvtier.client.Reply.Error err && TryAgainException.isReply(err.message()));
             if (!retry) {
                 boolean taken = e != null ? result.completeExceptionally(e) : result.complete(reply);
                 if (!taken) {
@@ -471,15 +489,15 @@ final class ClusterRouter {
      * The error for a forwarded call that got no reply: TRYAGAIN only when the command never reached {@code owner}
      * (Redis Cluster's "not run, resend"); otherwise it may have run there, and a write must not be resent blindly.
      */
-    private static CommandException failure(Member owner, Throwable e) {
+    private static ClusterException failure(Member owner, Throwable e) {
         String who = "node " + owner.id() + " (" + owner.endpoint() + ")";
         if (notSent(e)) {
-            return new CommandException("TRYAGAIN " + who + " could not be reached: " + e.getMessage());
+            return new TryAgainException(who + " could not be reached: " + e.getMessage());
         }
         String why = e instanceof java.util.concurrent.TimeoutException ? "no reply within the peer timeout"
                 : e.getMessage();
-        return new CommandException("UNREACHABLE " + who + " did not answer (" + why + "); a write may or may not"
-                + " have run there: read the key to see");
+        return new UnreachableException(who + " did not answer (" + why + "); a write may or may not have run"
+                + " there: read the key to see");
     }
 
     /** Writes a peer's reply to {@code r} and releases it unless {@code keep}. */

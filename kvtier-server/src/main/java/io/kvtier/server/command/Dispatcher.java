@@ -1,5 +1,6 @@
 package io.kvtier.server.command;
 
+import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.net.Reply;
 import io.kvtier.store.IndexFullException;
@@ -204,9 +205,13 @@ public final class Dispatcher {
         return e;
     }
 
+    /** The Redis error reply for a failure: the one place typed failures (the cluster's too) become error text. */
     static String errorText(Throwable e) {
         if (e instanceof CommandException) {
             return e.getMessage();
+        }
+        if (e instanceof ClusterException c) { // MOVED, TRYAGAIN, CLUSTERDOWN, CROSSSLOT, UNREPLICATED, UNREACHABLE
+            return c.redisError();
         }
         if (e instanceof IndexFullException) {
             return "OOM command not allowed: " + e.getMessage(); // Redis's reply past maxmemory

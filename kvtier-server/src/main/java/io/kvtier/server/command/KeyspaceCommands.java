@@ -31,10 +31,10 @@ final class KeyspaceCommands {
         return List.of(
                 of("del", -2, "write", 1, -1, 1, KeyspaceCommands::del),
                 of("unlink", -2, "write fast", 1, -1, 1, KeyspaceCommands::del),
-                of("exists", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.kvcache()::exists)),
-                of("touch", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.store()::touch)),
+                of("exists", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.keyspace()::exists)),
+                of("touch", -2, "readonly fast", 1, -1, 1, (s, c, r) -> count(c, r, s.server.keyspace()::touch)),
                 of("type", 2, "readonly fast", 1, 1, 1, (s, c, r) -> {
-                    r.simple(s.server.store().exists(c.bytes(1)) ? "string" : "none");
+                    r.simple(s.server.keyspace().present(c.bytes(1)) ? "string" : "none");
                     return null;
                 }),
                 of("ttl", 2, "readonly fast", 1, 1, 1, (s, c, r) -> ttl(s, c, r, true)),
@@ -44,7 +44,7 @@ final class KeyspaceCommands {
                 of("expireat", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1000, true, "expireat")),
                 of("pexpireat", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1, true, "pexpireat")),
                 of("persist", 2, "write fast", 1, 1, 1, (s, c, r) -> Async.then(
-                        s.server.store().setExpiry(c.bytes(1), 0, ExpireCondition.XX), r, changed -> {
+                        s.server.keyspace().setExpiry(c.bytes(1), 0, ExpireCondition.XX), r, changed -> {
                             r.integer(changed ? 1 : 0);
                             return null;
                         })),
@@ -57,10 +57,10 @@ final class KeyspaceCommands {
     }
 
     private static CompletableFuture<Void> del(Session s, RespCommand c, Reply r) {
-        TieredStore store = s.server.store();
+        Keyspace keyspace = s.server.keyspace();
         List<CompletableFuture<Removed>> removals = new ArrayList<>();
         for (int i = 1; i < c.argCount(); i++) {
-            removals.add(store.remove(c.bytes(i), false));
+            removals.add(keyspace.remove(c.bytes(i), false));
         }
         return Async.then(CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)), r, v -> {
             r.integer(removals.stream().filter(f -> f.join().existed()).count());
@@ -80,7 +80,7 @@ final class KeyspaceCommands {
     }
 
     private static CompletableFuture<Void> ttl(Session s, RespCommand c, Reply r, boolean seconds) {
-        long at = s.server.store().expireAt(c.bytes(1));
+        long at = s.server.keyspace().expireAt(c.bytes(1));
         if (at < 0) {
             r.integer(-2);
         } else if (at == 0) {
@@ -112,15 +112,16 @@ final class KeyspaceCommands {
             when += now;
         }
         byte[] key = c.bytes(1);
-        if (options.requiresExpiry() && s.server.store().expireAt(key) <= 0) {
+        if (options.requiresExpiry() && s.server.keyspace().expireAt(key) <= 0) {
             r.integer(0);
             return null;
         }
         // The store reads 0 as "no expiry": any time at or before the epoch is simply in the past.
-        return Async.then(s.server.store().setExpiry(key, Math.max(1, when), options.condition()), r, changed -> {
-            r.integer(changed ? 1 : 0);
-            return null;
-        });
+        return Async.then(s.server.keyspace().setExpiry(key, Math.max(1, when), options.condition()), r,
+                changed -> {
+                    r.integer(changed ? 1 : 0);
+                    return null;
+                });
     }
 
     /**
@@ -181,7 +182,11 @@ final class KeyspaceCommands {
             return candidates.isEmpty() ? null : candidates.get(random.nextInt(candidates.size()));
         });
         return Async.then(found, r, key -> {
-            r.bulk(key);
+            if (key == null) {
+                r.nil();
+            } else {
+                r.bulk(key);
+            }
             return null;
         });
     }
@@ -209,7 +214,7 @@ final class KeyspaceCommands {
                 throw new CommandException(CommandException.SYNTAX);
             }
         }
-        TieredStore store = s.server.store();
+        TieredStore store = s.server.store(); // a walk, not a read: see Keyspace
         boolean strings = type == null || type.equals("string");
         byte[] match = pattern;
         long work = count;

@@ -27,7 +27,7 @@ final class KvCacheCommands {
                 of("kvc.lookup", -2, "readonly fast", 1, -1, 1, KvCacheCommands::lookup),
                 of("kvc.pin", -2, "fast", 1, 1, 1, KvCacheCommands::pin),
                 of("kvc.unpin", 2, "fast", 1, 1, 1, (s, c, r) -> {
-                    r.integer(s.server.store().unpin(c.bytes(1)) ? 1 : 0);
+                    r.integer(s.server.keyspace().unpin(c.bytes(1)) ? 1 : 0);
                     return null;
                 }));
     }
@@ -77,7 +77,7 @@ final class KvCacheCommands {
         byte[] key = c.bytes(1);
         PinOutcome outcome;
         try {
-            outcome = s.server.store().pin(key, until);
+            outcome = s.server.keyspace().pin(key, until);
         } catch (PinBudgetException e) {
             throw new CommandException("PINFULL " + e.getMessage());
         }
@@ -85,7 +85,7 @@ final class KvCacheCommands {
             r.integer(outcome == PinOutcome.NO_KEY ? 0 : 1);
             return null;
         }
-        ValueRef ref = s.server.store().get(key);
+        ValueRef ref = s.server.keyspace().forWrites().get(key); // the pin's own read: not a client's fetch
         if (ref == null || ref.inMemory()) {
             if (ref != null) {
                 ref.close();

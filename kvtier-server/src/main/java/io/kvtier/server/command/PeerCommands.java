@@ -3,14 +3,15 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.cluster.SlotHash;
+import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.net.Reply;
 import io.kvtier.server.net.Values;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
-import io.kvtier.store.ValueRef;
 import io.kvtier.store.TieredStore;
+import io.kvtier.store.ValueRef;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -60,8 +61,8 @@ final class PeerCommands {
         long grace = Math.max(1_000, node.settings().peerTimeout().toMillis()); // clocks agree within this
         long late = PeerStamp.parse(c.bytes(1)).lateMillis(System.currentTimeMillis(), grace);
         if (late > 0) {
-            node.lateRequests.increment();
-            throw new CommandException("TRYAGAIN request arrived " + late + " ms after its sender gave up; not run");
+            node.counters.lateRequests().increment();
+            throw new TryAgainException("request arrived " + late + " ms after its sender gave up; not run");
         }
     }
 
@@ -91,7 +92,7 @@ final class PeerCommands {
             ClusterNode.Topology t = node.topology();
             if (!t.serving() || t.table().epoch() < epoch(c)) {
                 // Not yet (or no longer) serving, or behind the sender: the proxy retries shortly.
-                throw new CommandException("TRYAGAIN " + t.self().id() + " is at epoch " + t.table().epoch()
+                throw new TryAgainException(t.self().id() + " is at epoch " + t.table().epoch()
                         + ", the request at " + epoch(c) + (t.serving() ? "" : "; not serving: " + t.downReason()));
             }
             if (transaction) {
@@ -112,7 +113,7 @@ final class PeerCommands {
     static void checkPrimary(ClusterNode.Topology t, byte[] key) {
         int slot = SlotHash.slot(key);
         if (!t.table().isOwned() || !t.isSelf(t.table().primary(slot))) {
-            throw new CommandException("TRYAGAIN " + t.self().id() + " is not the primary of slot " + slot
+            throw new TryAgainException(t.self().id() + " is not the primary of slot " + slot
                     + " at epoch " + t.table().epoch());
         }
     }

@@ -37,14 +37,14 @@ final class StringCommands {
                 of("mset", -3, "write denyoom", 1, -1, 2, (s, c, r) -> mset(s, c, r, false)),
                 of("msetnx", -3, "write denyoom", 1, -1, 2, (s, c, r) -> mset(s, c, r, true)),
                 of("strlen", 2, "readonly fast", 1, 1, 1, (s, c, r) -> {
-                    r.integer(Math.max(0, s.server.store().length(c.bytes(1))));
+                    r.integer(Math.max(0, s.server.keyspace().length(c.bytes(1))));
                     return null;
                 }),
                 of("getrange", 4, "readonly", 1, 1, 1, StringCommands::getrange));
     }
 
     private static CompletableFuture<Void> get(Session s, RespCommand c, Reply r) {
-        return Values.write(s.server, s.server.kvcache().get(c.bytes(1)), r);
+        return Values.write(s.server, s.server.keyspace().read(c.bytes(1)), r);
     }
 
     private static CompletableFuture<Void> set(Session s, RespCommand c, Reply r) {
@@ -55,16 +55,22 @@ final class StringCommands {
     /** Stores argument {@code valueIndex} under argument 1 and replies as SET (or as SETNX's integer). */
     private static CompletableFuture<Void> setWith(Session s, RespCommand c, Reply r, int valueIndex,
                                                    PutOptions options, boolean integerReply) {
-        TieredStore store = s.server.store();
+        Keyspace keyspace = s.server.keyspace();
         byte[] key = c.bytes(1);
         Values.checkKey(key);
-        CompletableFuture<PutResult> put = Values.put(c, valueIndex, key, options, store);
+        boolean oldHidden = options.returnOld() && !keyspace.present(key); // GET's old value, read as GET reads it
+        CompletableFuture<PutResult> put = Values.put(c, valueIndex, key, options, keyspace.forWrites());
         return Async.then(put, r, result -> {
             if (integerReply) {
                 r.integer(result.written() ? 1 : 0);
                 return null;
             }
             if (options.returnOld()) {
+                if (oldHidden && result.old() != null) {
+                    result.old().close();
+                    r.nil();
+                    return null;
+                }
                 return Values.write(s.server, result.old(), r);
             }
             if (result.written()) {
@@ -77,16 +83,16 @@ final class StringCommands {
     }
 
     private static CompletableFuture<Void> getdel(Session s, RespCommand c, Reply r) {
-        return Async.then(s.server.store().remove(c.bytes(1), true), r,
+        return Async.then(s.server.keyspace().remove(c.bytes(1), true), r,
                 removed -> Values.write(s.server, removed.old(), r));
     }
 
     /** GETEX as Redis 7.0: options first, then a missing key is nil, and only then is the expiry value checked. */
     private static CompletableFuture<Void> getex(Session s, RespCommand c, Reply r) {
         SetArguments a = SetArguments.parse(c, 2, true);
-        TieredStore store = s.server.store();
+        Keyspace keyspace = s.server.keyspace();
         byte[] key = c.bytes(1);
-        ValueRef ref = store.get(key);
+        ValueRef ref = keyspace.read(key);
         if (ref == null || !a.changesExpiry()) {
             return Values.write(s.server, ref, r);
         }
@@ -97,7 +103,7 @@ final class StringCommands {
             ref.close();
             throw e;
         }
-        CompletableFuture<Boolean> change = store.setExpiry(key, expireAt, io.kvtier.store.ExpireCondition.ALWAYS)
+        CompletableFuture<Boolean> change = keyspace.setExpiry(key, expireAt, io.kvtier.store.ExpireCondition.ALWAYS)
                 .whenComplete((v, e) -> {
                     if (e != null) {
                         ref.close();
@@ -118,7 +124,7 @@ final class StringCommands {
 
     private static CompletableFuture<Void> mgetFrom(Session s, RespCommand c, Reply r, int from) {
         for (int i = from; i < c.argCount(); i++) {
-            CompletableFuture<Void> pending = Values.writeOrNil(s.server, s.server.kvcache().get(c.bytes(i)), r);
+            CompletableFuture<Void> pending = Values.writeOrNil(s.server, s.server.keyspace().read(c.bytes(i)), r);
             if (pending != null) {
                 int next = i + 1;
                 return pending.thenComposeAsync(v -> {
@@ -135,10 +141,10 @@ final class StringCommands {
             throw new CommandException("ERR wrong number of arguments for '" + (onlyIfNoneExist ? "msetnx" : "mset")
                     + "' command");
         }
-        TieredStore store = s.server.store();
+        TieredStore store = s.server.keyspace().forWrites();
         if (onlyIfNoneExist) {
             for (int i = 1; i < c.argCount(); i += 2) {
-                if (store.exists(c.bytes(i))) {
+                if (s.server.keyspace().present(c.bytes(i))) {
                     r.integer(0);
                     return null;
                 }
@@ -180,7 +186,7 @@ final class StringCommands {
     private static CompletableFuture<Void> getrange(Session s, RespCommand c, Reply r) {
         long start = Args.parseLong(c.bytes(2));
         long end = Args.parseLong(c.bytes(3));
-        ValueRef ref = s.server.store().get(c.bytes(1));
+        ValueRef ref = s.server.keyspace().read(c.bytes(1));
         long length = ref == null ? 0 : ref.length();
         // Redis 7.0 getrangeCommand, step by step.
         if (start < 0 && end < 0 && start > end) {

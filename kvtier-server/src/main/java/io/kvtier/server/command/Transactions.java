@@ -4,6 +4,7 @@ import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
+import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.net.Reply;
@@ -109,9 +110,9 @@ final class Transactions {
                         checkHere(node, s, cmd.bytes(k));
                     }
                 }
-            } catch (CommandException e) {
+            } catch (CommandException | ClusterException e) {
                 s.transaction.fail();
-                r.error(e.getMessage());
+                r.error(Dispatcher.errorText(e));
                 return;
             }
         }

@@ -2,6 +2,7 @@ package io.kvtier.server.metrics;
 
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotTable;
+import io.kvtier.server.cluster.ClusterCounters;
 import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.cluster.ImportProgress;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -68,20 +69,21 @@ final class ClusterMetrics {
                 n -> n.replicationBacklog.bytes());
         gauge("kvtier_cluster_replication_lag_seconds", "Age of the oldest write not acknowledged by all backups",
                 n -> n.replicationBacklog.oldestAgeMillis() / 1e3);
-        counter("kvtier_cluster_replicated", "Key states replicated and acknowledged", node.replicated);
+        counter("kvtier_cluster_replicated", "Key states replicated and acknowledged", node.counters.replicated());
         counter("kvtier_cluster_replication_failures", "Writes whose replication failed (answered TRYAGAIN)",
-                node.replicationFailures);
+                node.counters.replicationFailures());
     }
 
     private void traffic() {
-        counter("kvtier_cluster_forwarded", "Commands forwarded to the primary of their slot", node.forwarded);
-        counter("kvtier_cluster_forward_failures", "Forwarded commands that failed", node.forwardFailures);
-        counter("kvtier_cluster_moved", "-MOVED replies to cluster-aware clients", node.movedReplies);
-        counter("kvtier_cluster_refused_writes", "Writes refused while installing a newer table", node.refusedWrites);
+        ClusterCounters c = node.counters;
+        counter("kvtier_cluster_forwarded", "Commands forwarded to the primary of their slot", c.forwarded());
+        counter("kvtier_cluster_forward_failures", "Forwarded commands that failed", c.forwardFailures());
+        counter("kvtier_cluster_moved", "-MOVED replies to cluster-aware clients", c.movedReplies());
+        counter("kvtier_cluster_refused_writes", "Writes refused while installing a newer table", c.refusedWrites());
         counter("kvtier_cluster_late_peer_requests", "Peer writes refused: they arrived after their sender gave up",
-                node.lateRequests);
-        counter("kvtier_cluster_imported_keys", "Values copied into this node by state transfer", node.fetchedKeys);
-        counter("kvtier_cluster_imported_bytes", "Bytes copied into this node by state transfer", node.fetchedBytes);
+                c.lateRequests());
+        counter("kvtier_cluster_imported_keys", "Values copied into this node by state transfer", c.fetchedKeys());
+        counter("kvtier_cluster_imported_bytes", "Bytes copied into this node by state transfer", c.fetchedBytes());
     }
 
     private void rebalancing() {
