@@ -143,7 +143,7 @@ final class Importer implements AutoCloseable {
             }
             if (answered < others.size()) {
                 // The silent one may be the freshest holder: an older one's "absent" or value could be stale.
-                throw new io.kvtier.server.command.CommandException("TRYAGAIN " + (others.size() - answered) + " of "
+                throw new io.kvtier.server.reply.CommandException("TRYAGAIN " + (others.size() - answered) + " of "
                         + others.size() + " other nodes did not answer for a key of importing slot "
                         + SlotHash.slot(key));
             }
@@ -157,7 +157,7 @@ final class Importer implements AutoCloseable {
         return node.send(ClusterNode.Lane.TRANSFER, holder, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
             try {
                 if (r instanceof Reply.Error err) {
-                    throw new io.kvtier.server.command.CommandException("TRYAGAIN " + holder.id() + ": " + err.message());
+                    throw new io.kvtier.server.reply.CommandException("TRYAGAIN " + holder.id() + ": " + err.message());
                 }
                 if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
                     throw new IllegalStateException("unexpected KVT.PEEK reply from " + holder.id() + ": " + r);

@@ -3,7 +3,6 @@ package io.kvtier.server.cluster;
 import io.kvtier.client.Reply;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
-import io.kvtier.server.net.DiskReads;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -22,9 +21,9 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Replicator {
     private final ClusterNode node;
-    private final DiskReads diskReads;
+    private final DiskValueReader diskReads;
 
-    public Replicator(ClusterNode node, DiskReads diskReads) {
+    public Replicator(ClusterNode node, DiskValueReader diskReads) {
         this.node = node;
         this.diskReads = diskReads;
     }
@@ -163,7 +162,7 @@ public final class Replicator {
         return sent;
     }
 
-    /** The value's bytes in one buffer (a copy for memory values; the staged read for disk ones). */
+    /** The value's bytes in one buffer (a copy for memory values; a copy of the staged read for disk ones). */
     private CompletableFuture<ByteBuf> bytesOf(ValueRef ref) {
         if (ref.inMemory()) {
             try (ref) {
@@ -174,14 +173,7 @@ public final class Replicator {
                 return CompletableFuture.completedFuture(buf);
             }
         }
-        return diskReads.read(ref).thenApply(read -> {
-            ByteBuf payload = read.payload();
-            ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
-            copy.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-            payload.release();
-            read.release().run();
-            return copy;
-        });
+        return diskReads.read(ref);
     }
 
     /**
@@ -206,8 +198,8 @@ public final class Replicator {
         });
     }
 
-    private io.kvtier.server.command.CommandException unreplicated(Member backup, String what) {
-        return new io.kvtier.server.command.CommandException("UNREPLICATED the write was applied on "
+    private io.kvtier.server.reply.CommandException unreplicated(Member backup, String what) {
+        return new io.kvtier.server.reply.CommandException("UNREPLICATED the write was applied on "
                 + node.topology().self().id() + " but replication to backup " + backup.id() + " " + what
                 + "; it may be lost if this node fails before the backup has it: read the key to check");
     }

@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.config;
 
 import io.kvtier.store.IndexBudget;
 import io.kvtier.store.StoreOptions;

@@ -1,4 +1,4 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
 import io.kvtier.resp.BulkSink;
 import io.kvtier.resp.BulkSinkFactory;
@@ -17,7 +17,7 @@ import java.util.concurrent.CompletionException;
  * asynchronous reservation, reports "not now" to the decoder, and calls {@code resume} (on the connection's event
  * loop) once the reservation is decided. Event-loop confined.
  */
-final class StoreSinkFactory implements BulkSinkFactory {
+public final class StoreSinkFactory implements BulkSinkFactory {
     private final TieredStore store;
     private final RequestMemory limits;
     private final Runnable resume;
@@ -27,7 +27,7 @@ final class StoreSinkFactory implements BulkSinkFactory {
     private Spool spool;     // of the request in progress, once one of its payloads spilled
     private long reserved;   // memory reserved for the request in progress, counted in limits
 
-    StoreSinkFactory(TieredStore store, RequestMemory limits, ByteBufAllocator alloc, Runnable resume) {
+    public StoreSinkFactory(TieredStore store, RequestMemory limits, ByteBufAllocator alloc, Runnable resume) {
         this.store = store;
         this.limits = limits;
         this.alloc = alloc;
@@ -35,7 +35,7 @@ final class StoreSinkFactory implements BulkSinkFactory {
     }
 
     /** Whether a payload streaming to disk is so far behind that the connection should stop reading. */
-    boolean backlogged() {
+    public boolean backlogged() {
         return direct != null && direct.backlogged();
     }
 
@@ -110,7 +110,7 @@ final class StoreSinkFactory implements BulkSinkFactory {
      * The request in progress was decoded (its sinks now belong to the command): its reservations no longer count as
      * unfinished, and its spool is left to the sinks that use it.
      */
-    void requestDone() {
+    public void requestDone() {
         limits.unreserve(reserved);
         reserved = 0;
         if (spool != null) {
@@ -120,7 +120,7 @@ final class StoreSinkFactory implements BulkSinkFactory {
     }
 
     /** Gives back a reservation the connection no longer needs (it closed while waiting) and the request's counts. */
-    void close() {
+    public void close() {
         if (pending != null) {
             if (!pending.cancel(false)) {
                 pending.thenAccept(MemoryValue::release);

@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.config;
 
 import io.kvtier.cluster.membership.ClusterOptions;
 import java.time.Duration;

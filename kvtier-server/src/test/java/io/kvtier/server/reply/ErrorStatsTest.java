@@ -1,4 +1,4 @@
-package io.kvtier.server.metrics;
+package io.kvtier.server.reply;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

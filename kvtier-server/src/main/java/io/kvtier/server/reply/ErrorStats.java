@@ -1,4 +1,4 @@
-package io.kvtier.server.metrics;
+package io.kvtier.server.reply;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -48,7 +48,7 @@ public final class ErrorStats {
         return out;
     }
 
-    void reset() {
+    public void reset() {
         byCode.clear();
         total.reset();
     }

@@ -1,4 +1,4 @@
-package io.kvtier.server.net;
+package io.kvtier.server.reply;
 
 import static io.kvtier.server.net.ConnectionHandlerTest.command;
 import static io.kvtier.server.net.ConnectionHandlerTest.send;
@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
+import io.kvtier.server.net.ConnectionHandler;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -38,7 +39,8 @@ class ReplyTest {
     void open() throws Exception {
         node = TestNode.open(dir, null, 10);
         ch = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
-        reply = new Reply(ch.pipeline().firstContext(), node.context);
+        reply = new Reply(ch.pipeline().firstContext(), node.context.metrics().errors(),
+                node.context.netOutputBytes);
     }
 
     @AfterEach

@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.metrics;
 
 /**
  * INFO's instantaneous_ops_per_sec and instantaneous_input/output_kbps, computed as Redis computes them: a sample of
@@ -17,7 +17,7 @@ public final class InstantaneousRates {
     private int next;
 
     /** Takes one sample of the three counters, read at {@code nanos} ({@link System#nanoTime()}). */
-    synchronized void sample(long nanos, long commands, long inputBytes, long outputBytes) {
+    public synchronized void sample(long nanos, long commands, long inputBytes, long outputBytes) {
         long[] now = {commands, inputBytes, outputBytes};
         if (lastNanos >= 0 && nanos > lastNanos) {
             double seconds = (nanos - lastNanos) / 1e9;

@@ -1,8 +1,9 @@
-package io.kvtier.server;
+package io.kvtier.server.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.server.TestNode;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
 import io.kvtier.resp.BulkSink;
 import io.kvtier.store.memory.MemoryValue;

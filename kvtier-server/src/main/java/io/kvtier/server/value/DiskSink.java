@@ -1,7 +1,7 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
 import io.kvtier.resp.BulkSink;
-import io.kvtier.server.command.CommandException;
+import io.kvtier.server.reply.CommandException;
 import io.kvtier.store.disk.DirectWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,7 +1,7 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
 import io.kvtier.resp.RequestBudget;
-import io.kvtier.server.ClientLimits;
+import io.kvtier.server.config.ClientLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

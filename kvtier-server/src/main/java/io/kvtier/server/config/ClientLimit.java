@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.config;
 
 import io.kvtier.store.StoreOptions;
 import java.io.IOException;
@@ -36,7 +36,7 @@ public record ClientLimit(long fdLimit, long reserved, int configured, int effec
      *
      * @throws IOException if the limit leaves no room for a single client
      */
-    static ClientLimit compute(ServerOptions options, int listeners, int metricsConnections) throws IOException {
+    public static ClientLimit compute(ServerOptions options, int listeners, int metricsConnections) throws IOException {
         long limit = -1;
         long open = 0;
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os) {

@@ -1,5 +1,6 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
+import io.kvtier.server.reply.Reply;
 import io.kvtier.store.StoreFullException;
 import io.kvtier.store.TieredStore;
 import io.kvtier.store.ValueRef;
@@ -70,6 +71,21 @@ public final class DiskReads implements AutoCloseable {
                 ref.close();
             }
         }, pool);
+    }
+
+    /**
+     * Reads {@code ref}'s value (as {@link #read}) into a buffer of its own, giving the staging allowance back at once:
+     * for a holder that keeps the bytes long, such as a replication call waiting for its backups.
+     */
+    public CompletableFuture<ByteBuf> readCopy(ValueRef ref) {
+        return read(ref).thenApply(read -> {
+            ByteBuf payload = read.payload();
+            ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
+            copy.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+            payload.release();
+            read.release().run();
+            return copy;
+        });
     }
 
     private static final long PERMIT_WAIT_SECONDS = 30;

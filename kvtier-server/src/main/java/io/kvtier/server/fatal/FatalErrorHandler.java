@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.fatal;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,9 +1,9 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
 import io.kvtier.resp.BulkSink;
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.ServerContext;
-import io.kvtier.server.command.CommandException;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutResult;
 import io.kvtier.store.KeyTooLongException;
@@ -218,7 +218,7 @@ public final class Values {
      * Writes {@code ref} as a bulk string (taking it over): at once from memory, or after a disk read, whose failure
      * as a corrupt record is answered as a miss. Returns null when done synchronously.
      */
-    public static CompletableFuture<Void> write(ServerContext server, ValueRef ref, Reply reply) {
+    public static CompletableFuture<Void> write(DiskReads diskReads, ValueRef ref, Reply reply) {
         if (ref == null) {
             reply.nil();
             return null;
@@ -233,9 +233,9 @@ public final class Values {
                 throw new CommandException("ERR a value over " + (DiskReads.STREAM_THRESHOLD >> 20) + " MiB on disk "
                         + "cannot be returned by a replicated write (GETDEL, SET ... GET); GET it first");
             }
-            return server.diskReads().stream(ref, reply);
+            return diskReads.stream(ref, reply);
         }
-        return server.diskReads().read(ref).handleAsync((read, e) -> {
+        return diskReads.read(ref).handleAsync((read, e) -> {
             writeRead(read, e, reply);
             return null;
         }, reply.executor());
@@ -259,8 +259,8 @@ public final class Values {
      * Like {@link #write} but never fails: a value whose disk read fails for any reason is answered as nil (and
      * logged), for replies that must stay well-formed around it (elements of MGET's array).
      */
-    public static CompletableFuture<Void> writeOrNil(ServerContext server, ValueRef ref, Reply reply) {
-        CompletableFuture<Void> f = write(server, ref, reply);
+    public static CompletableFuture<Void> writeOrNil(DiskReads diskReads, ValueRef ref, Reply reply) {
+        CompletableFuture<Void> f = write(diskReads, ref, reply);
         if (f == null) {
             return null;
         }
@@ -274,7 +274,7 @@ public final class Values {
     }
 
     /** Copies bytes [start, start+length) of {@code ref}'s value (memory or disk) to the heap. */
-    public static CompletableFuture<byte[]> range(ServerContext server, ValueRef ref, long start, int length) {
+    public static CompletableFuture<byte[]> range(DiskReads diskReads, ValueRef ref, long start, int length) {
         if (ref.inMemory()) {
             try (ref) {
                 byte[] out = new byte[length];
@@ -282,7 +282,7 @@ public final class Values {
                 return CompletableFuture.completedFuture(out);
             }
         }
-        return server.diskReads().read(ref).thenApply(r -> {
+        return diskReads.read(ref).thenApply(r -> {
             try {
                 byte[] out = new byte[length];
                 ByteBuf p = r.payload();

@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.config;
 
 import java.nio.file.Path;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.kvtier.server.net;
+package io.kvtier.server.value;
 
 import io.kvtier.store.memory.MemoryValue;
 import io.netty.buffer.ByteBuf;

@@ -1,9 +1,12 @@
-package io.kvtier.server;
+package io.kvtier.server.command;
 
-import io.kvtier.server.command.CommandTable;
-import io.kvtier.server.command.Session;
+import io.kvtier.server.config.ClientLimit;
+import io.kvtier.server.config.ClientLimits;
+import io.kvtier.server.config.ServerOptions;
+import io.kvtier.server.fatal.FatalErrorHandler;
+import io.kvtier.server.metrics.InstantaneousRates;
 import io.kvtier.server.metrics.Metrics;
-import io.kvtier.server.net.DiskReads;
+import io.kvtier.server.value.DiskReads;
 import io.kvtier.store.TieredStore;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,7 +20,7 @@ public final class ServerContext {
     private final DiskReads diskReads;
     private final CommandTable commands;
     private final Metrics metrics;
-    private final io.kvtier.server.net.RequestMemory requestMemory;
+    private final io.kvtier.server.value.RequestMemory requestMemory;
     private final io.kvtier.server.script.Scripting scripting = new io.kvtier.server.script.Scripting();
     private final FatalErrorHandler fatal = new FatalErrorHandler();
     private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
@@ -52,7 +55,7 @@ public final class ServerContext {
         this.commands = commands;
         this.metrics = metrics;
         this.maxClients = options.maxClients();
-        this.requestMemory = new io.kvtier.server.net.RequestMemory(options.clientLimits(), options.memoryBytes(),
+        this.requestMemory = new io.kvtier.server.value.RequestMemory(options.clientLimits(), options.memoryBytes(),
                 options.diskBytes(), options.dir());
     }
 
@@ -61,7 +64,7 @@ public final class ServerContext {
         return maxClients;
     }
 
-    void maxClients(int n) {
+    public void maxClients(int n) {
         this.maxClients = n;
     }
 
@@ -82,7 +85,7 @@ public final class ServerContext {
     }
 
     /** What the requests in progress of all connections hold, against the bounds of {@link ClientLimits}. */
-    public io.kvtier.server.net.RequestMemory requestMemory() {
+    public io.kvtier.server.value.RequestMemory requestMemory() {
         return requestMemory;
     }
 
@@ -134,7 +137,7 @@ public final class ServerContext {
         return boundPort;
     }
 
-    void port(int port) {
+    public void port(int port) {
         this.boundPort = port;
     }
 
@@ -147,9 +150,9 @@ public final class ServerContext {
         return replicator;
     }
 
-    void cluster(io.kvtier.server.cluster.ClusterNode node) {
+    public void cluster(io.kvtier.server.cluster.ClusterNode node) {
         this.cluster = node;
-        this.replicator = new io.kvtier.server.cluster.Replicator(node, diskReads);
+        this.replicator = new io.kvtier.server.cluster.Replicator(node, diskReads::readCopy);
     }
 
     public long newClientId() {
@@ -198,7 +201,7 @@ public final class ServerContext {
      * Samples the counters behind {@link #rates()} and {@link #usedMemoryPeak()}; run every
      * {@link InstantaneousRates#PERIOD_MILLIS} ms.
      */
-    void sampleRates() {
+    public void sampleRates() {
         try {
             rates.sample(System.nanoTime(), commandsProcessed.sum(), netInputBytes.sum(), netOutputBytes.sum());
             usedMemory();

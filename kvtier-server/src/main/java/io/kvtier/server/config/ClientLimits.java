@@ -1,4 +1,4 @@
-package io.kvtier.server;
+package io.kvtier.server.config;
 
 /**
  * Bounds on what one client and all clients together may hold or take while a request arrives, validated on

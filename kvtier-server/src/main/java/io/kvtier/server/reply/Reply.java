@@ -1,13 +1,13 @@
-package io.kvtier.server.net;
+package io.kvtier.server.reply;
 
 import io.kvtier.resp.RespWriter;
-import io.kvtier.server.ServerContext;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.EventExecutor;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Builds the replies of one connection in RESP2 or RESP3. Small replies accumulate in one buffer; a memory-resident
@@ -19,8 +19,10 @@ import java.nio.charset.StandardCharsets;
  */
 public final class Reply {
     private final ChannelHandlerContext ctx;
-    /** Where error replies and bytes written are counted (INFO); null for a capturing reply. */
-    private final ServerContext server;
+    /** Where error replies are counted (INFO errorstats); null for a capturing reply. */
+    private final ErrorStats errors;
+    /** Where bytes written to the socket are counted (INFO total_net_output_bytes); null for a capturing reply. */
+    private final LongAdder outputBytes;
     /** The executor of a capturing reply (its {@code ctx} is null). */
     private final EventExecutor captureExecutor;
     /** What a capturing reply collected; null on a connection's reply. */
@@ -43,17 +45,19 @@ public final class Reply {
     private record Held(ByteBuf bytes, Runnable done) {
     }
 
-    /** Counts its error replies and the bytes it writes in {@code server}'s statistics (INFO). */
-    public Reply(ChannelHandlerContext ctx, ServerContext server) {
+    /** Counts its error replies in {@code errors} and the bytes it writes in {@code outputBytes} (INFO). */
+    public Reply(ChannelHandlerContext ctx, ErrorStats errors, LongAdder outputBytes) {
         this.ctx = ctx;
-        this.server = server;
+        this.errors = errors;
+        this.outputBytes = outputBytes;
         this.captureExecutor = null;
         this.captureLimit = 0;
     }
 
     private Reply(EventExecutor executor, long limit) {
         this.ctx = null;
-        this.server = null;
+        this.errors = null;
+        this.outputBytes = null;
         this.captureExecutor = executor;
         this.captureLimit = limit;
         this.captured = Unpooled.buffer(256);
@@ -119,8 +123,8 @@ public final class Reply {
     /** An error reply; {@code message} starts with its code, e.g. "ERR syntax error". */
     public void error(String message) {
         errorReplies++;
-        if (server != null) { // a capturing reply's error goes back to the script, which answers its own
-            server.metrics().errors().record(message);
+        if (errors != null) { // a capturing reply's error goes back to the script, which answers its own
+            errors.record(message);
         }
         RespWriter.error(buf(), message.replace('\r', ' ').replace('\n', ' '));
     }
@@ -279,13 +283,13 @@ public final class Reply {
         } else if (held != null) {
             held.add(new Held(bytes, done));
         } else {
-            server.netOutputBytes.add(bytes.readableBytes());
+            outputBytes.add(bytes.readableBytes());
             ctx.write(bytes).addListener(f -> done.run());
         }
     }
 
     /** Writes a bulk-string header and flushes it, for a value that follows in {@link #writeNow} chunks. */
-    void bulkHeaderNow(long length) {
+    public void bulkHeaderNow(long length) {
         RespWriter.bulkHeader(buf(), length);
         writeBuffered();
         if (ctx != null) {
@@ -294,13 +298,13 @@ public final class Reply {
     }
 
     /** Writes and flushes one chunk of a streamed value; the future tells when the socket took it. */
-    io.netty.util.concurrent.Future<Void> writeNow(ByteBuf chunk) {
+    public io.netty.util.concurrent.Future<Void> writeNow(ByteBuf chunk) {
         writeBuffered();
         if (ctx == null) {
             capture(chunk);
             return captureExecutor.newSucceededFuture(null);
         }
-        server.netOutputBytes.add(chunk.readableBytes());
+        outputBytes.add(chunk.readableBytes());
         return ctx.writeAndFlush(chunk);
     }
 
@@ -322,12 +326,12 @@ public final class Reply {
     }
 
     /** Ends a streamed value. */
-    void crlfNow() {
+    public void crlfNow() {
         RespWriter.crlf(buf());
     }
 
     /** Closes the connection at once (a streamed value could not be completed). */
-    void abortConnection() {
+    public void abortConnection() {
         discard();
         if (ctx == null) {
             aborted = true;
@@ -356,7 +360,7 @@ public final class Reply {
     }
 
     /** Drops unsent small replies (connection closing). */
-    void discard() {
+    public void discard() {
         dropHeld();
         if (buf != null) {
             buf.release();

@@ -1,4 +1,4 @@
-package io.kvtier.server.command;
+package io.kvtier.server.reply;
 
 /** A command failed in a way the client is told about; the message is the full Redis error, e.g. "ERR syntax error". */
 public final class CommandException extends RuntimeException {
