@@ -23,8 +23,8 @@ public final class ServerContext {
     private final io.kvtier.server.value.RequestMemory requestMemory;
     private final io.kvtier.server.script.Scripting scripting = new io.kvtier.server.script.Scripting();
     private final FatalErrorHandler fatal = new FatalErrorHandler();
-    private final io.kvtier.server.command.KeyGate keyGate = new io.kvtier.server.command.KeyGate();
-    private final io.kvtier.server.command.Watches watches;
+    private final KeyGate keyGate = new KeyGate();
+    private final Watches watches;
     private final ConcurrentHashMap<Long, Session> sessions = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong();
     private final long startMillis = System.currentTimeMillis();
@@ -45,8 +45,7 @@ public final class ServerContext {
     private volatile io.kvtier.server.cluster.Replicator replicator;
 
     public ServerContext(ServerOptions options, TieredStore store, io.kvtier.kvcache.KvCache kvcache,
-                         DiskReads diskReads, CommandTable commands, Metrics metrics,
-                         io.kvtier.server.command.Watches watches) {
+                         DiskReads diskReads, CommandTable commands, Metrics metrics, Watches watches) {
         this.options = options;
         this.watches = watches;
         this.store = store;
@@ -90,7 +89,7 @@ public final class ServerContext {
     }
 
     /** Isolation of transactions and scripts from other commands on their keys. */
-    public io.kvtier.server.command.KeyGate keyGate() {
+    public KeyGate keyGate() {
         return keyGate;
     }
 
@@ -100,7 +99,7 @@ public final class ServerContext {
     }
 
     /** WATCH's registry of watched keys, told of every change by the store. */
-    public io.kvtier.server.command.Watches watches() {
+    public Watches watches() {
         return watches;
     }
 
