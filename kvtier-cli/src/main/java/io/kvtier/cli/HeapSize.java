@@ -1,6 +1,6 @@
 package io.kvtier.cli;
 
-import io.kvtier.server.ServerOptions;
+import io.kvtier.server.config.ServerOptions;
 import picocli.CommandLine;
 
 /**

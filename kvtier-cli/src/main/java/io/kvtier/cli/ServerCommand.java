@@ -1,11 +1,11 @@
 package io.kvtier.cli;
 
 import io.kvtier.cluster.membership.ClusterOptions;
-import io.kvtier.server.ClientLimits;
-import io.kvtier.server.ClusterSettings;
 import io.kvtier.server.KvtierServer;
-import io.kvtier.server.ServerOptions;
-import io.kvtier.server.TlsSettings;
+import io.kvtier.server.config.ClientLimits;
+import io.kvtier.server.config.ClusterSettings;
+import io.kvtier.server.config.ServerOptions;
+import io.kvtier.server.config.TlsSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -207,7 +207,7 @@ final class ServerCommand implements Callable<Integer> {
                 log.error("shutdown failed", e);
                 exit = 1;
             } catch (Error e) { // after an OutOfMemoryError the flush itself may find no heap left
-                exit = io.kvtier.server.FatalErrorHandler.EXIT_CODE;
+                exit = io.kvtier.server.fatal.FatalErrorHandler.EXIT_CODE;
                 log.error("shutdown failed: {}; values only in memory are lost", e.toString());
             } finally {
                 stopped.countDown();

@@ -3,9 +3,9 @@ package io.kvtier.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kvtier.server.ClientLimits;
-import io.kvtier.server.ServerOptions;
-import io.kvtier.server.TlsSettings;
+import io.kvtier.server.config.ClientLimits;
+import io.kvtier.server.config.ServerOptions;
+import io.kvtier.server.config.TlsSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.kvtier.it;
 
-import io.kvtier.server.ServerOptions;
+import io.kvtier.server.config.ServerOptions;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.TieredStore;
 import io.kvtier.store.memory.MemoryValue;
@@ -26,7 +26,7 @@ public final class IndexFiller {
                 Long.parseLong(args[3]), ServerOptions.DEFAULT_MAX_VALUE, null, true, 0,
                 ServerOptions.DEFAULT_MAX_CLIENTS, ServerOptions.DEFAULT_DISK_THREADS, 1,
                 ServerOptions.DEFAULT_DISK_READ_BUFFER, ServerOptions.DEFAULT_PIN_SHARE, Long.parseLong(args[4]), null,
-                io.kvtier.server.ClientLimits.defaults(), null);
+                io.kvtier.server.config.ClientLimits.defaults(), null);
         long start = System.nanoTime();
         try (TieredStore store = TieredStore.open(options.storeOptions())) {
             byte[] value = new byte[8];

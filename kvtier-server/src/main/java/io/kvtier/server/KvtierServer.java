@@ -2,12 +2,17 @@ package io.kvtier.server;
 
 import io.kvtier.kvcache.KvCache;
 import io.kvtier.server.command.CommandTable;
+import io.kvtier.server.command.ServerContext;
+import io.kvtier.server.config.ClientLimit;
+import io.kvtier.server.config.ClusterSettings;
+import io.kvtier.server.config.ServerOptions;
+import io.kvtier.server.metrics.InstantaneousRates;
 import io.kvtier.server.metrics.Metrics;
 import io.kvtier.server.metrics.MetricsEndpoint;
 import io.kvtier.server.net.ConnectionHandler;
-import io.kvtier.server.net.DiskReads;
 import io.kvtier.server.net.TlsWriteSlicer;
 import io.kvtier.server.tls.TlsContexts;
+import io.kvtier.server.value.DiskReads;
 import io.kvtier.store.TieredStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -60,7 +65,7 @@ public final class KvtierServer implements AutoCloseable {
         this.options = options;
         this.tls = options.tls() == null ? null : TlsContexts.load(options.tls()); // bad files: before recovery
         this.kvcache = new KvCache();
-        io.kvtier.server.net.RequestMemory.deleteLeftovers(options.dir());
+        io.kvtier.server.value.RequestMemory.deleteLeftovers(options.dir());
         io.kvtier.server.command.Watches watches = new io.kvtier.server.command.Watches();
         this.store = TieredStore.open(options.storeOptions(), io.kvtier.store.KeyListener.both(kvcache, watches));
         kvcache.attach(store, options.cluster() == null); // a chunk's two halves share one store only on one node

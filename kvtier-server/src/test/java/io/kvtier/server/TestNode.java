@@ -2,8 +2,11 @@ package io.kvtier.server;
 
 import io.kvtier.kvcache.KvCache;
 import io.kvtier.server.command.CommandTable;
+import io.kvtier.server.command.ServerContext;
+import io.kvtier.server.config.ClientLimits;
+import io.kvtier.server.config.ServerOptions;
 import io.kvtier.server.metrics.Metrics;
-import io.kvtier.server.net.DiskReads;
+import io.kvtier.server.value.DiskReads;
 import io.kvtier.store.TieredStore;
 import java.io.IOException;
 import java.nio.file.Path;

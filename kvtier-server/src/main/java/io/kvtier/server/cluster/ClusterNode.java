@@ -8,7 +8,7 @@ import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.SlotTable;
 import io.kvtier.cluster.topology.SlotTableService;
-import io.kvtier.server.ClusterSettings;
+import io.kvtier.server.config.ClusterSettings;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.TieredStore;

@@ -4,7 +4,6 @@ import io.kvtier.client.Reply;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.UnreplicatedException;
-import io.kvtier.server.net.DiskReads;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -23,9 +22,9 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Replicator {
     private final ClusterNode node;
-    private final DiskReads diskReads;
+    private final DiskValueReader diskReads;
 
-    public Replicator(ClusterNode node, DiskReads diskReads) {
+    public Replicator(ClusterNode node, DiskValueReader diskReads) {
         this.node = node;
         this.diskReads = diskReads;
     }
@@ -164,7 +163,7 @@ public final class Replicator {
         return sent;
     }
 
-    /** The value's bytes in one buffer (a copy for memory values; the staged read for disk ones). */
+    /** The value's bytes in one buffer (a copy for memory values; a copy of the staged read for disk ones). */
     private CompletableFuture<ByteBuf> bytesOf(ValueRef ref) {
         if (ref.inMemory()) {
             try (ref) {
@@ -175,14 +174,7 @@ public final class Replicator {
                 return CompletableFuture.completedFuture(buf);
             }
         }
-        return diskReads.read(ref).thenApply(read -> {
-            ByteBuf payload = read.payload();
-            ByteBuf copy = PooledByteBufAllocator.DEFAULT.directBuffer(payload.readableBytes());
-            copy.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-            payload.release();
-            read.release().run();
-            return copy;
-        });
+        return diskReads.read(ref);
     }
 
     /**

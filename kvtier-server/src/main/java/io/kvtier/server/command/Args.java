@@ -1,5 +1,6 @@
 package io.kvtier.server.command;
 
+import io.kvtier.server.reply.CommandException;
 import java.nio.charset.StandardCharsets;
 
 /** Parsing of command arguments with Redis's exact error texts. */

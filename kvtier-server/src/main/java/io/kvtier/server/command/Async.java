@@ -1,6 +1,6 @@
 package io.kvtier.server.command;
 
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.Reply;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;

@@ -1,7 +1,7 @@
 package io.kvtier.server.command;
 
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.Reply;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -4,7 +4,8 @@ import static io.kvtier.server.command.CommandSpec.container;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;

@@ -2,7 +2,8 @@ package io.kvtier.server.command;
 
 import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import io.kvtier.store.IndexFullException;
 import io.kvtier.store.KeyTooLongException;
 import io.kvtier.store.StoreFullException;

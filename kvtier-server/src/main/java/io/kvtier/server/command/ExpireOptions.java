@@ -1,6 +1,7 @@
 package io.kvtier.server.command;
 
 import io.kvtier.resp.RespCommand;
+import io.kvtier.server.reply.CommandException;
 import io.kvtier.store.ExpireCondition;
 
 /**

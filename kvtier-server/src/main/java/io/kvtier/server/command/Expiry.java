@@ -1,5 +1,7 @@
 package io.kvtier.server.command;
 
+import io.kvtier.server.reply.CommandException;
+
 /** Turns Redis expiry arguments (EX, PX, EXAT, PXAT and EXPIRE's seconds) into absolute epoch milliseconds. */
 final class Expiry {
     enum Unit { EX, PX, EXAT, PXAT }

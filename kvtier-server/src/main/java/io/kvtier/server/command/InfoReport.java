@@ -1,7 +1,6 @@
 package io.kvtier.server.command;
 
-import io.kvtier.server.InstantaneousRates;
-import io.kvtier.server.ServerContext;
+import io.kvtier.server.metrics.InstantaneousRates;
 import io.kvtier.server.metrics.Metrics;
 import io.kvtier.store.StoreStats;
 import io.kvtier.store.disk.RecoveryStats;

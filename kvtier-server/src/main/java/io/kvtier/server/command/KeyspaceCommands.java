@@ -3,7 +3,8 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import io.kvtier.store.ExpireCondition;
 import io.kvtier.store.Removed;
 import io.kvtier.store.TieredStore;

@@ -1,6 +1,6 @@
 package io.kvtier.server.command;
 
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.Reply;
 import io.netty.buffer.Unpooled;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -4,7 +4,8 @@ import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.kvcache.KvCache;
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import io.kvtier.store.PinBudgetException;
 import io.kvtier.store.PinOutcome;
 import io.kvtier.store.Residence;

@@ -1,6 +1,6 @@
 package io.kvtier.server.command;
 
-import io.kvtier.server.net.Values;
+import io.kvtier.server.value.Values;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutResult;
 import java.util.ArrayList;

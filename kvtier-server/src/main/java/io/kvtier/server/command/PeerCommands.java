@@ -6,8 +6,9 @@ import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;
-import io.kvtier.server.net.Reply;
-import io.kvtier.server.net.Values;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
+import io.kvtier.server.value.Values;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.TieredStore;
@@ -233,7 +234,7 @@ final class PeerCommands {
                 unlock.run();
                 return null;
             }
-            return Async.andFinally(() -> Values.write(s.server, ref, r), unlock);
+            return Async.andFinally(() -> Values.write(s.server.diskReads(), ref, r), unlock);
         });
     }
 

@@ -1,5 +1,6 @@
 package io.kvtier.server.command;
 
+import io.kvtier.server.reply.CommandException;
 import java.math.BigInteger;
 
 /**

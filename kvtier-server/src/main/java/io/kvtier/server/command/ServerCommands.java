@@ -4,9 +4,9 @@ import static io.kvtier.server.command.CommandSpec.container;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.ServerContext;
-import io.kvtier.server.ServerOptions;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.config.ServerOptions;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -147,7 +147,7 @@ final class ServerCommands {
         p.put("metrics-port", Integer.toString(o.metricsPort()));
         p.put("disk-threads", Integer.toString(o.diskThreads()));
         p.put("io-threads", Integer.toString(o.ioThreads()));
-        io.kvtier.server.TlsSettings tls = o.tls();
+        io.kvtier.server.config.TlsSettings tls = o.tls();
         p.put("tls-port", Integer.toString(tls == null ? 0 : tls.port()));
         p.put("tls-cert-file", tls == null ? "" : tls.certFile().toString());
         p.put("tls-key-file", tls == null ? "" : tls.keyFile().toString());

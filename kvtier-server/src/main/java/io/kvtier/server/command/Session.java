@@ -1,7 +1,6 @@
 package io.kvtier.server.command;
 
 import io.kvtier.resp.RequestBudget;
-import io.kvtier.server.ServerContext;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.unix.UnixChannel;

@@ -3,8 +3,9 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.net.Reply;
-import io.kvtier.server.net.Values;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
+import io.kvtier.server.value.Values;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.PutResult;
@@ -44,7 +45,7 @@ final class StringCommands {
     }
 
     private static CompletableFuture<Void> get(Session s, RespCommand c, Reply r) {
-        return Values.write(s.server, s.server.keyspace().read(c.bytes(1)), r);
+        return Values.write(s.server.diskReads(), s.server.keyspace().read(c.bytes(1)), r);
     }
 
     private static CompletableFuture<Void> set(Session s, RespCommand c, Reply r) {
@@ -71,7 +72,7 @@ final class StringCommands {
                     r.nil();
                     return null;
                 }
-                return Values.write(s.server, result.old(), r);
+                return Values.write(s.server.diskReads(), result.old(), r);
             }
             if (result.written()) {
                 r.ok();
@@ -84,7 +85,7 @@ final class StringCommands {
 
     private static CompletableFuture<Void> getdel(Session s, RespCommand c, Reply r) {
         return Async.then(s.server.keyspace().remove(c.bytes(1), true), r,
-                removed -> Values.write(s.server, removed.old(), r));
+                removed -> Values.write(s.server.diskReads(), removed.old(), r));
     }
 
     /** GETEX as Redis 7.0: options first, then a missing key is nil, and only then is the expiry value checked. */
@@ -94,7 +95,7 @@ final class StringCommands {
         byte[] key = c.bytes(1);
         ValueRef ref = keyspace.read(key);
         if (ref == null || !a.changesExpiry()) {
-            return Values.write(s.server, ref, r);
+            return Values.write(s.server.diskReads(), ref, r);
         }
         long expireAt;
         try {
@@ -109,7 +110,7 @@ final class StringCommands {
                         ref.close();
                     }
                 });
-        return Async.then(change, r, changed -> Values.write(s.server, ref, r));
+        return Async.then(change, r, changed -> Values.write(s.server.diskReads(), ref, r));
     }
 
     /**
@@ -124,7 +125,7 @@ final class StringCommands {
 
     private static CompletableFuture<Void> mgetFrom(Session s, RespCommand c, Reply r, int from) {
         for (int i = from; i < c.argCount(); i++) {
-            CompletableFuture<Void> pending = Values.writeOrNil(s.server, s.server.keyspace().read(c.bytes(i)), r);
+            CompletableFuture<Void> pending = Values.writeOrNil(s.server.diskReads(), s.server.keyspace().read(c.bytes(i)), r);
             if (pending != null) {
                 int next = i + 1;
                 return pending.thenComposeAsync(v -> {
@@ -208,7 +209,7 @@ final class StringCommands {
             r.bulk(new byte[0]);
             return null;
         }
-        return Async.then(Values.range(s.server, ref, start, (int) (end - start + 1)), r, bytes -> {
+        return Async.then(Values.range(s.server.diskReads(), ref, start, (int) (end - start + 1)), r, bytes -> {
             r.bulk(bytes);
             return null;
         });

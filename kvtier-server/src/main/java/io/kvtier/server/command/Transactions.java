@@ -7,7 +7,8 @@ import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;
-import io.kvtier.server.net.Reply;
+import io.kvtier.server.reply.CommandException;
+import io.kvtier.server.reply.Reply;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -202,7 +203,7 @@ final class Transactions {
                 RespCommand c = t.command(i);
                 args.add(Integer.toString(c.argCount()));
                 for (int a = 0; a < c.argCount(); a++) {
-                    args.add(c.isSink(a) ? io.kvtier.server.net.Values.toByteBuf(c, a) : c.bytes(a));
+                    args.add(c.isSink(a) ? io.kvtier.server.value.Values.toByteBuf(c, a) : c.bytes(a));
                 }
             }
         } catch (RuntimeException e) { // a payload that cannot be forwarded (on disk): nothing was sent

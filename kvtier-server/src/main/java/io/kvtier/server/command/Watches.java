@@ -1,5 +1,6 @@
 package io.kvtier.server.command;
 
+import io.kvtier.server.reply.CommandException;
 import io.kvtier.store.KeyListener;
 import java.nio.ByteBuffer;
 import java.util.HashSet;

@@ -1,6 +1,7 @@
 package io.kvtier.server.metrics;
 
 import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.server.reply.ErrorStats;
 import io.kvtier.store.StoreStats;
 import io.kvtier.store.TieredStore;
 import io.prometheus.metrics.core.metrics.Counter;

@@ -1,6 +1,6 @@
 package io.kvtier.server.net;
 
-import io.kvtier.server.ClientLimits;
+import io.kvtier.server.config.ClientLimits;
 import java.util.concurrent.TimeUnit;
 
 /*

@@ -5,11 +5,14 @@ import io.kvtier.resp.RequestBudget;
 import io.kvtier.resp.RespDecoder;
 import io.kvtier.resp.RespException;
 import io.kvtier.resp.RespWriter;
-import io.kvtier.server.ClientLimits;
-import io.kvtier.server.FatalErrorHandler;
-import io.kvtier.server.ServerContext;
 import io.kvtier.server.command.Dispatcher;
+import io.kvtier.server.command.ServerContext;
 import io.kvtier.server.command.Session;
+import io.kvtier.server.config.ClientLimits;
+import io.kvtier.server.fatal.FatalErrorHandler;
+import io.kvtier.server.reply.Reply;
+import io.kvtier.server.value.RequestMemory;
+import io.kvtier.server.value.StoreSinkFactory;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -79,7 +82,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         server.connectionsReceived.increment();
-        reply = new Reply(ctx, server);
+        reply = new Reply(ctx, server.metrics().errors(), server.netOutputBytes);
         if (!server.admitClient()) {
             server.connectionsRejected.increment();
             // Past Reply, as Redis writes it: a refused connection is no client, and its error is not counted

@@ -1,5 +1,6 @@
 package io.kvtier.server.net;
 
+import io.kvtier.server.reply.Reply;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler;

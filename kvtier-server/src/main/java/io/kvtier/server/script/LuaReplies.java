@@ -2,7 +2,7 @@ package io.kvtier.server.script;
 
 import io.kvtier.resp.ReplyFactory;
 import io.kvtier.resp.RespWriter;
-import io.kvtier.server.command.CommandException;
+import io.kvtier.server.reply.CommandException;
 import io.netty.buffer.ByteBuf;
 import java.math.BigDecimal;
 import java.math.MathContext;

@@ -1,6 +1,6 @@
 package io.kvtier.server.script;
 
-import io.kvtier.server.command.CommandException;
+import io.kvtier.server.reply.CommandException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.regex.Matcher;

@@ -1,6 +1,6 @@
 package io.kvtier.server.script;
 
-import io.kvtier.server.command.CommandException;
+import io.kvtier.server.reply.CommandException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

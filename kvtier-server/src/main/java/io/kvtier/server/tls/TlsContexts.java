@@ -1,6 +1,6 @@
 package io.kvtier.server.tls;
 
-import io.kvtier.server.TlsSettings;
+import io.kvtier.server.config.TlsSettings;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.kvtier.server.reply.CommandException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 

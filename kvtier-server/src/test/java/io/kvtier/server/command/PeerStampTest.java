@@ -3,6 +3,7 @@ package io.kvtier.server.command;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.server.reply.CommandException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

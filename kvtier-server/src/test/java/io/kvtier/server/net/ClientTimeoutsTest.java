@@ -2,7 +2,7 @@ package io.kvtier.server.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.server.ClientLimits;
+import io.kvtier.server.config.ClientLimits;
 import io.kvtier.server.net.ClientTimeouts.Verdict;
 import org.junit.jupiter.api.Test;
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fails the class if a buffer is leaked.
  */
 @ExtendWith(NettyLeakCheck.class)
-class ConnectionHandlerTest {
+public class ConnectionHandlerTest {
     @TempDir
     Path dir;
     private TestNode node;
@@ -42,7 +42,7 @@ class ConnectionHandlerTest {
     }
 
     /** Feeds {@code request} to the connection and returns everything it wrote back. */
-    static String send(EmbeddedChannel ch, String request) {
+    public static String send(EmbeddedChannel ch, String request) {
         return send(ch, request.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -51,7 +51,7 @@ class ConnectionHandlerTest {
         return written(ch);
     }
 
-    static String written(EmbeddedChannel ch) {
+    public static String written(EmbeddedChannel ch) {
         ch.runPendingTasks();
         StringBuilder out = new StringBuilder();
         for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
@@ -61,7 +61,7 @@ class ConnectionHandlerTest {
         return out.toString();
     }
 
-    static String command(String... args) {
+    public static String command(String... args) {
         StringBuilder b = new StringBuilder("*").append(args.length).append("\r\n");
         for (String a : args) {
             b.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");

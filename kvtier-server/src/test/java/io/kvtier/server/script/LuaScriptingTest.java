@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.resp.RespReplyDecoder;
-import io.kvtier.server.command.CommandException;
+import io.kvtier.server.reply.CommandException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -253,12 +253,12 @@ class LuaScriptingTest {
             out.release();
         }
         // What redis.call captures of a command's reply stops at the script's remaining budget.
-        io.kvtier.server.net.Reply captured = io.kvtier.server.net.Reply.capturing(
+        io.kvtier.server.reply.Reply captured = io.kvtier.server.reply.Reply.capturing(
                 io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE, 16);
         captured.bulk(new byte[100]);
         assertThat(captured.takeCaptured()).isNull();
         assertThat(captured.overflowed()).isTrue();
-        io.kvtier.server.net.Reply small = io.kvtier.server.net.Reply.capturing(
+        io.kvtier.server.reply.Reply small = io.kvtier.server.reply.Reply.capturing(
                 io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE, 16);
         small.integer(42);
         ByteBuf bytes = small.takeCaptured();
