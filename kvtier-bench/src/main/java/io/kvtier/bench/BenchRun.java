@@ -1,10 +1,11 @@
 package io.kvtier.bench;
 
+import io.kvtier.bench.load.ClusterEndpoint;
 import io.kvtier.bench.load.Connections;
 import io.kvtier.bench.load.Endpoint;
 import io.kvtier.bench.load.LoadGenerator;
-import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.load.Payloads;
+import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.BenchResultJson;
 import io.kvtier.bench.report.CsvReport;
@@ -12,9 +13,6 @@ import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
 import io.kvtier.bench.report.ResultTable;
 import io.kvtier.bench.report.RunInfo;
-import io.kvtier.bench.routing.ClusterEndpoint;
-import io.kvtier.bench.routing.CommandObserver;
-import io.kvtier.bench.routing.RouterOptions;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.LmcacheWorkload;
 import io.kvtier.bench.workload.OverflowSpec;
@@ -24,7 +22,9 @@ import io.kvtier.bench.workload.SetGetWorkload;
 import io.kvtier.bench.workload.WarmUp;
 import io.kvtier.bench.workload.Workload;
 import io.kvtier.client.ClientOptions;
-import io.kvtier.cluster.HostPort;
+import io.kvtier.client.HostPort;
+import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.client.cluster.CommandObserver;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -87,9 +87,9 @@ public final class BenchRun {
     /** One server, or with {@code --cluster} every primary of the cluster the endpoint belongs to. */
     static Endpoint open(BenchOptions options) throws IOException {
         if (options.cluster()) {
-            return ClusterEndpoint.open(new RouterOptions(new HostPort(options.host(), options.port()),
+            return ClusterEndpoint.open(new ClusterClientOptions(new HostPort(options.host(), options.port()),
                     options.password().orElse(null), options.connections(), options.timeout(),
-                    RouterOptions.Mode.SLOTS), CommandObserver.NONE);
+                    ClusterClientOptions.Mode.SLOTS), CommandObserver.NONE);
         }
         ClientOptions client = new ClientOptions(min(options.timeout(), Duration.ofSeconds(10)), options.timeout());
         return Connections.open(options.host(), options.port(), options.password().orElse(null),

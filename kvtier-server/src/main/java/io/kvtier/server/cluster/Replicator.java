@@ -2,7 +2,7 @@ package io.kvtier.server.cluster;
 
 import io.kvtier.client.Reply;
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.server.net.DiskReads;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;

@@ -1,7 +1,7 @@
 package io.kvtier.server.command;
 
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.net.Reply;

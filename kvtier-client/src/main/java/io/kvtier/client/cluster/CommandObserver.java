@@ -1,8 +1,8 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 /**
- * Told the outcome of every routed command (after redirects, retries or its timeout), for time series such as the
- * failover timeline. Called on I/O and timer threads: implementations are thread-safe and quick.
+ * Told the outcome of every routed command (after redirects, retries or its timeout), for time series such as a
+ * benchmark's failover timeline. Called on I/O and timer threads: implementations are thread-safe and quick.
  */
 @FunctionalInterface
 public interface CommandObserver {
@@ -11,7 +11,7 @@ public interface CommandObserver {
     /**
      * @param slot       the key's slot
      * @param write      whether the command writes (SET, DEL)
-     * @param startNanos {@link System#nanoTime} when the command was handed to the router
+     * @param startNanos {@link System#nanoTime} when the command was handed to the client
      * @param endNanos   when its outcome was known
      * @param error      null when the command succeeded (a miss is a success); else what kind of failure: the
      *                   error reply's first word ({@code TRYAGAIN}, {@code CLUSTERDOWN}, {@code MOVED} when not

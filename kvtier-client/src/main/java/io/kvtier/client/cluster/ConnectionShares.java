@@ -1,4 +1,4 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 /**
  * How {@code -c} connections are spread over a cluster, and which connection a lane uses. {@code total} connections

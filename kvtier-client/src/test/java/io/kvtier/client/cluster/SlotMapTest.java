@@ -1,9 +1,9 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.cluster.HostPort;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.HostPort;
+import io.kvtier.client.cluster.SlotHash;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class SlotMapTest {
         SlotMap map = new SlotMap();
         map.install(List.of(new SlotRange(0, 16383, A, List.of())));
 
-        map.redirect(new Redirect(42, C));
+        map.redirect(new ClusterError.Moved(42, C));
 
         assertThat(map.primary(42)).isEqualTo(C);
         assertThat(map.primary(41)).isEqualTo(A);

@@ -1,7 +1,7 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
-import io.kvtier.cluster.HostPort;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.HostPort;
+import io.kvtier.client.cluster.SlotHash;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The primary of each of the 16384 slots as the benchmark last learned it: installed whole from CLUSTER SLOTS and
+ * The primary of each of the 16384 slots as a cluster client last learned it: installed whole from CLUSTER SLOTS and
  * patched one slot at a time by {@code -MOVED}, as Redis Cluster clients keep theirs. A slot no range covered has
  * no primary (null). Thread-safe: lanes read it on every command while refreshes and redirects write it; a reader
  * sees each slot's latest owner, not one consistent snapshot of the whole map (neither does a cluster client).
@@ -34,7 +34,7 @@ public final class SlotMap {
     }
 
     /** Records a {@code -MOVED}: this one slot has moved. */
-    public void redirect(Redirect moved) {
+    public void redirect(ClusterError.Moved moved) {
         primaries.set(moved.slot(), moved.target());
     }
 

@@ -1,7 +1,7 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
+import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
-import io.kvtier.cluster.HostPort;
 import java.util.ArrayList;
 import java.util.List;
 

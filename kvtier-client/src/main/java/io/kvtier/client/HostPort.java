@@ -1,8 +1,8 @@
-package io.kvtier.cluster;
+package io.kvtier.client;
 
 /**
- * A parsed "host:port" (or "[v6]:port") as the command line and the membership advertise it: a non-blank host,
- * without brackets, and a port in 1..65535. Immutable; the host is not resolved.
+ * A node's address, parsed from "host:port" (or "[v6]:port") as the command line, the membership and {@code -MOVED}
+ * replies give it: a non-blank host, without brackets, and a port in 1..65535. Immutable; the host is not resolved.
  *
  * @param host the host name or literal address, non-blank, IPv6 literals without their brackets
  * @param port the port, 1..65535

@@ -1,10 +1,10 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
-import io.kvtier.cluster.HostPort;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

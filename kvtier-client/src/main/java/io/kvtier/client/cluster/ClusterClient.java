@@ -1,10 +1,10 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import io.kvtier.client.ClientOptions;
 import io.kvtier.client.ClientResources;
+import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
-import io.kvtier.cluster.HostPort;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,10 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /*
- * How --cluster routes, and why this way. A command goes to the connection of its key's primary, as the slot map
+ * How the client routes, and why this way. A command goes to the connection of its key's primary, as the slot map
  * says (SlotMap). The map is learned from CLUSTER SLOTS of the entry node at start and refreshed, at most every
  * REFRESH_INTERVAL_MILLIS (MapRefresher), whenever something says it is stale:
- *   -MOVED slot host:port   the slot is patched at once and the command resent there (at most MAX_REDIRECTS times),
+ *   -MOVED slot host:port   (ClusterError.Moved) the slot is patched at once and the command resent there (at most
+ *                           MAX_REDIRECTS times),
  *                           as Redis Cluster clients do; a refresh then picks up the other slots that moved with it.
  *   a node cannot be reached (refused, reset)   the command was not sent: it is sent once to another node (the
  *                           entry node), which answers MOVED to the new primary as soon as it has the new table (one
@@ -36,31 +37,34 @@ import java.util.concurrent.atomic.LongAdder;
  *                           primary if there is one, else it fails. Its connection slot reconnects at most every
  *                           NodePool.RETRY_MILLIS, so a dead node costs a bounded error rate, not a spin.
  *   a connection closes with the command in flight   the command may have run: it fails, and the map is refreshed.
- *   -TRYAGAIN, -CLUSTERDOWN and other errors   returned as they are: the benchmark counts them, it does not retry.
+ *   -ASK, -TRYAGAIN, -CLUSTERDOWN and other errors   returned as they are: the caller counts them, the client does
+ *                           not retry.
  * Every command is bounded by the timeout, redirects and waits included. Connections are made cluster-aware so that
- * kvtier answers MOVED instead of proxying (RouterOptions.Mode.PROXY keeps them unaware, and sends everything to the
- * entry node). Nodes that appear later (a join) get connections on their first MOVED or refresh.
+ * kvtier answers MOVED instead of proxying (ClusterClientOptions.Mode.PROXY keeps them unaware, and sends everything
+ * to the entry node). Nodes that appear later (a join) get connections on their first MOVED or refresh.
  */
 
 /**
- * Routes commands to a cluster's primaries by key slot. Thread-safe; owns its I/O threads, connections, timer and
+ * A cluster-aware client: routes each command to its key's slot's primary, as Redis Cluster clients do, over a fixed
+ * number of lanes (a caller's lane {@code i} always uses connection {@code i mod share} of whichever node it goes to).
+ * Not to be confused with the server's command router, which decides whether a node serves a command. Thread-safe; owns its I/O threads, connections, timer and
  * refresher thread, all stopped by {@link #close}.
  */
-public final class ClusterRouter implements AutoCloseable {
+public final class ClusterClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
     static final long REFRESH_INTERVAL_MILLIS = 100;
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(2);
-    /** Least time CLUSTER SLOTS is given, whatever --timeout: a 2 MB reply from a busy node is not a dead node. */
+    /** Least time CLUSTER SLOTS is given, whatever the command timeout: a 2 MB reply from a busy node is not a dead node. */
     private static final Duration MIN_SLOTS_TIMEOUT = Duration.ofSeconds(10);
 
-    private final RouterOptions options;
+    private final ClusterClientOptions options;
     private final ClientResources resources;
     private final NodeConnector connector;
     private final CommandObserver observer;
     private final SlotMap map = new SlotMap();
     private final ConcurrentHashMap<HostPort, NodePool> pools = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-        Thread t = new Thread(r, "kvtier-bench-router-timer");
+        Thread t = new Thread(r, "kvtier-cluster-client-timer");
         t.setDaemon(true);
         return t;
     });
@@ -72,7 +76,7 @@ public final class ClusterRouter implements AutoCloseable {
     private final List<String> startNotes = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    private ClusterRouter(RouterOptions options, CommandObserver observer) {
+    private ClusterClient(ClusterClientOptions options, CommandObserver observer) {
         this.options = options;
         this.observer = observer;
         this.resources = ClientResources.create(Math.max(1, Math.min(options.connections(),
@@ -80,22 +84,22 @@ public final class ClusterRouter implements AutoCloseable {
         Duration connect = options.timeout().compareTo(MAX_CONNECT_TIMEOUT) < 0 ? options.timeout()
                 : MAX_CONNECT_TIMEOUT;
         this.connector = new NodeConnector(resources, new ClientOptions(connect, options.timeout()),
-                options.password(), options.mode() == RouterOptions.Mode.SLOTS);
+                options.password(), options.mode() == ClusterClientOptions.Mode.SLOTS);
         timer.setRemoveOnCancelPolicy(true); // one timeout per command: cancelled ones must not pile up
     }
 
     /**
      * Learns the slot map from the entry node and connects to every primary.
      *
-     * @throws IOException naming the node and what to check when it cannot be reached or is not a cluster node
+     * @throws IOException naming the node when it cannot be reached, is not a cluster node or serves no slots
      */
-    public static ClusterRouter open(RouterOptions options, CommandObserver observer) throws IOException {
-        ClusterRouter router = new ClusterRouter(options, observer);
+    public static ClusterClient open(ClusterClientOptions options, CommandObserver observer) throws IOException {
+        ClusterClient client = new ClusterClient(options, observer);
         try {
-            router.start();
-            return router;
+            client.start();
+            return client;
         } catch (IOException | RuntimeException e) {
-            router.close();
+            client.close();
             throw e;
         }
     }
@@ -105,13 +109,13 @@ public final class ClusterRouter implements AutoCloseable {
         try {
             map.install(connector.fetchSlots(entry, slotsTimeout()));
         } catch (IOException e) {
-            throw new IOException("--cluster: " + e.getMessage() + "; is " + entry.host() + ":" + entry.port()
-                    + " a cluster node? (--host, --port; without --cluster the bench talks to one server)", e);
+            throw new IOException(e.getMessage() + "; is " + entry.host() + ":" + entry.port() + " a cluster node?",
+                    e);
         }
-        List<HostPort> nodes = options.mode() == RouterOptions.Mode.PROXY ? List.of(entry)
+        List<HostPort> nodes = options.mode() == ClusterClientOptions.Mode.PROXY ? List.of(entry)
                 : new ArrayList<>(map.primaries());
         if (nodes.isEmpty() || map.unassigned() == SlotHash.SLOTS) {
-            throw new IOException("--cluster: " + entry.host() + ":" + entry.port() + " serves no slots yet"
+            throw new IOException(entry.host() + ":" + entry.port() + " serves no slots yet"
                     + " (CLUSTER SLOTS is empty); wait until the cluster has formed");
         }
         for (int i = 0; i < nodes.size(); i++) {
@@ -139,7 +143,7 @@ public final class ClusterRouter implements AutoCloseable {
                 throw new IOException("interrupted while connecting to the cluster", e);
             } catch (ExecutionException | TimeoutException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
-                last = new IOException("--cluster: cannot connect to " + pool.node().host() + ":"
+                last = new IOException("cannot connect to " + pool.node().host() + ":"
                         + pool.node().port() + " (" + cause + ")", cause);
                 startNotes.add("cluster: at the start " + pool.node().host() + ":" + pool.node().port()
                         + " could not be reached (" + cause.getMessage() + "); its commands failed until the map"
@@ -159,7 +163,7 @@ public final class ClusterRouter implements AutoCloseable {
     public CompletableFuture<Reply> send(int lane, byte[] key, Object... args) {
         if (closed) {
             RoutedCommand.releaseAll(args);
-            return CompletableFuture.failedFuture(new IllegalStateException("the cluster router is closed"));
+            return CompletableFuture.failedFuture(new IllegalStateException("the cluster client is closed"));
         }
         RoutedCommand command;
         try {
@@ -191,7 +195,7 @@ public final class ClusterRouter implements AutoCloseable {
      * any); null in proxy mode, where every command goes to the entry node, or when no other node is known.
      */
     NodePool anotherPool(HostPort unreachable) {
-        if (options.mode() != RouterOptions.Mode.SLOTS) {
+        if (options.mode() != ClusterClientOptions.Mode.SLOTS) {
             return null;
         }
         NodePool entry = pools.get(options.entry());
@@ -202,16 +206,16 @@ public final class ClusterRouter implements AutoCloseable {
     }
 
     HostPort primaryFor(int slot) {
-        return options.mode() == RouterOptions.Mode.PROXY ? options.entry() : map.primary(slot);
+        return options.mode() == ClusterClientOptions.Mode.PROXY ? options.entry() : map.primary(slot);
     }
 
     boolean followsRedirects() {
-        return options.mode() == RouterOptions.Mode.SLOTS;
+        return options.mode() == ClusterClientOptions.Mode.SLOTS;
     }
 
-    void moved(Redirect redirect) {
+    void moved(ClusterError.Moved moved) {
         redirects.increment();
-        map.redirect(redirect);
+        map.redirect(moved);
         refresher.request();
     }
 
@@ -255,7 +259,7 @@ public final class ClusterRouter implements AutoCloseable {
         }
     }
 
-    /** Nodes to ask for the map: the entry node first, then every node the router has talked to. */
+    /** Nodes to ask for the map: the entry node first, then every node the client has talked to. */
     private List<HostPort> candidates() {
         Set<HostPort> all = new LinkedHashSet<>();
         all.add(options.entry());
@@ -263,7 +267,7 @@ public final class ClusterRouter implements AutoCloseable {
         return new ArrayList<>(all);
     }
 
-    /** The slot map as the router knows it now; shared, not a copy. */
+    /** The slot map as the client knows it now; shared, not a copy. */
     public SlotMap slotMap() {
         return map;
     }
@@ -277,11 +281,11 @@ public final class ClusterRouter implements AutoCloseable {
         return !closed;
     }
 
-    /** How the run went for the routing, for the report. */
+    /** How the routing went so far, for a report: MOVED followed, refreshes, reconnects. */
     public List<String> notes() {
         long reconnects = pools.values().stream().mapToLong(NodePool::reconnects).sum();
         List<String> notes = new ArrayList<>();
-        if (options.mode() == RouterOptions.Mode.PROXY) {
+        if (options.mode() == ClusterClientOptions.Mode.PROXY) {
             notes.add(String.format(Locale.ROOT, "proxy: every command sent to %s:%d on cluster-unaware connections"
                     + " (it forwards); %d reconnects", options.entry().host(), options.entry().port(), reconnects));
             return notes;

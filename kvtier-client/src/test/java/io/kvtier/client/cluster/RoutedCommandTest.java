@@ -1,11 +1,11 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvtier.client.ConnectionClosedException;
+import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
 import io.kvtier.client.RespTimeoutException;
-import io.kvtier.cluster.HostPort;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;

@@ -1,4 +1,4 @@
-package io.kvtier.cluster;
+package io.kvtier.client.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

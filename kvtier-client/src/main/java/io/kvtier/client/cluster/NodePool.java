@@ -1,7 +1,7 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
+import io.kvtier.client.HostPort;
 import io.kvtier.client.RespConnection;
-import io.kvtier.cluster.HostPort;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The benchmark's connections to one node: a fixed number of slots, each connected on first use and reconnected
+ * A cluster client's connections to one node: a fixed number of slots, each connected on first use and reconnected
  * when its connection has closed (the node died, a timeout closed it). Reconnects after a failed attempt wait
  * {@value #RETRY_MILLIS} ms, so commands for a dead node fail at a bounded rate instead of spinning. Thread-safe
  * (compare-and-set per slot); the connections are owned here and closed by {@link #close}.
@@ -75,14 +75,14 @@ final class NodePool implements AutoCloseable {
         }
         try {
             timer.schedule(() -> connect(into), wait, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException rejected) { // the timer stops when the router closes
-            into.completeExceptionally(new IllegalStateException("the cluster router is closed", rejected));
+        } catch (RuntimeException rejected) { // the timer stops when the client closes
+            into.completeExceptionally(new IllegalStateException("the cluster client is closed", rejected));
         }
     }
 
     private void connect(CompletableFuture<RespConnection> into) {
         if (closed) {
-            into.completeExceptionally(new IllegalStateException("the cluster router is closed"));
+            into.completeExceptionally(new IllegalStateException("the cluster client is closed"));
             return;
         }
         connector.connect(node).whenComplete((c, failure) -> {

@@ -1,8 +1,9 @@
-package io.kvtier.bench.routing;
+package io.kvtier.bench.load;
 
-import io.kvtier.bench.load.CommandSender;
-import io.kvtier.bench.load.Endpoint;
 import io.kvtier.client.Reply;
+import io.kvtier.client.cluster.ClusterClient;
+import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.client.cluster.CommandObserver;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,40 +14,52 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
 /**
- * A cluster as a benchmark {@link Endpoint}: {@code connections} senders, sender {@code i} sending each command on
- * connection {@code i mod share} of its key's primary. Owns the router; opened and closed from one thread, senders
- * used from any.
+ * A cluster as a benchmark {@link Endpoint} ({@code --cluster}): {@code connections} senders over a
+ * {@link ClusterClient}, sender {@code i} sending each command on lane {@code i}, that is on connection
+ * {@code i mod share} of its key's primary. Owns the client; opened and closed from one thread, senders used from
+ * any.
  */
 public final class ClusterEndpoint implements Endpoint {
-    private final ClusterRouter router;
+    private final ClusterClient client;
     private final List<CommandSender> senders;
 
-    private ClusterEndpoint(ClusterRouter router, int connections) {
-        this.router = router;
+    private ClusterEndpoint(ClusterClient client, int connections) {
+        this.client = client;
         this.senders = IntStream.range(0, connections).mapToObj(this::sender).toList();
     }
 
-    /** Learns the slot map from {@code options.entry()} and connects to every primary. */
-    public static ClusterEndpoint open(RouterOptions options, CommandObserver observer) throws IOException {
-        return new ClusterEndpoint(ClusterRouter.open(options, observer), options.connections());
+    /**
+     * Learns the slot map from {@code options.entry()} and connects to every primary.
+     *
+     * @throws IOException prefixed with {@code --cluster:} and naming the flags to check
+     */
+    public static ClusterEndpoint open(ClusterClientOptions options, CommandObserver observer) throws IOException {
+        ClusterClient client;
+        try {
+            client = ClusterClient.open(options, observer);
+        } catch (IOException e) {
+            throw new IOException("--cluster: " + e.getMessage()
+                    + " (--host, --port; without --cluster the bench talks to one server)", e);
+        }
+        return new ClusterEndpoint(client, options.connections());
     }
 
     private CommandSender sender(int lane) {
         return new CommandSender() {
             @Override
             public CompletableFuture<Reply> send(byte[] key, Object... args) {
-                return router.send(lane, key, args);
+                return client.send(lane, key, args);
             }
 
             @Override
             public boolean isOpen() {
-                return router.isOpen();
+                return client.isOpen();
             }
         };
     }
 
-    public ClusterRouter router() {
-        return router;
+    public ClusterClient client() {
+        return client;
     }
 
     @Override
@@ -59,7 +72,7 @@ public final class ClusterEndpoint implements Endpoint {
     public void delete(List<byte[]> keys, long timeoutMillis) throws IOException {
         List<CompletableFuture<Reply>> replies = new ArrayList<>();
         for (byte[] key : keys) {
-            replies.add(router.send(0, key, "DEL", key));
+            replies.add(client.send(0, key, "DEL", key));
         }
         try {
             CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).get(timeoutMillis,
@@ -76,11 +89,11 @@ public final class ClusterEndpoint implements Endpoint {
 
     @Override
     public List<String> notes() {
-        return router.notes();
+        return client.notes();
     }
 
     @Override
     public void close() {
-        router.close();
+        client.close();
     }
 }

@@ -1,4 +1,4 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -16,7 +16,7 @@ final class MapRefresher implements AutoCloseable {
     private final Runnable refresh;
     private final long minIntervalNanos;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "kvtier-bench-slot-refresh");
+        Thread t = new Thread(r, "kvtier-cluster-slot-refresh");
         t.setDaemon(true);
         return t;
     });

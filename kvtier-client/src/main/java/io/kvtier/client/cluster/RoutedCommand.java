@@ -1,13 +1,12 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
+import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
 import io.kvtier.client.RespConnection;
 import io.kvtier.client.RespTimeoutException;
-import io.kvtier.cluster.HostPort;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -16,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One command's way through a {@link ClusterRouter}: sent to its slot's primary; resent after {@code -MOVED}; when
+ * One command's way through a {@link ClusterClient}: sent to its slot's primary; resent after {@code -MOVED}; when
  * the primary cannot be reached, sent once to another node (which may answer MOVED) and then, if need be, to the
- * slot's primary after a map refresh; finished by its reply, its failure or the router's timeout, whichever comes
+ * slot's primary after a map refresh; finished by its reply, its failure or the client's timeout, whichever comes
  * first. Owns the command's ByteBuf arguments until it finishes (each send gets a
  * retained duplicate, so a resend still has the bytes). Thread-safe: attempts continue on I/O, timer and refresher
  * threads, one at a time; the argument buffers are guarded by this object's lock.
@@ -27,7 +26,7 @@ final class RoutedCommand {
     private static final Set<String> WRITES = Set.of("SET", "DEL", "UNLINK", "MSET", "SETEX", "PSETEX", "SETNX",
             "GETDEL", "GETEX", "EXPIRE", "PEXPIRE", "PERSIST");
 
-    private final ClusterRouter router;
+    private final ClusterClient client;
     private final int lane;
     private final int slot;
     private final boolean write;
@@ -37,18 +36,18 @@ final class RoutedCommand {
     private volatile int hops;
     private volatile boolean askedOther;
 
-    RoutedCommand(ClusterRouter router, int lane, int slot, Object[] args) {
-        this.router = router;
+    RoutedCommand(ClusterClient client, int lane, int slot, Object[] args) {
+        this.client = client;
         this.lane = lane;
         this.slot = slot;
         this.args = args;
         this.write = WRITES.contains(name(args[0]));
-        ScheduledFuture<?> timeout = router.timer().schedule(this::expire, router.timeout().toNanos(),
+        ScheduledFuture<?> timeout = client.timer().schedule(this::expire, client.timeout().toNanos(),
                 TimeUnit.NANOSECONDS);
         result.whenComplete((reply, failure) -> {
             timeout.cancel(false);
             releaseArgs();
-            router.observer().completed(slot, write, startNanos, System.nanoTime(), errorKind(reply, failure));
+            client.observer().completed(slot, write, startNanos, System.nanoTime(), errorKind(reply, failure));
         });
     }
 
@@ -57,7 +56,7 @@ final class RoutedCommand {
     }
 
     void attempt() {
-        NodePool pool = router.poolFor(slot);
+        NodePool pool = client.poolFor(slot);
         if (pool == null) {
             unreachable(null, new IllegalStateException("no node is known to serve slot " + slot));
             return;
@@ -91,15 +90,15 @@ final class RoutedCommand {
 
     private void replied(HostPort node, Reply reply, Throwable failure) {
         if (failure != null) {
-            router.refreshed(); // the node may be gone; the command may have run, so it is not resent
+            client.refreshed(); // the node may be gone; the command may have run, so it is not resent
             finish(null, failure);
             return;
         }
-        if (reply instanceof Reply.Error(String message) && router.followsRedirects()) {
-            Optional<Redirect> moved = Redirect.parse(message, node);
-            if (moved.isPresent() && hops < ClusterRouter.MAX_REDIRECTS && !result.isDone()) {
+        if (reply instanceof Reply.Error(String message) && client.followsRedirects()) {
+            if (ClusterError.parse(message, node) instanceof ClusterError.Moved moved
+                    && hops < ClusterClient.MAX_REDIRECTS && !result.isDone()) {
                 Reply.release(reply);
-                router.moved(moved.get());
+                client.moved(moved);
                 hops++;
                 attempt();
                 return;
@@ -115,17 +114,17 @@ final class RoutedCommand {
      * a fresher map and go to the slot's new primary if it has moved.
      */
     private void unreachable(HostPort node, Throwable failure) {
-        NodePool other = askedOther || hops >= ClusterRouter.MAX_REDIRECTS ? null : router.anotherPool(node);
+        NodePool other = askedOther || hops >= ClusterClient.MAX_REDIRECTS ? null : client.anotherPool(node);
         if (other != null && !result.isDone()) {
             askedOther = true;
             hops++;
-            router.refreshed(); // meanwhile, for the commands that come next
+            client.refreshed(); // meanwhile, for the commands that come next
             attemptOn(other);
             return;
         }
-        router.refreshed().whenComplete((ignored, refreshFailure) -> {
-            HostPort now = router.primaryFor(slot);
-            if (now != null && !now.equals(node) && hops < ClusterRouter.MAX_REDIRECTS && !result.isDone()) {
+        client.refreshed().whenComplete((ignored, refreshFailure) -> {
+            HostPort now = client.primaryFor(slot);
+            if (now != null && !now.equals(node) && hops < ClusterClient.MAX_REDIRECTS && !result.isDone()) {
                 hops++;
                 attempt();
             } else {
@@ -136,7 +135,7 @@ final class RoutedCommand {
 
     private void expire() {
         result.completeExceptionally(new TimeoutException("slot " + slot + ": no reply within "
-                + router.timeout().toMillis() + " ms (--timeout), after " + hops + " redirects"));
+                + client.timeout().toMillis() + " ms, after " + hops + " redirects"));
     }
 
     private void finish(Reply reply, Throwable failure) {
@@ -187,8 +186,7 @@ final class RoutedCommand {
             };
         }
         if (reply instanceof Reply.Error(String message)) {
-            int space = message.indexOf(' ');
-            return space > 0 ? message.substring(0, space) : message;
+            return ClusterError.code(message);
         }
         return null;
     }

@@ -1,10 +1,10 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import io.kvtier.client.ClientOptions;
 import io.kvtier.client.ClientResources;
+import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
 import io.kvtier.client.RespConnection;
-import io.kvtier.cluster.HostPort;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -69,7 +69,7 @@ final class NodeConnector {
             try {
                 if (!(r instanceof Reply.Simple(String text) && text.equals("OK"))) {
                     throw new IllegalStateException(command + " at " + node.host() + ":" + node.port()
-                            + " answered " + r + (command.equals("AUTH") ? "; check --password" : ""));
+                            + " answered " + r + (command.equals("AUTH") ? "; check the password" : ""));
                 }
             } finally {
                 Reply.release(r);

@@ -1,4 +1,4 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -12,13 +12,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real Redis Cluster for tests: {@code n} redis-server processes (from PATH) in cluster mode on free loopback ports,
  * joined with {@code redis-cli --cluster create} and no replicas; full coverage is not required, so a killed node
- * only takes its own slots down. Owns the processes; {@link #close} kills them.
+ * only takes its own slots down. Owns the processes; {@link #close} kills them. Shared with kvtier-bench's tests
+ * (test-jar).
  */
-final class RedisCluster implements AutoCloseable {
-    final List<Integer> ports = new ArrayList<>();
+public final class RedisCluster implements AutoCloseable {
+    /** The nodes' ports, in the order they were started. */
+    public final List<Integer> ports = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
 
-    static RedisCluster start(Path dir, int n) throws Exception {
+    /** Starts {@code n} nodes with their directories under {@code dir} and waits until the cluster is ok. */
+    public static RedisCluster start(Path dir, int n) throws Exception {
         RedisCluster c = new RedisCluster();
         try {
             for (int i = 0; i < n; i++) {
@@ -52,7 +55,7 @@ final class RedisCluster implements AutoCloseable {
     }
 
     /** Runs redis-cli against {@code port} and returns its output, trimmed. */
-    static String cli(int port, String... args) throws IOException, InterruptedException {
+    public static String cli(int port, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -73,11 +76,11 @@ final class RedisCluster implements AutoCloseable {
     }
 
     /** kill -9 of node {@code i}. */
-    void kill(int i) throws InterruptedException {
+    public void kill(int i) throws InterruptedException {
         processes.get(i).destroyForcibly().waitFor(5, TimeUnit.SECONDS);
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

@@ -1,7 +1,7 @@
-package io.kvtier.bench.routing;
+package io.kvtier.client.cluster;
 
-import io.kvtier.cluster.HostPort;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.HostPort;
+import io.kvtier.client.cluster.SlotHash;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package io.kvtier.cluster;
+package io.kvtier.client.cluster;
 
 /**
  * Redis Cluster's key slot: CRC16 (XMODEM) of the key, or of its {@code {hash tag}}, modulo {@value #SLOTS}. A pure
