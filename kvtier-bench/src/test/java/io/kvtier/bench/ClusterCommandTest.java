@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.bench.cluster.ClusterBenchOptions;
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.client.cluster.ClusterClientOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,6 +119,5 @@ class ClusterCommandTest {
         new CommandLine(setget).parseArgs("-p", "7001");
 
         assertThat(setget.options().cluster()).isFalse();
-        assertThat(BenchRun.runInfo(setget.options(), "now").parameters()).doesNotContainKey("cluster");
     }
 }

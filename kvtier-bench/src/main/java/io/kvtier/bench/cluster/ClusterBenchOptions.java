@@ -1,6 +1,6 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.BenchOptions;
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.bench.report.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.client.cluster.ClusterClientOptions;

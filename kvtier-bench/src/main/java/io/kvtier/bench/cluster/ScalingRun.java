@@ -2,8 +2,8 @@ package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.compare.Cleanup;
 
-import io.kvtier.bench.BenchOptions;
-import io.kvtier.bench.BenchRun;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchRun;
 import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.OpResult;

@@ -1,6 +1,6 @@
 package io.kvtier.bench.compare;
 
-import io.kvtier.bench.BenchOptions;
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.bench.report.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.bench.workload.OverflowSpec;

@@ -1,7 +1,7 @@
 package io.kvtier.bench.compare;
 
-import io.kvtier.bench.BenchOptions;
-import io.kvtier.bench.BenchRun;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchRun;
 import io.kvtier.bench.chart.ChartFiles;
 import io.kvtier.bench.limits.LimitsOptions;
 import io.kvtier.bench.limits.MachineLimits;

@@ -1,4 +1,4 @@
-package io.kvtier.bench;
+package io.kvtier.bench.run;
 
 import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.report.Units;

@@ -1,4 +1,4 @@
-package io.kvtier.bench;
+package io.kvtier.bench.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,6 +30,12 @@ class BenchOptionsTest {
         assertThat(o.rate()).isEmpty();
         assertThat(o.verify()).isFalse();
         assertThat(BenchOptions.builder(new OverflowSpec(1 << 30, 4)).build().valueSizes()).containsExactly(1 << 20);
+    }
+
+    @Test
+    void theRunParametersNameTheClusterOnlyWhenItIsOne() {
+        assertThat(BenchRun.runInfo(setget().build(), "now").parameters()).doesNotContainKey("cluster");
+        assertThat(BenchRun.runInfo(setget().cluster(true).build(), "now").parameters()).containsEntry("cluster", "true");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.kvtier.bench;
+package io.kvtier.bench.run;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;

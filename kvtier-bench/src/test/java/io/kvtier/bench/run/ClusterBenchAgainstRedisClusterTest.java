@@ -1,4 +1,4 @@
-package io.kvtier.bench;
+package io.kvtier.bench.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
