@@ -1,6 +1,7 @@
 package io.kvtier.cli;
 
 import io.kvtier.cluster.membership.ClusterOptions;
+import io.kvtier.common.Sizes;
 import io.kvtier.server.ClientLimits;
 import io.kvtier.server.ClusterSettings;
 import io.kvtier.server.KvtierServer;

@@ -7,7 +7,7 @@ import io.kvtier.bench.cluster.ClusterBenchRun;
 import io.kvtier.bench.cluster.FailoverResult;
 import io.kvtier.bench.cluster.NodeSettings;
 import io.kvtier.bench.cluster.ScalingRow;
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.client.cluster.ClusterClientOptions;
 import java.io.ByteArrayOutputStream;

@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.run.BenchOptions;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.client.cluster.ClusterClientOptions;
 import java.nio.file.Files;

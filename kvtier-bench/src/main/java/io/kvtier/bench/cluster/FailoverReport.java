@@ -1,6 +1,6 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.bench.report.OpResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.chart.ChartFiles;
+import io.kvtier.common.chart.ChartFiles;
 import io.kvtier.bench.report.OpResult;
 import java.util.List;
 

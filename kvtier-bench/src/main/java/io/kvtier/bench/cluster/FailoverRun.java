@@ -2,7 +2,7 @@ package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.compare.Cleanup;
 
-import io.kvtier.bench.chart.ChartFiles;
+import io.kvtier.common.chart.ChartFiles;
 import io.kvtier.bench.chart.Marker;
 import io.kvtier.bench.chart.TimelineChart;
 import io.kvtier.bench.load.ClusterEndpoint;
@@ -12,7 +12,7 @@ import io.kvtier.bench.load.Payloads;
 import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.client.cluster.ClusterClientOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -54,8 +54,8 @@ final class FailoverRun {
                 "kvtier-bench-failover", o.nodes(), 1))) {
             Timeline timeline = new Timeline(o.bucket(), o.timeline(), o.timeout().plusSeconds(2));
             FailoverLoad load = new FailoverLoad(o.timelineKeys(), o.timelineValueSize(), o.writePercent(), o.seed());
-            ClusterClientOptions routing = new ClusterClientOptions(cluster.first().endpoint(), null, o.connections(), o.timeout(),
-                    o.via());
+            ClusterClientOptions routing = new ClusterClientOptions(cluster.first().endpoint(), null, o.connections(),
+                    o.timeout(), o.via());
             try (ClusterEndpoint endpoint = ClusterEndpoint.open(routing, timeline);
                  Payloads payloads = new Payloads(o.verify(), o.seed());
                  LoadGenerator generator = new LoadGenerator(endpoint.senders(), 1, Double.NaN, payloads,

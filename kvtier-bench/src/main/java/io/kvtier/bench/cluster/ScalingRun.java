@@ -8,7 +8,7 @@ import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.bench.workload.SetGetSpec;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.report.BenchResultJson;
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.bench.report.OpResult;
 import java.io.IOException;
 import java.io.PrintStream;

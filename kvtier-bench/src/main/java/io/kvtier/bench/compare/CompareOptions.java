@@ -1,7 +1,7 @@
 package io.kvtier.bench.compare;
 
 import io.kvtier.bench.run.BenchOptions;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.bench.workload.OverflowSpec;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.kvtier.bench.run;
 
 import io.kvtier.bench.load.Limit;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.OverflowSpec;

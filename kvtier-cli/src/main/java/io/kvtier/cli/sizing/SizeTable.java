@@ -1,6 +1,6 @@
 package io.kvtier.cli.sizing;
 
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.kvcache.sizing.Attention;
 import io.kvtier.kvcache.sizing.KvFootprint;
 import io.kvtier.kvcache.sizing.ModelSpec;

@@ -2,7 +2,7 @@ package io.kvtier.cli.sizing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

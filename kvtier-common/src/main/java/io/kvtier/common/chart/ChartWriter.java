@@ -1,4 +1,4 @@
-package io.kvtier.bench.chart;
+package io.kvtier.common.chart;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -23,15 +23,17 @@ import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.XYStyler;
 
 /**
- * Creates charts in the house style and writes each as {@code <prefix>.png} and {@code <prefix>.svg}. Stateless;
- * safe from any thread once AWT has started headless.
+ * Creates charts in the house style (960 x 600, white, Tableau colours, legend below) and writes each as
+ * {@code <prefix>.png} and {@code <prefix>.svg}, or as one file. Shared by the benchmark's charts and
+ * {@code kvtier simulate}'s. Stateless; safe from any thread once AWT has started headless.
  */
-final class ChartWriter {
-    static final int WIDTH = 960;
-    static final int HEIGHT = 600;
-    static final BasicStroke LIMIT_STROKE = new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-            new float[] {8f, 6f}, 0f);
-    static final Color LIMIT_COLOR = new Color(90, 90, 90);
+public final class ChartWriter {
+    public static final int WIDTH = 960;
+    public static final int HEIGHT = 600;
+    /** Dashed grey, for horizontal reference lines such as machine limits. */
+    public static final BasicStroke LIMIT_STROKE = new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER,
+            10f, new float[] {8f, 6f}, 0f);
+    public static final Color LIMIT_COLOR = new Color(90, 90, 90);
     /** Dark, distinct colours (Tableau 10); the first goes to the first system, which is kvtier by convention. */
     private static final Color[] PALETTE = {new Color(31, 119, 180), new Color(214, 39, 40), new Color(44, 160, 44),
         new Color(148, 103, 189), new Color(140, 86, 75), new Color(23, 190, 207)};
@@ -79,7 +81,8 @@ final class ChartWriter {
         return out.toString();
     }
 
-    static XYChart newChart(String title, String xTitle, String yTitle) {
+    /** An empty XY chart in the house style. */
+    public static XYChart newChart(String title, String xTitle, String yTitle) {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
         XYStyler styler = chart.getStyler();
@@ -99,7 +102,8 @@ final class ChartWriter {
         return chart;
     }
 
-    static ChartFiles write(XYChart chart, Path outPrefix) throws IOException {
+    /** Writes {@code chart} as {@code <outPrefix>.png} and {@code <outPrefix>.svg}, creating the directory. */
+    public static ChartFiles write(XYChart chart, Path outPrefix) throws IOException {
         Path png = sibling(outPrefix, ".png");
         Path svg = sibling(outPrefix, ".svg");
         Path parent = png.toAbsolutePath().getParent();
@@ -116,7 +120,7 @@ final class ChartWriter {
     }
 
     /** Writes {@code chart} to {@code file} alone, as a PNG or an SVG by its extension ({@code .png}, {@code .svg}). */
-    static Path writeFile(XYChart chart, Path file) throws IOException {
+    public static Path writeFile(XYChart chart, Path file) throws IOException {
         String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
         if (!name.endsWith(".png") && !name.endsWith(".svg")) {
             throw new IllegalArgumentException("chart file " + file + " must end in .png or .svg");

@@ -1,4 +1,4 @@
-package io.kvtier.bench.report;
+package io.kvtier.common;
 
 import java.util.Locale;
 

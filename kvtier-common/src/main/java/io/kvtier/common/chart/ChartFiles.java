@@ -1,4 +1,4 @@
-package io.kvtier.bench.chart;
+package io.kvtier.common.chart;
 
 import java.nio.file.Path;
 

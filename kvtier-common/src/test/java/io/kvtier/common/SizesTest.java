@@ -1,4 +1,4 @@
-package io.kvtier.cli;
+package io.kvtier.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,6 +18,7 @@ class SizesTest {
         assertThat(Sizes.parse("4GiB")).isEqualTo(4L << 30);
         assertThat(Sizes.parse(" 8 M ")).isEqualTo(8L << 20);
         assertThat(Sizes.parse("100b")).isEqualTo(100);
+        assertThat(Sizes.parse("2GB")).isEqualTo(2L << 30);
     }
 
     @Test
@@ -27,5 +28,6 @@ class SizesTest {
                     .hasMessageContaining("'" + bad + "'");
         }
         assertThatThrownBy(() -> Sizes.parse("99999999999t")).hasMessageContaining("too large");
+        assertThatThrownBy(() -> Sizes.parse("99999999999999t")).hasMessage("'99999999999999t' is too large");
     }
 }
