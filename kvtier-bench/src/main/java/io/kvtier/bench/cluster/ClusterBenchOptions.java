@@ -1,9 +1,9 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.run.BenchOptions;
-import io.kvtier.common.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.common.Units;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,7 +1,6 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.compare.Cleanup;
-
 import io.kvtier.common.Units;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.common.Json;
 import io.kvtier.bench.report.OpResult;
+import io.kvtier.common.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.common.chart.ChartFiles;
 import io.kvtier.bench.report.OpResult;
+import io.kvtier.common.chart.ChartFiles;
 import java.util.List;
 
 /**

@@ -1,10 +1,8 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.compare.Cleanup;
-
-import io.kvtier.common.chart.ChartFiles;
 import io.kvtier.bench.chart.Marker;
 import io.kvtier.bench.chart.TimelineChart;
+import io.kvtier.bench.compare.Cleanup;
 import io.kvtier.bench.load.ClusterEndpoint;
 import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.load.LoadGenerator;
@@ -12,8 +10,9 @@ import io.kvtier.bench.load.Payloads;
 import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.common.Units;
 import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.common.Units;
+import io.kvtier.common.chart.ChartFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package io.kvtier.bench.run;
 
 import io.kvtier.bench.load.Limit;
-import io.kvtier.common.Units;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.OverflowSpec;
 import io.kvtier.bench.workload.SetGetSpec;
 import io.kvtier.bench.workload.WorkloadSpec;
+import io.kvtier.common.Units;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

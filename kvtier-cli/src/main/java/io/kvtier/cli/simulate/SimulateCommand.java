@@ -1,7 +1,7 @@
 package io.kvtier.cli.simulate;
 
-import io.kvtier.common.Units;
 import io.kvtier.common.Sizes;
+import io.kvtier.common.Units;
 import io.kvtier.kvcache.simulate.Budget;
 import io.kvtier.kvcache.simulate.ChatTraceGenerator;
 import io.kvtier.kvcache.simulate.ChatTraceOptions;

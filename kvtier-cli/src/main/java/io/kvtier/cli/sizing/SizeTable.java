@@ -1,5 +1,6 @@
 package io.kvtier.cli.sizing;
 
+import io.kvtier.cli.Columns;
 import io.kvtier.common.Units;
 import io.kvtier.kvcache.sizing.Attention;
 import io.kvtier.kvcache.sizing.KvFootprint;
@@ -7,7 +8,6 @@ import io.kvtier.kvcache.sizing.ModelSpec;
 import io.kvtier.kvcache.sizing.ModelTable;
 import io.kvtier.kvcache.sizing.SizingOptions;
 import io.kvtier.kvcache.sizing.SizingReport;
-import io.kvtier.cli.Columns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
