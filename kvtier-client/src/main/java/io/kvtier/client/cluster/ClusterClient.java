@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  * says (SlotMap). The map is learned from CLUSTER SLOTS of the entry node at start and refreshed, at most every
  * REFRESH_INTERVAL_MILLIS (MapRefresher), whenever something says it is stale:
  *   -MOVED slot host:port   (ClusterError.Moved) the slot is patched at once and the command resent there (at most
- *                           MAX_REDIRECTS times),
- *                           as Redis Cluster clients do; a refresh then picks up the other slots that moved with it.
+ *                           MAX_REDIRECTS times), as Redis Cluster clients do; a refresh then picks up the other
+ *                           slots that moved with it.
  *   a node cannot be reached (refused, reset)   the command was not sent: it is sent once to another node (the
  *                           entry node), which answers MOVED to the new primary as soon as it has the new table (one
  *                           round trip, where a refresh is 2 MB of CLUSTER SLOTS for three kvtier nodes); if that
@@ -47,14 +47,14 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A cluster-aware client: routes each command to its key's slot's primary, as Redis Cluster clients do, over a fixed
  * number of lanes (a caller's lane {@code i} always uses connection {@code i mod share} of whichever node it goes to).
- * Not to be confused with the server's command router, which decides whether a node serves a command. Thread-safe; owns its I/O threads, connections, timer and
- * refresher thread, all stopped by {@link #close}.
+ * Not to be confused with the server's command router, which decides whether a node serves a command. Thread-safe;
+ * owns its I/O threads, connections, timer and refresher thread, all stopped by {@link #close}.
  */
 public final class ClusterClient implements AutoCloseable {
     static final int MAX_REDIRECTS = 5;
     static final long REFRESH_INTERVAL_MILLIS = 100;
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(2);
-    /** Least time CLUSTER SLOTS is given, whatever the command timeout: a 2 MB reply from a busy node is not a dead node. */
+    /** Least time CLUSTER SLOTS is given, whatever the command timeout: a 2 MB reply from a busy node is not dead. */
     private static final Duration MIN_SLOTS_TIMEOUT = Duration.ofSeconds(10);
 
     private final ClusterClientOptions options;
@@ -109,8 +109,7 @@ public final class ClusterClient implements AutoCloseable {
         try {
             map.install(connector.fetchSlots(entry, slotsTimeout()));
         } catch (IOException e) {
-            throw new IOException(e.getMessage() + "; is " + entry.host() + ":" + entry.port() + " a cluster node?",
-                    e);
+            throw new IOException(e.getMessage() + "; is " + entry.host() + ":" + entry.port() + " a cluster node?", e);
         }
         List<HostPort> nodes = options.mode() == ClusterClientOptions.Mode.PROXY ? List.of(entry)
                 : new ArrayList<>(map.primaries());
