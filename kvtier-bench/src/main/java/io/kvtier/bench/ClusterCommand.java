@@ -4,7 +4,7 @@ import io.kvtier.bench.cluster.ClusterBenchOptions;
 import io.kvtier.bench.cluster.ClusterBenchRun;
 import io.kvtier.bench.cluster.NodeSettings;
 import io.kvtier.bench.compare.Launcher;
-import io.kvtier.bench.routing.RouterOptions;
+import io.kvtier.client.cluster.ClusterClientOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -141,9 +141,9 @@ final class ClusterCommand implements Callable<Integer> {
     Path launcher;
 
     ClusterBenchOptions options() {
-        RouterOptions.Mode mode = switch (via) {
-            case "cluster" -> RouterOptions.Mode.SLOTS;
-            case "proxy" -> RouterOptions.Mode.PROXY;
+        ClusterClientOptions.Mode mode = switch (via) {
+            case "cluster" -> ClusterClientOptions.Mode.SLOTS;
+            case "proxy" -> ClusterClientOptions.Mode.PROXY;
             default -> throw new IllegalArgumentException("--via " + via + " is neither cluster nor proxy");
         };
         NodeSettings node = new NodeSettings(launcher != null ? launcher : Launcher.discover(), memory, disk,

@@ -1,6 +1,7 @@
 package io.kvtier.bench;
 
 import io.kvtier.bench.load.Limit;
+import io.kvtier.common.Sizes;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -10,34 +11,14 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * Parses the text of flag values: byte sizes ({@code 1048576}, {@code 64k}, {@code 1m}, {@code 512MiB}, all binary
- * units, as {@code kvtier server}'s flags), durations ({@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}; a bare
- * number is seconds) and warm-ups (a duration, or a bare number of requests). Stateless; the nested converters plug
- * the parsers into picocli.
+ * units: {@link Sizes}, as {@code kvtier server}'s flags), durations ({@code 500ms}, {@code 10s}, {@code 2m},
+ * {@code 1h}; a bare number is seconds) and warm-ups (a duration, or a bare number of requests). Stateless; the
+ * nested converters plug the parsers into picocli.
  */
 final class FlagValues {
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
 
     private FlagValues() {
-    }
-
-    static long size(String text) {
-        Matcher m = SIZE.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!m.matches() || (m.group(2).isEmpty() && m.group(3) != null && m.group(3).startsWith("i"))) {
-            throw new IllegalArgumentException("'" + text + "' is not a size (examples: 1048576, 64k, 1m, 512MiB)");
-        }
-        int shift = switch (m.group(2)) {
-            case "k" -> 10;
-            case "m" -> 20;
-            case "g" -> 30;
-            case "t" -> 40;
-            default -> 0;
-        };
-        long n = parseLong(m.group(1), text);
-        if (n > (Long.MAX_VALUE >> shift)) {
-            throw new IllegalArgumentException("'" + text + "' is too large");
-        }
-        return n << shift;
     }
 
     static Duration duration(String text) {
@@ -80,7 +61,7 @@ final class FlagValues {
         @Override
         public Long convert(String value) {
             try {
-                return size(value);
+                return Sizes.parse(value);
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage());
             }

@@ -1,6 +1,7 @@
 package io.kvtier.bench;
 
 import io.kvtier.bench.load.Limit;
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.bench.workload.Bounds;
 import java.time.Duration;
 import picocli.CommandLine.Option;

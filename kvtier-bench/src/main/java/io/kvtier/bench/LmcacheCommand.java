@@ -1,5 +1,6 @@
 package io.kvtier.bench;
 
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.bench.workload.LmcacheSpec;
 import java.util.List;
 import picocli.CommandLine.Command;

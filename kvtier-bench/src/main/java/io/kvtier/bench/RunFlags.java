@@ -1,6 +1,7 @@
 package io.kvtier.bench;
 
 import io.kvtier.bench.load.Limit;
+import io.kvtier.bench.run.BenchOptions;
 import java.nio.file.Path;
 import java.util.OptionalDouble;
 import picocli.CommandLine.Option;

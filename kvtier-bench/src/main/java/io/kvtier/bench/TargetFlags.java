@@ -1,5 +1,7 @@
 package io.kvtier.bench;
 
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchTls;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 

@@ -3,6 +3,8 @@ package io.kvtier.bench;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.ProgressBar;
 import io.kvtier.bench.report.ProgressListener;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchRun;
 import io.kvtier.bench.workload.Bounds;
 import java.io.Console;
 import java.util.List;

@@ -1,6 +1,7 @@
 /**
- * {@code kvtier bench}: a RESP load generator with KV-cache workloads, latency histograms, and side-by-side runs
- * against Redis with charts. {@link io.kvtier.bench.BenchCommand} is the command line; {@link
- * io.kvtier.bench.BenchOptions} the validated options; {@link io.kvtier.bench.BenchRun} runs one workload.
+ * {@code kvtier bench}: the command line. {@link io.kvtier.bench.BenchCommand} and its subcommands parse flags into
+ * the options of a single run ({@code io.kvtier.bench.run}), a side-by-side comparison ({@code bench.compare}) or a
+ * cluster scenario ({@code bench.cluster}) and start it. Packages depend one way: commands on runs, {@code cluster} on
+ * {@code compare} (its server processes), both on {@code run}; nothing depends back on the commands.
  */
 package io.kvtier.bench;

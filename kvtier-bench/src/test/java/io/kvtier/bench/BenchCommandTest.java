@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.bench.load.Limit;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchTls;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.OverflowSpec;
 import java.io.PrintWriter;

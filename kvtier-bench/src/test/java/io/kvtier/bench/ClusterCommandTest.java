@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.bench.cluster.ClusterBenchOptions;
-import io.kvtier.bench.routing.RouterOptions;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.client.cluster.ClusterClientOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -51,7 +52,7 @@ class ClusterCommandTest {
         assertThat(o.joinAt()).isEqualTo(Duration.ofSeconds(20));
         assertThat(o.timeline()).isEqualTo(Duration.ofSeconds(35));
         assertThat(o.bucket()).isEqualTo(Duration.ofMillis(100));
-        assertThat(o.via()).isEqualTo(RouterOptions.Mode.SLOTS);
+        assertThat(o.via()).isEqualTo(ClusterClientOptions.Mode.SLOTS);
         assertThat(o.outputDir()).isEqualTo(Path.of("bench-results/cluster"));
         assertThat(o.scalingKeys()).isEqualTo(512);
     }
@@ -71,7 +72,7 @@ class ClusterCommandTest {
         assertThat(o.bucket()).isEqualTo(Duration.ofMillis(250));
         assertThat(o.timelineValueSize()).isEqualTo(16 << 10);
         assertThat(o.writePercent()).isEqualTo(20);
-        assertThat(o.via()).isEqualTo(RouterOptions.Mode.PROXY);
+        assertThat(o.via()).isEqualTo(ClusterClientOptions.Mode.PROXY);
         assertThat(o.timeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(o.verify()).isTrue();
         assertThat(o.describe()).containsEntry("via", "proxy").containsEntry("killAt", "3000ms");
@@ -118,6 +119,5 @@ class ClusterCommandTest {
         new CommandLine(setget).parseArgs("-p", "7001");
 
         assertThat(setget.options().cluster()).isFalse();
-        assertThat(BenchRun.runInfo(setget.options(), "now").parameters()).doesNotContainKey("cluster");
     }
 }

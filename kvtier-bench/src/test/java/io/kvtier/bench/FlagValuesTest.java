@@ -8,19 +8,6 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class FlagValuesTest {
-
-    @Test
-    void sizesTakeBinaryUnitsAsKvtierServerDoes() {
-        assertThat(FlagValues.size("1048576")).isEqualTo(1 << 20);
-        assertThat(FlagValues.size("256k")).isEqualTo(256 << 10);
-        assertThat(FlagValues.size("32m")).isEqualTo(32 << 20);
-        assertThat(FlagValues.size("512MiB")).isEqualTo(512L << 20);
-        assertThat(FlagValues.size("2GB")).isEqualTo(2L << 30);
-        assertThat(FlagValues.size("28b")).isEqualTo(28);
-        assertThatThrownBy(() -> FlagValues.size("12q")).hasMessageContaining("'12q' is not a size");
-        assertThatThrownBy(() -> FlagValues.size("99999999999999t")).hasMessage("'99999999999999t' is too large");
-    }
-
     @Test
     void durationsTakeUnitsAndABareNumberIsSeconds() {
         assertThat(FlagValues.duration("500ms")).isEqualTo(Duration.ofMillis(500));

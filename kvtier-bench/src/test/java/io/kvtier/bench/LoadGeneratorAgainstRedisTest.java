@@ -12,6 +12,8 @@ import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.BenchResultJson;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchRun;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.OverflowSpec;
 import io.kvtier.bench.workload.SetGetSpec;

@@ -1,6 +1,7 @@
 package io.kvtier.cli;
 
 import io.kvtier.cluster.membership.ClusterOptions;
+import io.kvtier.common.Sizes;
 import io.kvtier.server.KvtierServer;
 import io.kvtier.server.config.ClientLimits;
 import io.kvtier.server.config.ClusterSettings;
@@ -282,7 +283,7 @@ final class ServerCommand implements Callable<Integer> {
         long w = Long.parseLong(pick(weight, file, "weight",
                 Long.toString(Math.max(1, (options.memoryBytes() + options.diskBytes()) >> 20))).trim());
         // The control plane binds where the node is reached: the announced host, else the first RESP address.
-        String controlHost = announced != null ? io.kvtier.cluster.HostPort.parse(announced, "--announce").host()
+        String controlHost = announced != null ? io.kvtier.client.HostPort.parse(announced, "--announce").host()
                 : host;
         ClusterOptions membership = new ClusterOptions(id, w, controlHost, cport,
                 seedList == null ? List.of() : List.of(seedList.trim().split("\\s*,\\s*")), duration("failure-timeout",

@@ -3,6 +3,7 @@ package io.kvtier.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvtier.cli.cluster.ClusterCommand;
+import io.kvtier.common.Sizes;
 import io.kvtier.server.config.ServerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.kvtier.cluster;
 
+import io.kvtier.client.HostPort;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.kvtier.cluster;
 
+import io.kvtier.client.cluster.SlotHash;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import io.kvtier.client.cluster.SlotHash;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

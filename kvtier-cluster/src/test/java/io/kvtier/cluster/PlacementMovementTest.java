@@ -2,6 +2,7 @@ package io.kvtier.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvtier.client.cluster.SlotHash;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

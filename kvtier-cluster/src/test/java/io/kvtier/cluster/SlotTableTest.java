@@ -3,6 +3,7 @@ package io.kvtier.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.client.cluster.SlotHash;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Random;

@@ -7,9 +7,9 @@ import io.kvtier.bench.cluster.ClusterBenchRun;
 import io.kvtier.bench.cluster.FailoverResult;
 import io.kvtier.bench.cluster.NodeSettings;
 import io.kvtier.bench.cluster.ScalingRow;
-import io.kvtier.bench.report.Json;
 import io.kvtier.bench.report.OpResult;
-import io.kvtier.bench.routing.RouterOptions;
+import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.common.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -38,7 +38,7 @@ class ClusterBenchIT {
                 Duration.ofSeconds(2));
         ClusterBenchOptions o = new ClusterBenchOptions(List.of("scaling", "failover"), 3, node, 4, 1,
                 Duration.ofSeconds(2), 64 << 10, Duration.ZERO, Duration.ofSeconds(12), Duration.ofSeconds(3),
-                Duration.ofSeconds(5), Duration.ofMillis(100), 16 << 10, 500, 50, RouterOptions.Mode.SLOTS,
+                Duration.ofSeconds(5), Duration.ofMillis(100), 16 << 10, 500, 50, ClusterClientOptions.Mode.SLOTS,
                 Duration.ofSeconds(2), true, 1, out);
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         OutputStream both = new OutputStream() { // the run's progress shows in the test output as it happens

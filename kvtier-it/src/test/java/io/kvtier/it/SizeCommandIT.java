@@ -2,7 +2,7 @@ package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

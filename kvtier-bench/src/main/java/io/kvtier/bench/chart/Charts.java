@@ -1,5 +1,13 @@
 package io.kvtier.bench.chart;
 
+import static io.kvtier.common.chart.ChartData.log2;
+import static io.kvtier.common.chart.ChartData.percent;
+import static io.kvtier.common.chart.ChartData.requirePoints;
+import static io.kvtier.common.chart.ChartData.requireSeries;
+
+import io.kvtier.common.chart.ChartData;
+import io.kvtier.common.chart.ChartFiles;
+import io.kvtier.common.chart.ChartWriter;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -15,13 +23,12 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The benchmark's three charts. Each method writes {@code <outPrefix>.png} and {@code <outPrefix>.svg} (960 x 600)
- * and returns both paths; one line per system, in the map's iteration order (pass a LinkedHashMap or TreeMap to fix
- * colours and legend order). Stateless and thread-safe.
+ * The benchmark's charts: throughput by value size, latency distribution, hit rate by working set. Each method
+ * writes {@code <outPrefix>.png} and {@code <outPrefix>.svg} (960 x 600) and returns both paths; one line per system,
+ * in the map's iteration order (pass a LinkedHashMap or TreeMap to fix colours and legend order). Stateless and
+ * thread-safe.
  */
 public final class Charts {
-    private static final double LOG2 = Math.log(2);
-
     private Charts() {}
 
     /** Throughput (GB/s) by value size (bytes, log scale), one line per system. */
@@ -36,7 +43,7 @@ public final class Charts {
         requireSeries(gbPerSecondBySystem);
         XYChart chart = ChartWriter.newChart(title, "Value size", "Throughput (GB/s)");
         // XChart labels a log axis in powers of ten; plotting log2(size) on a linear axis gives binary sizes instead.
-        chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::binarySizeLabel);
+        chart.getStyler().setxAxisTickLabelsFormattingFunction(ChartData::binarySizeLabel);
         chart.getStyler().setYAxisMin(0.0);
         double minX = Double.MAX_VALUE;
         double maxX = -Double.MAX_VALUE;
@@ -120,26 +127,6 @@ public final class Charts {
         return ChartWriter.write(chart, outPrefix);
     }
 
-    /**
-     * Hit rate (0..1, drawn as %) by total budget (memory + disk, bytes, log scale), one line per series, e.g. per
-     * memory budget: the chart of {@code kvtier simulate}. Written to {@code file}, a PNG or an SVG by its extension.
-     */
-    public static Path hitRateVsBudget(Path file, String title, Map<String, SortedMap<Long, Double>> hitRateBySeries)
-            throws IOException {
-        requireSeries(hitRateBySeries);
-        XYChart chart = ChartWriter.newChart(title, "Memory + disk budget (log scale)", "Hit rate (% of prompt tokens)");
-        chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::binarySizeLabel);
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setYAxisMax(100.0);
-        for (Map.Entry<String, SortedMap<Long, Double>> series : hitRateBySeries.entrySet()) {
-            SortedMap<Long, Double> points = requirePoints(series.getKey(), series.getValue());
-            double[] x = points.keySet().stream().mapToDouble(size -> log2(series.getKey(), size)).toArray();
-            double[] y = points.values().stream().mapToDouble(rate -> percent(series.getKey(), rate)).toArray();
-            chart.addSeries(series.getKey(), x, y);
-        }
-        return ChartWriter.writeFile(chart, file);
-    }
-
     private static XYChart newLatencyChart(String title) {
         XYChart chart = ChartWriter.newChart(title, "Latency (ms, log scale)", "Percentile");
         // XChart's own log axis labels only whole decades, none at all on a narrower range: plot log10(ms) instead.
@@ -163,45 +150,5 @@ public final class Charts {
     /** "0.5x", "2x": a working-set ratio with at most four significant digits and no trailing zeros. */
     static String ratioLabel(double ratio) {
         return new BigDecimal(ratio, new MathContext(4)).stripTrailingZeros().toPlainString() + "x";
-    }
-
-    /** "256 KiB", "1 MiB" at whole powers of two; nothing in between. */
-    static String binarySizeLabel(double log2Size) {
-        long exponent = Math.round(log2Size);
-        if (Math.abs(log2Size - exponent) > 1e-6 || exponent < 0 || exponent > 62) {
-            return "";
-        }
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-        int unit = (int) exponent / 10;
-        return (1L << (exponent - unit * 10L)) + " " + units[unit];
-    }
-
-    private static double log2(String system, long size) {
-        if (size < 1) {
-            throw new IllegalArgumentException("system \"" + system + "\" has value size " + size
-                    + "; sizes must be at least 1 byte");
-        }
-        return Math.log(size) / LOG2;
-    }
-
-    private static double percent(String system, double rate) {
-        if (!(rate >= 0 && rate <= 1)) {
-            throw new IllegalArgumentException("system \"" + system + "\" has hit rate " + rate
-                    + "; hit rates are between 0 and 1");
-        }
-        return rate * 100;
-    }
-
-    private static void requireSeries(Map<String, ?> bySystem) {
-        if (bySystem == null || bySystem.isEmpty()) {
-            throw new IllegalArgumentException("a chart needs at least one system to plot");
-        }
-    }
-
-    private static <K, V> SortedMap<K, V> requirePoints(String system, SortedMap<K, V> points) {
-        if (points == null || points.isEmpty()) {
-            throw new IllegalArgumentException("system \"" + system + "\" has no points to plot");
-        }
-        return points;
     }
 }

@@ -1,5 +1,7 @@
 package io.kvtier.bench.chart;
 
+import io.kvtier.common.chart.ChartFiles;
+import io.kvtier.common.chart.ChartWriter;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;

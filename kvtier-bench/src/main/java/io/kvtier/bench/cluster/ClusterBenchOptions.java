@@ -1,9 +1,9 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.BenchOptions;
-import io.kvtier.bench.report.Units;
-import io.kvtier.bench.routing.RouterOptions;
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.bench.workload.Bounds;
+import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.common.Units;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +41,7 @@ import java.util.TreeSet;
  */
 public record ClusterBenchOptions(List<String> parts, int nodes, NodeSettings node, int connections, int rounds,
         Duration duration, int valueSize, Duration serverWarmUp, Duration timeline, Duration killAt, Duration joinAt,
-        Duration bucket, int timelineValueSize, int timelineKeys, int writePercent, RouterOptions.Mode via,
+        Duration bucket, int timelineValueSize, int timelineKeys, int writePercent, ClusterClientOptions.Mode via,
         Duration timeout, boolean verify, long seed, Path outputDir) {
 
     public static final Set<String> PARTS = Set.of("scaling", "failover");
@@ -146,7 +146,7 @@ public record ClusterBenchOptions(List<String> parts, int nodes, NodeSettings no
         m.put("timelineValueSize", Units.bytes(timelineValueSize));
         m.put("timelineKeys", Integer.toString(timelineKeys));
         m.put("writePercent", Integer.toString(writePercent));
-        m.put("via", via == RouterOptions.Mode.SLOTS ? "cluster" : "proxy");
+        m.put("via", via == ClusterClientOptions.Mode.SLOTS ? "cluster" : "proxy");
         m.put("timeout", timeout.toMillis() + "ms");
         m.put("verify", Boolean.toString(verify));
         m.put("seed", Long.toString(seed));

@@ -1,8 +1,7 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.compare.Cleanup;
-
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;

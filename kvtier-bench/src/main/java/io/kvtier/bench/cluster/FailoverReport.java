@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.report.Json;
 import io.kvtier.bench.report.OpResult;
+import io.kvtier.common.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,7 +14,7 @@ import java.util.Map;
 
 /**
  * Writes the failover run as {@code failover.csv} (one row per time bucket) and {@code failover.json} (options,
- * summary, events, the load's per-operation results, the final read of every key, the router's notes and every
+ * summary, events, the load's per-operation results, the final read of every key, the cluster client's notes and every
  * bucket). Stateless.
  */
 final class FailoverReport {

@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.chart.ChartFiles;
 import io.kvtier.bench.report.OpResult;
+import io.kvtier.common.chart.ChartFiles;
 import java.util.List;
 
 /**
@@ -12,7 +12,7 @@ import java.util.List;
  * @param summary the figures printed after the run
  * @param load    the timeline's SET and GET rows, as the load generator measured them
  * @param verify  the final read of every key (misses = keys lost), empty when it did not run
- * @param notes   the router's notes and anything that went wrong with the scenario itself
+ * @param notes   the cluster client's notes and anything that went wrong with the scenario itself
  * @param chart   the timeline chart
  */
 public record FailoverResult(TimelineData data, List<TimelineEvent> events, FailoverSummary summary,

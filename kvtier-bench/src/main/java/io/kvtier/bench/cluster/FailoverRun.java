@@ -1,19 +1,18 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.compare.Cleanup;
-
-import io.kvtier.bench.chart.ChartFiles;
 import io.kvtier.bench.chart.Marker;
 import io.kvtier.bench.chart.TimelineChart;
+import io.kvtier.bench.compare.Cleanup;
+import io.kvtier.bench.load.ClusterEndpoint;
 import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.load.LoadGenerator;
 import io.kvtier.bench.load.Payloads;
 import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.bench.report.Units;
-import io.kvtier.bench.routing.ClusterEndpoint;
-import io.kvtier.bench.routing.RouterOptions;
+import io.kvtier.client.cluster.ClusterClientOptions;
+import io.kvtier.common.Units;
+import io.kvtier.common.chart.ChartFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -28,7 +27,7 @@ import java.util.Map;
  * The failover timeline: {@code nodes} nodes, every key written first, an untimed warm-up of the mixed load, then
  * the recorded timeline with n2 killed and a new node joining (see {@link FailoverScenario}), then a read of every
  * key. One closed loop of {@code -c} lanes keeps the load steady throughout, so the ops/s curve shows what the
- * cluster could serve at each moment. Runs on the calling thread; owns the cluster and the router it starts.
+ * cluster could serve at each moment. Runs on the calling thread; owns the cluster and the cluster client it starts.
  */
 final class FailoverRun {
     private static final Duration WARM_UP_MAX = Duration.ofSeconds(5);
@@ -54,8 +53,8 @@ final class FailoverRun {
                 "kvtier-bench-failover", o.nodes(), 1))) {
             Timeline timeline = new Timeline(o.bucket(), o.timeline(), o.timeout().plusSeconds(2));
             FailoverLoad load = new FailoverLoad(o.timelineKeys(), o.timelineValueSize(), o.writePercent(), o.seed());
-            RouterOptions routing = new RouterOptions(cluster.first().endpoint(), null, o.connections(), o.timeout(),
-                    o.via());
+            ClusterClientOptions routing = new ClusterClientOptions(cluster.first().endpoint(), null, o.connections(),
+                    o.timeout(), o.via());
             try (ClusterEndpoint endpoint = ClusterEndpoint.open(routing, timeline);
                  Payloads payloads = new Payloads(o.verify(), o.seed());
                  LoadGenerator generator = new LoadGenerator(endpoint.senders(), 1, Double.NaN, payloads,
@@ -65,7 +64,7 @@ final class FailoverRun {
                 List<TimelineEvent> events;
                 List<String> problems;
                 PhaseOutcome mixed;
-                try (FailoverScenario scenario = FailoverScenario.start(cluster, timeline, endpoint.router(),
+                try (FailoverScenario scenario = FailoverScenario.start(cluster, timeline, endpoint.client(),
                         o.killAt(), o.joinAt())) {
                     mixed = generator.run(load.mixed("timeline", new Limit.Timed(o.timeline())));
                     events = scenario.stop();
@@ -134,7 +133,7 @@ final class FailoverRun {
         left.put("GET ok/s", reads);
         left.put("SET ok/s", writes);
         left.put("ok/s on n2's keys (sent after the kill)", victim);
-        String via = o.via() == RouterOptions.Mode.SLOTS ? "cluster client" : "through node 1's proxy";
+        String via = o.via() == ClusterClientOptions.Mode.SLOTS ? "cluster client" : "through node 1's proxy";
         String title = String.format(Locale.ROOT, "Failover: %d nodes, kill -9 n2, a node joins (%s, %s values, "
                 + "c=%d)", o.nodes(), via, Units.bytes(o.timelineValueSize()), o.connections());
         return TimelineChart.write(o.outputDir().resolve("failover-timeline"), title, "successful ops/s",

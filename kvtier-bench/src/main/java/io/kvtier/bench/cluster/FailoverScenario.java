@@ -1,6 +1,6 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.routing.ClusterRouter;
+import io.kvtier.client.cluster.ClusterClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ final class FailoverScenario implements AutoCloseable {
 
     private final LocalCluster cluster;
     private final Timeline timeline;
-    private final ClusterRouter router;
+    private final ClusterClient client;
     private final List<TimelineEvent> events = new CopyOnWriteArrayList<>();
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService threads = Executors.newScheduledThreadPool(3, r -> {
@@ -33,16 +33,16 @@ final class FailoverScenario implements AutoCloseable {
         return t;
     });
 
-    private FailoverScenario(LocalCluster cluster, Timeline timeline, ClusterRouter router) {
+    private FailoverScenario(LocalCluster cluster, Timeline timeline, ClusterClient client) {
         this.cluster = cluster;
         this.timeline = timeline;
-        this.router = router;
+        this.client = client;
     }
 
     /** Schedules the kill and the join relative to the timeline's time 0 (already started) and starts polling. */
-    static FailoverScenario start(LocalCluster cluster, Timeline timeline, ClusterRouter router, Duration killAt,
+    static FailoverScenario start(LocalCluster cluster, Timeline timeline, ClusterClient client, Duration killAt,
             Duration joinAt) throws IOException {
-        FailoverScenario s = new FailoverScenario(cluster, timeline, router);
+        FailoverScenario s = new FailoverScenario(cluster, timeline, client);
         ClusterWatcher watcher = new ClusterWatcher(cluster, timeline, s.events::add);
         watcher.baseline();
         long elapsed = System.nanoTime() - timeline.originNanos();
@@ -64,7 +64,7 @@ final class FailoverScenario implements AutoCloseable {
      */
     private void kill() {
         LocalCluster.Node victim = cluster.nodes().get(VICTIM);
-        BitSet slots = router.slotsOf(victim.endpoint());
+        BitSet slots = client.slotsOf(victim.endpoint());
         long signal = System.nanoTime();
         victim.process().kill();
         timeline.markKill(System.nanoTime(), slots);

@@ -1,7 +1,7 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.compare.ServerProcess;
-import io.kvtier.cluster.HostPort;
+import io.kvtier.client.HostPort;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

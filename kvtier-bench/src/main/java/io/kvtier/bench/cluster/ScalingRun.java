@@ -1,15 +1,14 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.compare.Cleanup;
-
-import io.kvtier.bench.BenchOptions;
-import io.kvtier.bench.BenchRun;
 import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.bench.report.Units;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchRun;
 import io.kvtier.bench.workload.SetGetSpec;
+import io.kvtier.common.Units;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

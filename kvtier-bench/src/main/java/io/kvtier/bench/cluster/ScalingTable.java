@@ -1,8 +1,8 @@
 package io.kvtier.bench.cluster;
 
 import io.kvtier.bench.report.BenchResultJson;
-import io.kvtier.bench.report.Json;
 import io.kvtier.bench.report.OpResult;
+import io.kvtier.common.Json;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package io.kvtier.bench.cluster;
 
-import io.kvtier.bench.routing.CommandObserver;
+import io.kvtier.client.cluster.CommandObserver;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.Map;

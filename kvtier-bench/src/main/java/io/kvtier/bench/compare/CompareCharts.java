@@ -1,10 +1,10 @@
 package io.kvtier.bench.compare;
 
-import io.kvtier.bench.chart.ChartFiles;
 import io.kvtier.bench.chart.Charts;
 import io.kvtier.bench.chart.LimitLine;
 import io.kvtier.bench.limits.MachineLimitsResult;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
+import io.kvtier.common.chart.ChartFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.kvtier.bench.compare;
 
-import io.kvtier.bench.BenchOptions;
-import io.kvtier.bench.report.Units;
+import io.kvtier.bench.run.BenchOptions;
 import io.kvtier.bench.workload.Bounds;
 import io.kvtier.bench.workload.OverflowSpec;
+import io.kvtier.common.Units;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

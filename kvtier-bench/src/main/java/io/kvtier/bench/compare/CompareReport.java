@@ -2,7 +2,7 @@ package io.kvtier.bench.compare;
 
 import io.kvtier.bench.limits.MachineLimitsResult;
 import io.kvtier.bench.report.BenchResultJson;
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

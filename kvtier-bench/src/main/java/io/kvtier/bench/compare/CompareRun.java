@@ -1,8 +1,5 @@
 package io.kvtier.bench.compare;
 
-import io.kvtier.bench.BenchOptions;
-import io.kvtier.bench.BenchRun;
-import io.kvtier.bench.chart.ChartFiles;
 import io.kvtier.bench.limits.LimitsOptions;
 import io.kvtier.bench.limits.MachineLimits;
 import io.kvtier.bench.limits.MachineLimitsResult;
@@ -10,10 +7,13 @@ import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.OpResult;
 import io.kvtier.bench.report.ProgressListener;
-import io.kvtier.bench.report.Units;
+import io.kvtier.bench.run.BenchOptions;
+import io.kvtier.bench.run.BenchRun;
 import io.kvtier.bench.workload.LmcacheSpec;
 import io.kvtier.bench.workload.OverflowSpec;
 import io.kvtier.bench.workload.SetGetSpec;
+import io.kvtier.common.Units;
+import io.kvtier.common.chart.ChartFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

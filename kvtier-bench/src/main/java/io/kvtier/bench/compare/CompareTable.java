@@ -1,7 +1,7 @@
 package io.kvtier.bench.compare;
 
 import io.kvtier.bench.limits.MachineLimitsResult;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,9 @@
 package io.kvtier.bench.limits;
 
+import static io.kvtier.common.Json.object;
+
+import io.kvtier.common.Json;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -44,38 +48,23 @@ public record MachineLimitsResult(
     }
 
     public String toJson() {
-        return """
-                {
-                  "loopbackOneStreamBytesPerSecond": %d,
-                  "loopbackTwoStreamsBytesPerSecond": %d,
-                  "diskSequentialWriteBytesPerSecond": %d,
-                  "diskRandomReadOneReaderBytesPerSecond": %d,
-                  "diskRandomReadFourReadersBytesPerSecond": %d,
-                  "directIo": %b,
-                  "fileBytes": %d,
-                  "measureMillis": %d,
-                  "machine": {
-                    "cores": %d,
-                    "memoryBytes": %d,
-                    "cpuModel": %s,
-                    "kernel": %s,
-                    "fileSystem": %s,
-                    "fileSystemBlockBytes": %d,
-                    "date": %s
-                  }
-                }
-                """.formatted(loopbackOneStreamBytesPerSecond, loopbackTwoStreamsBytesPerSecond,
-                diskSequentialWriteBytesPerSecond, diskRandomReadOneReaderBytesPerSecond,
-                diskRandomReadFourReadersBytesPerSecond, directIo, fileBytes, measureMillis, machine.cores(),
-                machine.memoryBytes(), Json.quote(machine.cpuModel()), Json.quote(machine.kernel()),
-                Json.quote(machine.fileSystem()), machine.fileSystemBlockBytes(),
-                Json.quote(machine.date().toString()));
+        return Json.write(object("loopbackOneStreamBytesPerSecond", loopbackOneStreamBytesPerSecond,
+                "loopbackTwoStreamsBytesPerSecond", loopbackTwoStreamsBytesPerSecond,
+                "diskSequentialWriteBytesPerSecond", diskSequentialWriteBytesPerSecond,
+                "diskRandomReadOneReaderBytesPerSecond", diskRandomReadOneReaderBytesPerSecond,
+                "diskRandomReadFourReadersBytesPerSecond", diskRandomReadFourReadersBytesPerSecond,
+                "directIo", directIo, "fileBytes", fileBytes, "measureMillis", measureMillis,
+                "machine", object("cores", machine.cores(), "memoryBytes", machine.memoryBytes(),
+                        "cpuModel", machine.cpuModel(), "kernel", machine.kernel(), "fileSystem", machine.fileSystem(),
+                        "fileSystemBlockBytes", machine.fileSystemBlockBytes(), "date", machine.date().toString())));
     }
 
     /** Reads what {@link #toJson()} wrote; unknown keys are ignored, missing ones are an error naming the key. */
     public static MachineLimitsResult fromJson(String json) {
-        Map<String, Object> top = Json.parseObject(json);
-        Map<String, Object> m = field(top, "machine", Map.class);
+        if (!(Json.parse(json) instanceof Map<?, ?> top)) {
+            throw new IllegalArgumentException("limits JSON is not an object");
+        }
+        Map<?, ?> m = field(top, "machine", Map.class);
         MachineInfo machine = new MachineInfo(Math.toIntExact(number(m, "cores")), number(m, "memoryBytes"),
                 field(m, "cpuModel", String.class), field(m, "kernel", String.class),
                 field(m, "fileSystem", String.class), number(m, "fileSystemBlockBytes"),
@@ -87,12 +76,20 @@ public record MachineLimitsResult(
                 number(top, "fileBytes"), number(top, "measureMillis"), machine);
     }
 
-    private static long number(Map<String, Object> object, String key) {
-        return field(object, key, Long.class);
+    private static long number(Map<?, ?> object, String key) {
+        Object value = object.get(key);
+        if (!(value instanceof BigDecimal n)) {
+            throw new IllegalArgumentException("limits JSON field \"" + key + "\" should be a number, found " + value);
+        }
+        try {
+            return n.longValueExact();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("limits JSON field \"" + key + "\" should be an integer, found " + n, e);
+        }
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> T field(Map<String, Object> object, String key, Class<? super T> type) {
+    private static <T> T field(Map<?, ?> object, String key, Class<? super T> type) {
         Object value = object.get(key);
         if (!type.isInstance(value)) {
             throw new IllegalArgumentException("limits JSON field \"" + key + "\" should be a "

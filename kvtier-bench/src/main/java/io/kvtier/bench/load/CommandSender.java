@@ -5,7 +5,7 @@ import io.kvtier.client.RespConnection;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where a lane's commands go: one connection, or a cluster router that picks the connection of the key's primary.
+ * Where a lane's commands go: one connection, or a cluster client that picks the connection of the key's primary.
  * Implementations are thread-safe; their futures complete on I/O or timer threads, so callbacks must not block.
  */
 public interface CommandSender {
@@ -15,7 +15,7 @@ public interface CommandSender {
      */
     CompletableFuture<Reply> send(byte[] key, Object... args);
 
-    /** False once nothing more can be sent: a plain connection that closed. A cluster router reconnects instead. */
+    /** False once nothing more can be sent: a plain connection that closed. A cluster client reconnects instead. */
     boolean isOpen();
 
     /** Every command on {@code connection}, whatever its key. */

@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * What a benchmark run talks to: one RESP server ({@link Connections}) or a cluster through a slot router. Owns its
- * connections and I/O threads; opened and closed from one thread, its senders used from any.
+ * What a benchmark run talks to: one RESP server ({@link Connections}) or a cluster through a cluster client
+ * ({@link ClusterEndpoint}). Owns its connections and I/O threads; opened and closed from one thread, its senders
+ * used from any.
  */
 public interface Endpoint extends AutoCloseable {
     /** One sender per connection the user asked for ({@code -c}); lanes are spread over them. */

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One slot of concurrency: a sender (a connection, or a cluster router's share of its connections) plus the
+ * One slot of concurrency: a sender (a connection, or a cluster client's share of its connections) plus the
  * statistics of the tasks it runs, one task at a time. A task may have several commands in flight on the lane
  * (LMCache's gathered GETs); the load generator gives each sender {@code pipeline} lanes.
  *

@@ -7,7 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Drives phases over {@code senders x pipeline} lanes, each running one task at a time (a sender is a connection,
- * or a cluster router's share of its connections).
+ * or a cluster client's share of its connections).
  *
  * <p><b>Closed loop</b> (no rate): a lane sends its next request as soon as the previous one completed, so the
  * server is kept saturated and each latency is a service time from send start to the last reply byte. Time a

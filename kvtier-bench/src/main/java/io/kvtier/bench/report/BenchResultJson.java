@@ -1,5 +1,6 @@
 package io.kvtier.bench.report;
 
+import io.kvtier.common.Json;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.kvtier.bench.report;
 
+import io.kvtier.common.Units;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

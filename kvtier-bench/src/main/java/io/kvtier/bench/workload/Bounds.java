@@ -1,6 +1,6 @@
 package io.kvtier.bench.workload;
 
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 
 /**
  * Range checks for options, with messages that name the flag, the value and the limit:

@@ -1,6 +1,6 @@
 package io.kvtier.bench.workload;
 
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;

@@ -3,7 +3,7 @@ package io.kvtier.bench.workload;
 import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.load.Phase;
 import io.kvtier.bench.load.PhaseRunner;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 
 /**
  * {@code lmcache}: one phase of chat requests ({@link ChatTraffic}), each issued as LMCache's Redis connector would

@@ -4,7 +4,7 @@ import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.load.Phase;
 import io.kvtier.bench.load.PhaseOutcome;
 import io.kvtier.bench.load.PhaseRunner;
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

@@ -3,6 +3,7 @@ package io.kvtier.bench.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.common.chart.ChartFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,28 +33,6 @@ class TimelineChartTest {
         String svg = Files.readString(files.svg(), StandardCharsets.UTF_8);
         assertThat(svg).startsWith("<?xml").contains("<svg").doesNotContainPattern("\\d\\.\\d\\d");
         assertThat(files.svg()).isRegularFile();
-    }
-
-    @Test
-    void svgsAreCompactedWithoutLosingTheirStyles() {
-        String svg = "<?xml version=\"1.0\"?>\n<svg width=\"9\"><line style=\"stroke:red;\" x1=\"1.23456\"/>"
-                + "<line style=\"stroke:blue;\" x1=\"2\"/><line style=\"stroke:red;\" x1=\"3.0\"/></svg>";
-
-        assertThat(ChartWriter.compact(svg)).isEqualTo("<?xml version=\"1.0\"?>\n<svg width=\"9\">\n"
-                + "<style>.s0{stroke:red;}.s1{stroke:blue;}</style><line class=\"s0\" x1=\"1.2\"/>"
-                + "<line class=\"s1\" x1=\"2\"/><line class=\"s0\" x1=\"3.0\"/></svg>");
-    }
-
-    @Test
-    void segmentsThatContinueEachOtherBecomeOnePolyline() {
-        String lines = "<line style=\"a\" x1=\"1\" x2=\"2\" y1=\"5\" y2=\"6\"/>\n"
-                + "<line style=\"a\" x1=\"2\" x2=\"3\" y1=\"6\" y2=\"4\"/>\n"
-                + "<line style=\"b\" x1=\"3\" x2=\"4\" y1=\"4\" y2=\"4\"/>\n"
-                + "<line style=\"a\" x1=\"9\" x2=\"8\" y1=\"0\" y2=\"0\"/>";
-
-        assertThat(ChartWriter.joinSegments(lines)).isEqualTo("<polyline style=\"a\" points=\"1,5 2,6 3,4\"/>\n"
-                + "<line style=\"b\" x1=\"3\" x2=\"4\" y1=\"4\" y2=\"4\"/>\n"
-                + "<line style=\"a\" x1=\"9\" x2=\"8\" y1=\"0\" y2=\"0\"/>");
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.kvtier.cli.cluster;
 
-import static io.kvtier.bench.report.Json.object;
+import static io.kvtier.common.Json.object;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +12,7 @@ import java.util.Map;
  * {@code kvtier cluster status --json} for machines: one JSON object with the same figures as {@link StatusTable}
  * (members, epoch, slots, replication lag, rebalancing) in named fields, plus {@code info}, every KVT.STATUS field as
  * the node sent it (strings), and with {@code --all} {@code nodes}, the other members' own reports in the same shape.
- * A pure function of its arguments; field names are stable. Written by the benchmark's JSON writer.
+ * A pure function of its arguments; field names are stable. Written by {@link Json}.
  */
 final class StatusJson {
     private StatusJson() {

@@ -1,8 +1,7 @@
 package io.kvtier.cli.simulate;
 
-import io.kvtier.bench.chart.Charts;
-import io.kvtier.bench.report.Units;
-import io.kvtier.cli.Sizes;
+import io.kvtier.common.Sizes;
+import io.kvtier.common.Units;
 import io.kvtier.kvcache.simulate.Budget;
 import io.kvtier.kvcache.simulate.ChatTraceGenerator;
 import io.kvtier.kvcache.simulate.ChatTraceOptions;
@@ -154,7 +153,7 @@ public final class SimulateCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--threads " + n + " must be at least 1");
         }
         Sweep.Outcome outcome = Sweep.run(t, chunks, budgets, n);
-        Path drawn = chart == null ? null : Charts.hitRateVsBudget(chart, chartTitle(t, chunks),
+        Path drawn = chart == null ? null : HitRateChart.write(chart, chartTitle(t, chunks),
                 seriesByMemory(outcome.results()));
         if (json) {
             out.print(SweepJson.format(source, t, chunks, outcome, drawn == null ? null : drawn.toString()));

@@ -1,8 +1,8 @@
 package io.kvtier.cli.simulate;
 
-import static io.kvtier.bench.report.Json.object;
+import static io.kvtier.common.Json.object;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.kvcache.simulate.ChunkOptions;
 import io.kvtier.kvcache.simulate.SimulationResult;
 import io.kvtier.kvcache.simulate.Sweep;

@@ -1,6 +1,6 @@
 package io.kvtier.cli.simulate;
 
-import io.kvtier.bench.report.Units;
+import io.kvtier.common.Units;
 import io.kvtier.kvcache.simulate.SimulationResult;
 import java.util.List;
 import java.util.Locale;

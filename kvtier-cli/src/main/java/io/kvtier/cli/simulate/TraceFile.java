@@ -1,6 +1,6 @@
 package io.kvtier.cli.simulate;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.kvcache.simulate.Trace;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.kvtier.cli.sizing;
 
-import io.kvtier.cli.Sizes;
+import io.kvtier.common.Sizes;
 import io.kvtier.kvcache.sizing.HfConfig;
 import io.kvtier.kvcache.sizing.ModelSpec;
 import io.kvtier.kvcache.sizing.ModelTable;

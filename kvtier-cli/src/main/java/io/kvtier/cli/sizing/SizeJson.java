@@ -1,8 +1,8 @@
 package io.kvtier.cli.sizing;
 
-import static io.kvtier.bench.report.Json.object;
+import static io.kvtier.common.Json.object;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import io.kvtier.kvcache.sizing.Attention;
 import io.kvtier.kvcache.sizing.KvFootprint;
 import io.kvtier.kvcache.sizing.ModelSpec;
@@ -19,7 +19,7 @@ import java.util.Map;
  * {@code kvtier size --json} for machines: one JSON object with the figures of {@link SizeTable} in named fields, all
  * byte counts as integers. {@code bytes_per_token} is the whole model's KV per token over every layer (what LMCache
  * stores, and what GPU memory holds per token when sliding windows are not freed); per-GPU and per-chunk figures are
- * per worker. A pure function of the report; field names are stable. Written by the benchmark's JSON writer.
+ * per worker. A pure function of the report; field names are stable. Written by {@link Json}.
  */
 final class SizeJson {
     private SizeJson() {

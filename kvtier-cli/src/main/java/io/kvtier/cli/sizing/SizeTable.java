@@ -1,13 +1,13 @@
 package io.kvtier.cli.sizing;
 
-import io.kvtier.bench.report.Units;
+import io.kvtier.cli.Columns;
+import io.kvtier.common.Units;
 import io.kvtier.kvcache.sizing.Attention;
 import io.kvtier.kvcache.sizing.KvFootprint;
 import io.kvtier.kvcache.sizing.ModelSpec;
 import io.kvtier.kvcache.sizing.ModelTable;
 import io.kvtier.kvcache.sizing.SizingOptions;
 import io.kvtier.kvcache.sizing.SizingReport;
-import io.kvtier.cli.Columns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -2,7 +2,7 @@ package io.kvtier.cli.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.bench.report.Json;
+import io.kvtier.common.Json;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package io.kvtier.cli.sizing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.bench.report.Json;
 import io.kvtier.cli.Main;
+import io.kvtier.common.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.math.BigDecimal;

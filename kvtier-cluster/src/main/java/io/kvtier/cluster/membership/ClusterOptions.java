@@ -1,6 +1,6 @@
 package io.kvtier.cluster.membership;
 
-import io.kvtier.cluster.HostPort;
+import io.kvtier.client.HostPort;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -5,7 +5,7 @@ import io.kvtier.client.ClientResources;
 import io.kvtier.client.PeerPool;
 import io.kvtier.client.Reply;
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.SlotTable;
 import io.kvtier.cluster.topology.SlotTableService;
 import io.kvtier.server.config.ClusterSettings;

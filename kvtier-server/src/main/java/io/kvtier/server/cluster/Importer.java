@@ -1,8 +1,8 @@
 package io.kvtier.server.cluster;
 
 import io.kvtier.client.Reply;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.TryAgainException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,8 +1,8 @@
 package io.kvtier.server.cluster;
 
 import io.kvtier.client.Reply;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.UnreplicatedException;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;

@@ -1,6 +1,6 @@
 package io.kvtier.server.cluster;
 
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 

@@ -4,7 +4,7 @@ import static io.kvtier.server.command.CommandSpec.container;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.SlotTable;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;

@@ -1,7 +1,7 @@
 package io.kvtier.server.command;
 
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.ClusterDownException;
 import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.cluster.error.CrossSlotException;

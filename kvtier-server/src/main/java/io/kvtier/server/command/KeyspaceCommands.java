@@ -2,7 +2,9 @@ package io.kvtier.server.command;
 
 import static io.kvtier.server.command.CommandSpec.of;
 
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.resp.RespCommand;
+import io.kvtier.server.cluster.ClusterNode;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.store.ExpireCondition;
@@ -12,8 +14,6 @@ import io.kvtier.store.disk.RecordFormat;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import io.kvtier.cluster.SlotHash;
-import io.kvtier.server.cluster.ClusterNode;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -2,7 +2,7 @@ package io.kvtier.server.command;
 
 import static io.kvtier.server.command.CommandSpec.of;
 
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;

@@ -2,8 +2,8 @@ package io.kvtier.server.command;
 
 import static io.kvtier.server.command.CommandSpec.of;
 
+import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
-import io.kvtier.cluster.SlotHash;
 import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.cluster.ClusterNode;

@@ -2,7 +2,7 @@ package io.kvtier.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.cluster.SlotHash;
+import io.kvtier.client.cluster.SlotHash;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
