@@ -1,6 +1,6 @@
 package io.kvtier.cli.cluster;
 
-import io.kvtier.cli.Columns;
+import io.kvtier.common.Columns;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

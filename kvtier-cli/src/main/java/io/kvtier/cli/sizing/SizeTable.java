@@ -1,6 +1,6 @@
 package io.kvtier.cli.sizing;
 
-import io.kvtier.cli.Columns;
+import io.kvtier.common.Columns;
 import io.kvtier.common.Units;
 import io.kvtier.kvcache.sizing.Attention;
 import io.kvtier.kvcache.sizing.KvFootprint;

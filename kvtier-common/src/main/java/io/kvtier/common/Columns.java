@@ -1,4 +1,4 @@
-package io.kvtier.cli;
+package io.kvtier.common;
 
 import java.util.List;
 
