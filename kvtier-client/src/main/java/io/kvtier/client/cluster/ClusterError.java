@@ -52,7 +52,7 @@ public sealed interface ClusterError {
      * Reads {@code error} (the message without its '-'), as answered by {@code from}. An empty host in a redirect
      * ({@code MOVED 42 :7001}, as Redis 7 may send) means the host of {@code from}.
      */
-    static ClusterError parse(String error, HostPort from) {
+    public static ClusterError parse(String error, HostPort from) {
         String code = code(error);
         return switch (code) {
             case "MOVED", "ASK" -> redirect(code, error, from);

@@ -13,9 +13,4 @@ public final class TryAgainException extends ClusterException {
     public String code() {
         return "TRYAGAIN";
     }
-
-    /** Whether a peer's error reply {@code error} (its text, code first) is this kind: safe to resend. */
-    public static boolean isReply(String error) {
-        return error.equals("TRYAGAIN") || error.startsWith("TRYAGAIN ");
-    }
 }

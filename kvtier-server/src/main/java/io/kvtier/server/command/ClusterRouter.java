@@ -1,5 +1,7 @@
 package io.kvtier.server.command;
 
+import io.kvtier.client.HostPort;
+import io.kvtier.client.cluster.ClusterError;
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.error.ClusterDownException;
@@ -454,7 +456,8 @@ final class ClusterRouter {
         }
         node.send(ClusterNode.Lane.FORWARD, owner, copy).whenComplete((reply, e) -> {
             boolean retry = System.nanoTime() + RETRY_PAUSE_NANOS < deadline && (e != null && notSent(cause(e))
-                    || reply instanceof io.kvtier.client.Reply.Error err && TryAgainException.isReply(err.message()));
+                    || reply instanceof io.kvtier.client.Reply.Error err && ClusterError.parse(err.message(),
+                    new HostPort(owner.host(), owner.port())) instanceof ClusterError.TryAgain);
             if (!retry) {
                 boolean taken = e != null ? result.completeExceptionally(e) : result.complete(reply);
                 if (!taken) {
