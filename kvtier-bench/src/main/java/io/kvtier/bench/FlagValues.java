@@ -1,39 +1,24 @@
 package io.kvtier.bench;
 
 import io.kvtier.bench.load.Limit;
+import io.kvtier.common.Durations;
 import io.kvtier.common.Sizes;
 import java.time.Duration;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
  * Parses the text of flag values: byte sizes ({@code 1048576}, {@code 64k}, {@code 1m}, {@code 512MiB}, all binary
  * units: {@link Sizes}, as {@code kvtier server}'s flags), durations ({@code 500ms}, {@code 10s}, {@code 2m},
- * {@code 1h}; a bare number is seconds) and warm-ups (a duration, or a bare number of requests). Stateless; the
- * nested converters plug the parsers into picocli.
+ * {@code 1h}; a bare number is seconds: {@link Durations}, every command's grammar) and warm-ups (a duration, or a
+ * bare number of requests). Stateless; the nested converters plug the parsers into picocli.
  */
 final class FlagValues {
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
-
     private FlagValues() {
     }
 
     static Duration duration(String text) {
-        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
-        if (!m.matches()) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration (examples: 500ms, 10s, 2m, 1h)");
-        }
-        long n = parseLong(m.group(1), text);
-        String unit = m.group(2) == null ? "s" : m.group(2);
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(n);
-            case "m" -> Duration.ofMinutes(n);
-            case "h" -> Duration.ofHours(n);
-            default -> Duration.ofSeconds(n);
-        };
+        return Durations.parse(text);
     }
 
     /** A duration with a unit ({@code 2s}), or a bare number of requests ({@code 200}); {@code 0} is none. */

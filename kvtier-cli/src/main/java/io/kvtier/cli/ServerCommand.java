@@ -1,10 +1,11 @@
 package io.kvtier.cli;
 
 import io.kvtier.cluster.membership.ClusterOptions;
+import io.kvtier.cluster.node.ClusterSettings;
+import io.kvtier.common.Durations;
 import io.kvtier.common.Sizes;
 import io.kvtier.server.KvtierServer;
 import io.kvtier.server.config.ClientLimits;
-import io.kvtier.server.config.ClusterSettings;
 import io.kvtier.server.config.ServerOptions;
 import io.kvtier.server.config.TlsSettings;
 import java.nio.file.Path;
@@ -365,20 +366,13 @@ final class ServerCommand implements Callable<Integer> {
         };
     }
 
-    /** "500ms", "2s", "1m"; a bare number is milliseconds. */
+    /** A DURATION flag in {@link Durations}' grammar ("500ms", "2s", "1m"; a bare number is seconds). */
     static java.time.Duration duration(String name, String text) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m)?").matcher(text.trim()
-                .toLowerCase(java.util.Locale.ROOT));
-        if (!m.matches()) {
-            throw new IllegalArgumentException("--" + name + ": '" + text + "' is not a duration like 500ms, 2s or 1m");
+        try {
+            return Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--" + name + ": " + e.getMessage());
         }
-        long n = Long.parseLong(m.group(1));
-        String unit = m.group(2) == null ? "ms" : m.group(2);
-        return switch (unit) {
-            case "s" -> java.time.Duration.ofSeconds(n);
-            case "m" -> java.time.Duration.ofMinutes(n);
-            default -> java.time.Duration.ofMillis(n);
-        };
     }
 
     private static String pick(String flag, Map<String, String> file, String name, String fallback) {

@@ -4,7 +4,7 @@ import io.kvtier.kvcache.KvCache;
 import io.kvtier.server.command.CommandTable;
 import io.kvtier.server.command.ServerContext;
 import io.kvtier.server.config.ClientLimit;
-import io.kvtier.server.config.ClusterSettings;
+import io.kvtier.cluster.node.ClusterSettings;
 import io.kvtier.server.config.ServerOptions;
 import io.kvtier.server.metrics.InstantaneousRates;
 import io.kvtier.server.metrics.Metrics;
@@ -58,7 +58,7 @@ public final class KvtierServer implements AutoCloseable {
     /** Null without --tls-port. */
     private final TlsContexts tls;
     private int tlsPort;
-    private io.kvtier.server.cluster.ClusterNode cluster;
+    private io.kvtier.cluster.node.ClusterNode cluster;
     private boolean closed;
 
     private KvtierServer(ServerOptions options) throws IOException {
@@ -183,7 +183,7 @@ public final class KvtierServer implements AutoCloseable {
             int reachedAt = tls != null && options.tls().cluster() ? tlsPort : context.port();
             endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + reachedAt;
         }
-        cluster = io.kvtier.server.cluster.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
+        cluster = io.kvtier.cluster.node.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
                 c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store,
                 options.requirePass(), tls != null && options.tls().cluster() ? tls::peer : null);
         context.cluster(cluster); // before joining: peers may forward to this node as soon as it is in their table

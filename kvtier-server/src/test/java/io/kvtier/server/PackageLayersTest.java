@@ -19,7 +19,6 @@ class PackageLayersTest {
                 List.of(ROOT + ".reply"),
                 List.of(ROOT + ".value"),
                 List.of(ROOT + ".script", ROOT + ".tls"),
-                List.of(ROOT + ".cluster"),
                 List.of(ROOT + ".metrics"),
                 List.of(ROOT + ".command"),
                 List.of(ROOT + ".net"),

@@ -1,12 +1,10 @@
 package io.kvtier.cli.cluster;
 
+import io.kvtier.common.Durations;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -63,19 +61,20 @@ final class ClusterStatusCommand implements Callable<Integer> {
         }
     }
 
-    /** "500ms", "2s"; a bare number is milliseconds. */
+    /** A positive duration in {@link Durations}' grammar ("500ms", "2s"; a bare number is seconds). */
     static final class DurationConverter implements ITypeConverter<Duration> {
-        private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s)?");
-
         @Override
         public Duration convert(String value) {
-            Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
-            if (!m.matches() || Long.parseLong(m.group(1)) == 0) {
-                throw new IllegalArgumentException("--timeout: '" + value + "' is not a positive duration like 500ms "
-                        + "or 2s");
+            Duration d;
+            try {
+                d = Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--timeout: " + e.getMessage());
             }
-            long n = Long.parseLong(m.group(1));
-            return "s".equals(m.group(2)) ? Duration.ofSeconds(n) : Duration.ofMillis(n);
+            if (d.isZero()) {
+                throw new IllegalArgumentException("--timeout: '" + value + "' must be more than 0");
+            }
+            return d;
         }
     }
 }

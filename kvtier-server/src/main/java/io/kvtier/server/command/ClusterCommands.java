@@ -7,7 +7,7 @@ import io.kvtier.cluster.Member;
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.SlotTable;
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package io.kvtier.server.command;
 
-import io.kvtier.server.cluster.ClusterNode;
-import io.kvtier.server.cluster.ImportProgress;
-import io.kvtier.server.cluster.ReplicationBacklog;
+import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.cluster.node.ImportProgress;
+import io.kvtier.cluster.node.ReplicationBacklog;
 
 /**
  * CLUSTER INFO's fields on work in progress: the replication lag (writes applied here whose backups have not all

@@ -11,7 +11,7 @@ import io.kvtier.cluster.error.MovedException;
 import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.cluster.error.UnreachableException;
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.server.value.Values;

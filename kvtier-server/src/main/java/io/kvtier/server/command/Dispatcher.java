@@ -138,7 +138,7 @@ public final class Dispatcher {
         if (session.server.options().cluster() == null) {
             return false;
         }
-        io.kvtier.server.cluster.ClusterNode node = session.server.cluster();
+        io.kvtier.cluster.node.ClusterNode node = session.server.cluster();
         return node == null || !node.joined();
     }
 
@@ -187,7 +187,7 @@ public final class Dispatcher {
     private static CompletableFuture<Void> execute(CommandSpec spec, Session session, RespCommand cmd, Reply reply,
                                                    boolean routed) {
         try {
-            io.kvtier.server.cluster.ClusterNode cluster = session.server.cluster();
+            io.kvtier.cluster.node.ClusterNode cluster = session.server.cluster();
             if (routed && cluster != null && ClusterRouter.routed(spec)) {
                 return ClusterRouter.dispatch(cluster, spec, session, cmd, reply);
             }

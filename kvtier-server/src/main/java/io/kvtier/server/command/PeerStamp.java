@@ -5,7 +5,7 @@ import java.math.BigInteger;
 
 /**
  * The first argument of every KVT.* peer request, {@code epoch} or {@code epoch:deadline}, as
- * {@link io.kvtier.server.cluster.ClusterNode#requestEpoch} writes it. It arrives from the network like any client
+ * {@link io.kvtier.cluster.node.ClusterNode#requestEpoch} writes it. It arrives from the network like any client
  * argument, so it is parsed strictly: each part a signed 64-bit decimal as Redis's string2ll reads it, anything else
  * (a second colon, an empty part, spaces, '+') refused with Redis's "not an integer" error before the request does
  * anything. The deadline is there because TCP can deliver a request long after its sender gave up, when a partition

@@ -5,7 +5,7 @@ import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespReplyDecoder;
-import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.server.script.LuaReplies;

@@ -42,8 +42,8 @@ public final class ServerContext {
     /** {@code --max-clients}, lowered at start if the open-file limit leaves less room (see {@link ClientLimit}). */
     private volatile int maxClients;
     private volatile int boundPort;
-    private volatile io.kvtier.server.cluster.ClusterNode cluster;
-    private volatile io.kvtier.server.cluster.Replicator replicator;
+    private volatile io.kvtier.cluster.node.ClusterNode cluster;
+    private volatile io.kvtier.cluster.node.Replicator replicator;
 
     public ServerContext(ServerOptions options, TieredStore store, io.kvtier.kvcache.KvCache kvcache,
                          DiskReads diskReads, CommandTable commands, Metrics metrics, Watches watches) {
@@ -148,17 +148,17 @@ public final class ServerContext {
     }
 
     /** This node's cluster part; null for a single-node store. */
-    public io.kvtier.server.cluster.ClusterNode cluster() {
+    public io.kvtier.cluster.node.ClusterNode cluster() {
         return cluster;
     }
 
-    public io.kvtier.server.cluster.Replicator replicator() {
+    public io.kvtier.cluster.node.Replicator replicator() {
         return replicator;
     }
 
-    public void cluster(io.kvtier.server.cluster.ClusterNode node) {
+    public void cluster(io.kvtier.cluster.node.ClusterNode node) {
         this.cluster = node;
-        this.replicator = new io.kvtier.server.cluster.Replicator(node, diskReads::readCopy);
+        this.replicator = new io.kvtier.cluster.node.Replicator(node, diskReads::readCopy);
     }
 
     public long newClientId() {

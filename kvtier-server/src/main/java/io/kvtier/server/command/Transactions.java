@@ -6,7 +6,7 @@ import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.error.ClusterException;
 import io.kvtier.resp.RespCommand;
-import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import java.util.List;

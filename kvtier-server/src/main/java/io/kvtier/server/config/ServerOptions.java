@@ -1,5 +1,6 @@
 package io.kvtier.server.config;
 
+import io.kvtier.cluster.node.ClusterSettings;
 import io.kvtier.store.IndexBudget;
 import io.kvtier.store.StoreOptions;
 import java.net.InetAddress;

@@ -2,9 +2,9 @@ package io.kvtier.server.metrics;
 
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotTable;
-import io.kvtier.server.cluster.ClusterCounters;
-import io.kvtier.server.cluster.ClusterNode;
-import io.kvtier.server.cluster.ImportProgress;
+import io.kvtier.cluster.node.ClusterCounters;
+import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.cluster.node.ImportProgress;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;

@@ -1,6 +1,6 @@
 package io.kvtier.server.metrics;
 
-import io.kvtier.server.cluster.ClusterNode;
+import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.ErrorStats;
 import io.kvtier.store.StoreStats;
 import io.kvtier.store.TieredStore;

@@ -1,8 +1,8 @@
-package io.kvtier.server.cluster;
+package io.kvtier.cluster.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.server.cluster.ImportProgress.Phase;
+import io.kvtier.cluster.node.ImportProgress.Phase;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.kvtier.server.cluster;
+package io.kvtier.cluster.node;
 
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutResult;

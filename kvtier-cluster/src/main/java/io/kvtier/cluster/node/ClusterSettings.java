@@ -1,10 +1,10 @@
-package io.kvtier.server.config;
+package io.kvtier.cluster.node;
 
 import io.kvtier.cluster.membership.ClusterOptions;
 import java.time.Duration;
 
 /**
- * How a node takes part in a cluster; absent (null in {@link ServerOptions}) for a single-node store. Validated on
+ * How a node takes part in a cluster; absent (null in the server's options) for a single-node store. Validated on
  * construction; messages name the flag.
  *
  * @param membership         the control plane: node id, weight, cluster port, seeds, failure timeout, endpoint

@@ -1,4 +1,4 @@
-package io.kvtier.server.cluster;
+package io.kvtier.cluster.node;
 
 import io.kvtier.client.cluster.SlotHash;
 import java.util.BitSet;

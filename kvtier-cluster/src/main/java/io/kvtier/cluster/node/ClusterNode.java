@@ -1,4 +1,4 @@
-package io.kvtier.server.cluster;
+package io.kvtier.cluster.node;
 
 import io.kvtier.client.ClientOptions;
 import io.kvtier.client.ClientResources;
@@ -8,7 +8,6 @@ import io.kvtier.cluster.Member;
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.SlotTable;
 import io.kvtier.cluster.topology.SlotTableService;
-import io.kvtier.server.config.ClusterSettings;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.TieredStore;

@@ -1,4 +1,4 @@
-package io.kvtier.server.cluster;
+package io.kvtier.cluster.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
