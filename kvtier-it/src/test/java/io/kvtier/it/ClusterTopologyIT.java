@@ -2,10 +2,12 @@ package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
 import glide.api.models.commands.scan.ClusterScanCursor;
 import glide.api.models.commands.scan.ScanOptions;
 import glide.api.models.configuration.AdvancedGlideClusterClientConfiguration;
+import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.GlideClusterClientConfiguration;
 import glide.api.models.configuration.NodeAddress;
 import io.lettuce.core.KeyScanCursor;
@@ -151,6 +153,21 @@ class ClusterTopologyIT {
             }
             assertThat(scanned).hasSize(KEYS).doesNotHaveDuplicates();
             assertThat(new HashSet<>(scanned)).isEqualTo(written);
+        }
+    }
+
+    /**
+     * A cluster-unaware client (LMCache's {@code valkey://} standalone adapter) against one node of the cluster: HELLO
+     * says {@code mode cluster}, and every key is served through the node's proxy all the same.
+     */
+    @Test
+    void glideStandaloneClientReadsEveryKeyThroughOneNode() throws Exception {
+        try (GlideClient glide = GlideClient.createClient(GlideClientConfiguration.builder()
+                .address(NodeAddress.builder().host("127.0.0.1").port(port(0)).build())
+                .requestTimeout(10_000).build()).get(60, TimeUnit.SECONDS)) {
+            for (int i = 0; i < KEYS; i++) {
+                assertThat(glide.get("scan:" + i).get(10, TimeUnit.SECONDS)).isEqualTo("v" + i);
+            }
         }
     }
 
