@@ -69,8 +69,10 @@ public final class Placement {
     private static final int SLOTS = SlotHash.SLOTS;
 
     private final int copies;
-    private final SlotRanking ranking;
-    private final int[] primaryCaps;
+    private final AnchorRing ring;
+    private final AnchorRing.Ranking ranking;
+    private final double[] primaryShares;
+    private final double loadBound;
     private final int[] ownedCaps;
     private final int[] primaryCounts;
     private final int[] ownedCounts;
@@ -81,8 +83,10 @@ public final class Placement {
     private Placement(List<Member> sorted, int replicas, double loadBound) {
         int n = sorted.size();
         this.copies = Math.min(replicas + 1, n);
-        this.ranking = new SlotRanking(sorted);
-        this.primaryCaps = caps(shares(sorted, 1), loadBound);
+        this.ring = new AnchorRing(sorted);
+        this.ranking = ring.ranking();
+        this.primaryShares = shares(sorted, 1);
+        this.loadBound = loadBound;
         this.ownedCaps = caps(shares(sorted, copies), loadBound);
         this.primaryCounts = new int[n];
         this.ownedCounts = new int[n];
@@ -114,14 +118,19 @@ public final class Placement {
         return new SlotTable(epoch, sorted, replicas, placement.owners);
     }
 
-    /** Pass 1: every slot's primary, by rank under the primary caps. */
+    /** Pass 1: every slot's primary, from the anchor ring balanced within the load bound. */
     private void assignPrimaries() {
+        int[] lo = new int[primaryShares.length];
+        int[] hi = new int[primaryShares.length];
+        for (int m = 0; m < lo.length; m++) {
+            lo[m] = (int) Math.max(0, Math.floor((2 - loadBound) * primaryShares[m]));
+            hi[m] = (int) Math.min(SLOTS, Math.ceil(loadBound * primaryShares[m]));
+        }
+        int[] primary = ring.balancePrimaries(lo, hi);
         for (int slot = 0; slot < SLOTS; slot++) {
-            ranking.rank(slot);
-            int primary = pickPrimary();
-            owners[slot * copies] = primary;
-            primaryCounts[primary]++;
-            ownedCounts[primary]++;
+            owners[slot * copies] = primary[slot];
+            primaryCounts[primary[slot]]++;
+            ownedCounts[primary[slot]]++;
         }
     }
 
@@ -141,16 +150,6 @@ public final class Placement {
                 ownedCounts[owners[base + k]]++;
             }
         }
-    }
-
-    private int pickPrimary() {
-        for (int position = 0; position < ranking.size(); position++) {
-            int m = ranking.at(position);
-            if (primaryCounts[m] < primaryCaps[m]) {
-                return m;
-            }
-        }
-        return ranking.at(0); // unreachable: the caps sum to more than SLOTS
     }
 
     /**
