@@ -9,14 +9,15 @@ import org.junit.jupiter.api.Test;
 /**
  * Property: slots come in few ranges (runs of consecutive slots with the same primary, as CLUSTER SLOTS lists them),
  * at most 32 per member, so 3 members stay far below the 170 ranges that fill a 16 KB CLUSTER SLOTS reply and 64
- * members below 2048. Prints the ranges for some cluster sizes, also of whole owner lists.
+ * members below 2048, while the tuning still brings every member's primaries within 0.95..1.05 of its share. Prints
+ * the ranges for some cluster sizes, also of whole owner lists.
  */
 class PlacementRunsTest {
     private static final int RUNS = 200;
     private static final int RANGES_PER_MEMBER = 32;
 
     @Test
-    void keepsPrimaryRangesWithin32PerMember() {
+    void keepsPrimaryRangesWithin32PerMemberAndPrimariesWithinTheLoadBound() {
         int worst = 0;
         for (long seed = 0; seed < RUNS; seed++) {
             Random random = new Random(seed);
@@ -26,6 +27,11 @@ class PlacementRunsTest {
             int ranges = table.primaryRanges().size();
 
             assertThat(ranges).as("seed %d, %d members", seed, n).isLessThanOrEqualTo(RANGES_PER_MEMBER * n);
+            for (Member m : table.members()) { // the tuning reached the bounds: 0.95..1.05 of the share, rounded out
+                double share = (double) SlotHash.SLOTS * m.weight() / Memberships.totalWeight(table.members());
+                assertThat(table.primaryCount(m)).as("seed %d, %s", seed, m)
+                        .isBetween((int) Math.floor(0.95 * share), (int) Math.ceil(1.05 * share));
+            }
             worst = Math.max(worst, ranges / n);
         }
         System.out.printf("ranges over %d memberships of 1..64 members: at most %d primary ranges per member%n", RUNS,
