@@ -23,6 +23,12 @@ done
 for p in "${kv[@]}" "${rd[@]}"; do
   for _ in $(seq 300); do [ "$(redis-cli -p $p ping 2>/dev/null)" = PONG ] && break; sleep 0.2; done
 done
+for p in "${kv[@]}"; do # every node in one three-member cluster before any key is written
+  for _ in $(seq 300); do
+    info="$(redis-cli -p $p cluster info 2>/dev/null || true)"
+    grep -q cluster_known_nodes:3 <<<"$info" && grep -q cluster_state:ok <<<"$info" && break; sleep 0.2
+  done
+done
 redis-cli --cluster create 127.0.0.1:${rd[0]} 127.0.0.1:${rd[1]} 127.0.0.1:${rd[2]} --cluster-replicas 0 \
   --cluster-yes >create.log 2>&1
 for _ in $(seq 100); do redis-cli -p ${rd[0]} cluster info | grep -q cluster_state:ok && break; sleep 0.2; done

@@ -27,6 +27,8 @@ public final class SlotTable {
     private final Map<Member, Integer> indexOf;
     private final int[] primaryCounts;
     private final int[] ownedCounts;
+    private final List<SlotRange> ranges;
+    private final List<SlotRange> primaryRanges;
 
     /** Takes ownership of {@code owners}, which the caller must not change afterwards. */
     SlotTable(long epoch, List<Member> members, int replicas, int[] owners) {
@@ -51,6 +53,8 @@ public final class SlotTable {
                 primaryCounts[owners[i]]++;
             }
         }
+        this.ranges = mergeRanges(copies);
+        this.primaryRanges = mergeRanges(Math.min(copies, 1));
     }
 
     /** The epoch this table was published under; a newer table has a larger one. */
@@ -100,6 +104,44 @@ public final class SlotTable {
                     + " has no members");
         }
         return members.get(owners[slot * copies]);
+    }
+
+    /**
+     * The slots as maximal ranges of consecutive slots with the same owners (primary and backups, in order), in slot
+     * order; empty if the table owns nothing. Computed once per table.
+     */
+    public List<SlotRange> ranges() {
+        return ranges;
+    }
+
+    /**
+     * The slots as maximal ranges of consecutive slots with the same primary, each range's owners being just that
+     * primary, in slot order; empty if the table owns nothing. Computed once per table; fewer ranges than
+     * {@link #ranges()}, as backups may change within a primary's range.
+     */
+    public List<SlotRange> primaryRanges() {
+        return primaryRanges;
+    }
+
+    /** Merges consecutive slots whose first {@code roles} owners are equal. */
+    private List<SlotRange> mergeRanges(int roles) {
+        if (roles == 0) {
+            return List.of();
+        }
+        List<SlotRange> merged = new ArrayList<>();
+        int start = 0;
+        for (int slot = 1; slot <= SLOTS; slot++) {
+            if (slot == SLOTS || !Arrays.equals(owners, slot * copies, slot * copies + roles, owners,
+                    start * copies, start * copies + roles)) {
+                List<Member> rangeOwners = new ArrayList<>(roles);
+                for (int k = 0; k < roles; k++) {
+                    rangeOwners.add(members.get(owners[start * copies + k]));
+                }
+                merged.add(new SlotRange(start, slot - 1, rangeOwners));
+                start = slot;
+            }
+        }
+        return List.copyOf(merged);
     }
 
     /** The slots {@code member} owns in any role; empty if it is not a member. */

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Property: over many random memberships, no member holds more than 1.1x its weighted share of primaries or of all
- * slot copies, and with few equal members none holds less than 0.9x. Prints the extremes next to plain HRW's.
+ * slot copies, and with few equal members none holds less than 0.9x. Prints the extremes next to
+ * those of the anchors left untuned (no load bound).
  */
 class PlacementBalanceTest {
     private static final int SLOTS = SlotHash.SLOTS;
@@ -20,7 +21,7 @@ class PlacementBalanceTest {
         double maxPrimary;
         double minPrimary = Double.MAX_VALUE;
         double maxOwned;
-        double maxPlainHrwPrimary;
+        double maxUntunedPrimary;
     }
 
     @Test
@@ -59,7 +60,7 @@ class PlacementBalanceTest {
             check(seed, table, extremes, !weighted && n <= 16);
             SlotTable plain = Placement.compute(seed, members, 0, Double.POSITIVE_INFINITY);
             for (Member m : members) {
-                extremes.maxPlainHrwPrimary = Math.max(extremes.maxPlainHrwPrimary,
+                extremes.maxUntunedPrimary = Math.max(extremes.maxUntunedPrimary,
                         plain.primaryCount(m) / primaryShare(members, m));
             }
         }
@@ -122,8 +123,8 @@ class PlacementBalanceTest {
     private static void print(String variant, Extremes e) {
         String minimum = e.minPrimary == Double.MAX_VALUE ? "" : String.format(", min primary %.3fx (N <= 16)",
                 e.minPrimary);
-        String plain = e.maxPlainHrwPrimary == 0 ? "" : String.format("; plain HRW max primary %.3fx",
-                e.maxPlainHrwPrimary);
+        String plain = e.maxUntunedPrimary == 0 ? "" : String.format("; untuned max primary %.3fx",
+                e.maxUntunedPrimary);
         System.out.printf("balance over %d memberships, %s: max primary %.3fx, max owned %.3fx of share%s%s%n", RUNS,
                 variant, e.maxPrimary, e.maxOwned, minimum, plain);
     }

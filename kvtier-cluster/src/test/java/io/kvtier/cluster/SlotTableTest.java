@@ -34,6 +34,45 @@ class SlotTableTest {
     }
 
     @Test
+    void listsTheSlotsAsMaximalRangesOfEqualOwners() {
+        checkRanges(table.ranges(), table.copies());
+        checkRanges(table.primaryRanges(), 1);
+        assertThat(table.primaryRanges().size()).isLessThan(table.ranges().size());
+        assertThat(table.ranges()).isSameAs(table.ranges());
+    }
+
+    @Test
+    void listsOneRangeForASingleMemberAndNoneForAnEmptyMembership() {
+        Member only = new Member("only", 3);
+
+        assertThat(Placement.compute(1, List.of(only), 2).ranges()).containsExactly(new SlotRange(0, SLOTS - 1,
+                List.of(only)));
+        assertThat(Placement.compute(1, List.of(only), 2).primaryRanges().getFirst().primary()).isEqualTo(only);
+        assertThat(Placement.compute(1, List.of(), 2).ranges()).isEmpty();
+        assertThat(Placement.compute(1, List.of(), 2).primaryRanges()).isEmpty();
+    }
+
+    /** The ranges cover slot 0 to 16383 in order, agree with the owner lists and differ from their neighbours. */
+    private void checkRanges(List<SlotRange> ranges, int roles) {
+        int next = 0;
+        SlotRange previous = null;
+        for (SlotRange range : ranges) {
+            assertThat(range.start()).isEqualTo(next);
+            assertThat(range.end()).isGreaterThanOrEqualTo(range.start());
+            for (int slot = range.start(); slot <= range.end(); slot++) {
+                assertThat(table.owners(slot).subList(0, roles)).isEqualTo(range.owners());
+            }
+            if (previous != null) {
+                assertThat(range.owners()).isNotEqualTo(previous.owners());
+            }
+            previous = range;
+            next = range.end() + 1;
+        }
+        assertThat(next).isEqualTo(SLOTS);
+        assertThat(ranges.stream().mapToInt(SlotRange::size).sum()).isEqualTo(SLOTS);
+    }
+
+    @Test
     void fingerprintTellsTablesOfOneEpochOverDifferentMembersApart() {
         SlotTable same = Placement.compute(4, List.copyOf(members), 2);
         SlotTable otherSide = Placement.compute(4, members.subList(0, 8), 2);

@@ -92,8 +92,9 @@ class GlideIT {
 
     /**
      * A cluster client with a 10 s connection timeout: glide's 2 s default covers reading CLUSTER SLOTS from every
-     * seed, and kvtier's slots are spread one by one (about 11,000 ranges), which a cold three-node cluster on a
-     * loaded test machine was seen to take 2.5 s to answer and glide to parse.
+     * seed. That reply is a few KB now (it was 2.3 MB when slots were placed one by one, and took a cold cluster 2.5 s),
+     * but a cold JVM on a loaded test machine can still be slow with its first replies, and a longer limit costs
+     * nothing when it is not needed.
      */
     private static GlideClusterClient clusterClient(TestCluster cluster, ReadFrom readFrom) throws Exception {
         return GlideClusterClient.createClient(GlideClusterClientConfiguration.builder()

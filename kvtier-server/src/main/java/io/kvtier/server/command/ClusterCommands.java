@@ -3,20 +3,23 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.container;
 import static io.kvtier.server.command.CommandSpec.of;
 
-import io.kvtier.cluster.Member;
 import io.kvtier.client.cluster.SlotHash;
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.SlotRange;
 import io.kvtier.cluster.SlotTable;
-import io.kvtier.resp.RespCommand;
 import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
+import io.kvtier.store.TieredStore;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import io.kvtier.store.TieredStore;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /*
@@ -97,55 +100,6 @@ final class ClusterCommands {
         }
     }
 
-    /**
-     * Maximal runs of consecutive slots with the same primary, as {start, end, member index}: the ranges every reply
-     * here lists. Empty when the table owns nothing.
-     */
-    static List<int[]> primaryRuns(SlotTable table) {
-        List<int[]> out = new ArrayList<>();
-        if (!table.isOwned()) {
-            return out;
-        }
-        List<Member> members = table.members();
-        int start = 0;
-        Member current = table.primary(0);
-        for (int s = 1; s <= SlotHash.SLOTS; s++) {
-            Member next = s < SlotHash.SLOTS ? table.primary(s) : null;
-            if (next != current) {
-                out.add(new int[] {start, s - 1, members.indexOf(current)});
-                start = s;
-                current = next;
-            }
-        }
-        return out;
-    }
-
-    /** Maximal runs of consecutive slots with the same owner list, as {start, end, owner indexes...}. */
-    static List<int[]> ownerRuns(SlotTable table) {
-        List<int[]> out = new ArrayList<>();
-        if (!table.isOwned()) {
-            return out;
-        }
-        List<Member> members = table.members();
-        int start = 0;
-        List<Member> current = table.owners(0);
-        for (int s = 1; s <= SlotHash.SLOTS; s++) {
-            List<Member> next = s < SlotHash.SLOTS ? table.owners(s) : null;
-            if (!current.equals(next)) {
-                int[] run = new int[2 + current.size()];
-                run[0] = start;
-                run[1] = s - 1;
-                for (int k = 0; k < current.size(); k++) {
-                    run[2 + k] = members.indexOf(current.get(k));
-                }
-                out.add(run);
-                start = s;
-                current = next;
-            }
-        }
-        return out;
-    }
-
     private static ClusterNode.Topology served(Session s) {
         ClusterNode node = node(s);
         s.clusterAware = true;
@@ -154,43 +108,34 @@ final class ClusterCommands {
 
     /** CLUSTER SLOTS: each primary range with its primary as [host, port, id], and no replicas (see above). */
     private static CompletableFuture<Void> slots(Session s, RespCommand c, Reply r) {
-        ClusterNode.Topology t = served(s);
-        List<Member> members = t.table().members();
-        List<String> ids = members.stream().map(ClusterCommands::redisId).toList(); // once, not per range
-        List<int[]> runs = primaryRuns(t.table());
-        r.array(runs.size());
-        for (int[] run : runs) {
-            Member m = members.get(run[2]);
-            r.array(3);
-            r.integer(run[0]);
-            r.integer(run[1]);
-            r.array(3);
-            r.bulk(m.host());
-            r.integer(m.port());
-            r.bulk(ids.get(run[2]));
-        }
+        writeRanges(served(s).table(), true, r);
         return null;
+    }
+
+    /**
+     * {@code table}'s ranges in CLUSTER SLOTS's format, each with its owners as [host, port, id]: the primary only
+     * ({@code primaries}), or every owner in failover order.
+     */
+    private static void writeRanges(SlotTable table, boolean primaries, Reply r) {
+        Map<Member, String> ids = new HashMap<>(); // once per member, not per range
+        List<SlotRange> ranges = primaries ? table.primaryRanges() : table.ranges();
+        r.array(ranges.size());
+        for (SlotRange range : ranges) {
+            r.array(2 + range.owners().size());
+            r.integer(range.start());
+            r.integer(range.end());
+            for (Member m : range.owners()) {
+                r.array(3);
+                r.bulk(m.host());
+                r.integer(m.port());
+                r.bulk(ids.computeIfAbsent(m, ClusterCommands::redisId));
+            }
+        }
     }
 
     /** KVT.SLOTS: as CLUSTER SLOTS, each range with every owner ([host, port, id]), primary first. */
     private static CompletableFuture<Void> ownerSlots(Session s, RespCommand c, Reply r) {
-        ClusterNode.Topology t = node(s).topology();
-        List<Member> members = t.table().members();
-        List<String> ids = members.stream().map(ClusterCommands::redisId).toList();
-        List<int[]> runs = ownerRuns(t.table());
-        r.array(runs.size());
-        for (int[] run : runs) {
-            r.array(run.length);
-            r.integer(run[0]);
-            r.integer(run[1]);
-            for (int k = 2; k < run.length; k++) {
-                Member m = members.get(run[k]);
-                r.array(3);
-                r.bulk(m.host());
-                r.integer(m.port());
-                r.bulk(ids.get(run[k]));
-            }
-        }
+        writeRanges(node(s).topology().table(), false, r);
         return null;
     }
 
@@ -199,18 +144,16 @@ final class ClusterCommands {
         boolean tlsCluster = s.server.options().tls() != null && s.server.options().tls().cluster();
         ClusterNode.Topology t = served(s);
         List<Member> members = t.table().members();
-        List<List<int[]>> byMember = new ArrayList<>();
-        members.forEach(m -> byMember.add(new ArrayList<>()));
-        primaryRuns(t.table()).forEach(run -> byMember.get(run[2]).add(run));
+        Map<Member, List<SlotRange>> byMember = byPrimary(t.table());
         r.array(members.size());
-        for (int i = 0; i < members.size(); i++) {
-            Member m = members.get(i);
+        for (Member m : members) {
+            List<SlotRange> ranges = byMember.getOrDefault(m, List.of());
             r.map(2);
             r.bulk("slots");
-            r.array(byMember.get(i).size() * 2);
-            for (int[] run : byMember.get(i)) {
-                r.integer(run[0]);
-                r.integer(run[1]);
+            r.array(ranges.size() * 2);
+            for (SlotRange range : ranges) {
+                r.integer(range.start());
+                r.integer(range.end());
             }
             r.bulk("nodes");
             r.array(1);
@@ -237,27 +180,32 @@ final class ClusterCommands {
     private static CompletableFuture<Void> nodes(Session s, RespCommand c, Reply r) {
         ClusterNode.Topology t = served(s);
         StringBuilder out = new StringBuilder();
-        List<Member> members = t.table().members();
-        List<int[]> runs = primaryRuns(t.table());
+        Map<Member, List<SlotRange>> byMember = byPrimary(t.table());
         int clusterPort = s.server.cluster().settings().membership().clusterPort();
-        for (int i = 0; i < members.size(); i++) {
-            Member m = members.get(i);
+        for (Member m : t.table().members()) {
             out.append(redisId(m)).append(' ').append(m.endpoint()).append('@')
                     .append(t.isSelf(m) ? clusterPort : 0).append(' ')
                     .append(t.isSelf(m) ? "myself,master" : "master").append(" - 0 0 ").append(t.table().epoch())
                     .append(" connected");
-            for (int[] run : runs) {
-                if (run[2] == i) {
-                    out.append(' ').append(run[0]);
-                    if (run[1] != run[0]) {
-                        out.append('-').append(run[1]);
-                    }
+            for (SlotRange range : byMember.getOrDefault(m, List.of())) {
+                out.append(' ').append(range.start());
+                if (range.end() != range.start()) {
+                    out.append('-').append(range.end());
                 }
             }
             out.append('\n');
         }
         r.verbatim(out.toString());
         return null;
+    }
+
+    /** {@code table}'s primary ranges by primary, in slot order. */
+    private static Map<Member, List<SlotRange>> byPrimary(SlotTable table) {
+        Map<Member, List<SlotRange>> byMember = new HashMap<>();
+        for (SlotRange range : table.primaryRanges()) {
+            byMember.computeIfAbsent(range.primary(), x -> new ArrayList<>()).add(range);
+        }
+        return byMember;
     }
 
     private static CompletableFuture<Void> myid(Session s, RespCommand c, Reply r) {
