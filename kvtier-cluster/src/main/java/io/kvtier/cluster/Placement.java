@@ -15,9 +15,9 @@ import java.util.Set;
  * in proportion to capacity; and the slots must come in few ranges of consecutive slots with one primary, because every
  * cluster client reads CLUSTER SLOTS (one entry per range) at start and after each MOVED. Placing each slot on its own,
  * as rendezvous hashing does [Thaler & Ravishankar, "Using name-based mappings to increase hit rates", IEEE/ACM ToN
- * 6(1), 1998], gives ~14,000 ranges for 3 nodes (a 2.3 MB reply; Redis's is 526 bytes), and fixed groups of slots trade
- * ranges for balance (1024 groups still give ~680 ranges for 3 nodes, and few groups cannot share 16384 slots within
- * 10% among 64 nodes of weight 1..4). So slots are placed by position instead.
+ * 6(1), 1998], gives ~14,000 ranges for 3 nodes (a 2.3 MB reply; Redis's is 292 bytes for three masters), and fixed
+ * groups of slots trade ranges for balance (1024 groups still give ~680 ranges for 3 nodes, and few groups cannot
+ * share 16384 slots within 10% among 64 nodes of weight 1..4). So slots are placed by position instead.
  *
  * Anchors. Slots lie on a ring (16383 next to 0). Each member has 24 anchors, real positions on the ring drawn from a
  * hash of its id and the anchor's number alone, so a member's anchors never depend on who else is in the view. A slot's
