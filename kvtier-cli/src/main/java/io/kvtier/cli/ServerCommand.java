@@ -206,16 +206,23 @@ final class ServerCommand implements Callable<Integer> {
             } catch (io.kvtier.store.ShutdownLossException e) {
                 exit = 1; // the store logged what was lost, in one ERROR line
             } catch (Exception e) {
-                log.error("shutdown failed", e);
                 exit = 1;
+                log.error("shutdown failed", e);
             } catch (Error e) { // after an OutOfMemoryError the flush itself may find no heap left
                 exit = io.kvtier.server.fatal.FatalErrorHandler.EXIT_CODE;
                 log.error("shutdown failed: {}; values only in memory are lost", e.toString());
             } finally {
+                // Even if logging above failed for want of heap: the exit code is decided here. A node that stops
+                // because of an Error exits 70 whoever began the stop: FatalErrorHandler's System.exit, or the
+                // SIGTERM that -XX:OnOutOfMemoryError sends when the same OutOfMemoryError is thrown, which may come
+                // first and would otherwise end the process with 143.
+                if (server.context().fatalErrors().fired()) {
+                    exit = io.kvtier.server.fatal.FatalErrorHandler.EXIT_CODE;
+                }
                 stopped.countDown();
-            }
-            if (exit != 0) {
-                Runtime.getRuntime().halt(exit); // the only way a shutdown hook can choose the exit code
+                if (exit != 0) {
+                    Runtime.getRuntime().halt(exit); // the only way a shutdown hook can choose the exit code
+                }
             }
         }, "kvtier-shutdown"));
         stopped.await();

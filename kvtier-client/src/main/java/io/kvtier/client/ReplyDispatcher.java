@@ -219,8 +219,12 @@ final class ReplyDispatcher extends ByteToMessageDecoder {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         log.debug("connection to {} failed", remote, cause);
-        closeWith(new ConnectionClosedException("connection to " + remote + " closed after an error: " + cause,
-                cause));
+        // A socket error (reset by peer, broken pipe) is the peer or the network ending the connection, noticed on a
+        // read or a write before the close itself: the same loss as channelInactive's, said the same way.
+        String why = cause instanceof java.io.IOException
+                ? "was closed by the server or the network (" + cause.getMessage() + ")"
+                : "closed after an error: " + cause;
+        closeWith(new ConnectionClosedException("connection to " + remote + " " + why, cause));
     }
 
     @Override

@@ -3,6 +3,8 @@ package io.kvtier.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.testkit.NettyLeakCheck;
+import io.kvtier.testkit.RedisServerProcess;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.net.ConnectException;

@@ -2,6 +2,7 @@ package io.kvtier.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvtier.testkit.NettyLeakCheck;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvtier.resp.RespReplyException;
+import io.kvtier.testkit.NettyLeakCheck;
+import io.kvtier.testkit.RedisServerProcess;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ConnectTimeoutException;

@@ -1,5 +1,7 @@
 package io.kvtier.it;
 
+import static io.kvtier.it.RawReply.fields;
+import static io.kvtier.it.RawReply.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisURI;
@@ -419,7 +421,7 @@ class ClusterClientsIT {
                             .forEach(s -> covered[s]++);
                 }
                 List<Map<String, RawReply>> nodes = fields.get("nodes").children().stream()
-                        .map(ClusterClientsIT::fields).toList();
+                        .map(RawReply::fields).toList();
                 assertThat(nodes).extracting(n -> text(n.get("role"))).as("a shard is one primary (docs/adr/0004)")
                         .containsExactly("master");
                 primaries.add((int) nodes.get(0).get("port").integer());
@@ -478,24 +480,6 @@ class ClusterClientsIT {
             IntStream.rangeClosed((int) f.get(0).integer(), (int) f.get(1).integer()).forEach(s -> backup[s] = port);
         }
         return backup;
-    }
-
-    /** A RESP2 map (a flat array of name, value pairs) by name. */
-    private static Map<String, RawReply> fields(RawReply flatMap) {
-        Map<String, RawReply> out = new LinkedHashMap<>();
-        List<RawReply> c = flatMap.children();
-        for (int i = 0; i + 1 < c.size(); i += 2) {
-            out.put(text(c.get(i)), c.get(i + 1));
-        }
-        return out;
-    }
-
-    /** The text of a simple string, error or bulk reply. */
-    private static String text(RawReply reply) {
-        if (reply.type() == '$') {
-            return new String(reply.bulk(), StandardCharsets.UTF_8);
-        }
-        return new String(reply.raw(), 1, reply.raw().length - 3, StandardCharsets.UTF_8);
     }
 
     private static long field(String json, String name) {

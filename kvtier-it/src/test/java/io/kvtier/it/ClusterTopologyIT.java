@@ -1,5 +1,7 @@
 package io.kvtier.it;
 
+import static io.kvtier.it.RawReply.fields;
+import static io.kvtier.it.RawReply.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import glide.api.GlideClient;
@@ -346,26 +348,8 @@ class ClusterTopologyIT {
         return primary;
     }
 
-
     private static int compareRanges(int[] a, int[] b) {
         return a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]);
-    }
-
-    private static Map<String, RawReply> fields(RawReply map) {
-        Map<String, RawReply> out = new HashMap<>();
-        List<RawReply> c = map.children();
-        for (int i = 0; i + 1 < c.size(); i += 2) {
-            out.put(text(c.get(i)), c.get(i + 1));
-        }
-        return out;
-    }
-
-    /** The text of a simple string or bulk reply. */
-    private static String text(RawReply r) {
-        if (r.type() == '$') {
-            return new String(r.bulk(), StandardCharsets.UTF_8);
-        }
-        return new String(r.raw(), 1, r.raw().length - 3, StandardCharsets.UTF_8);
     }
 
     private static long field(String json, String name) {

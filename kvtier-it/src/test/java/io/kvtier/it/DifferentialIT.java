@@ -2,13 +2,14 @@ package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvtier.testkit.RedisServerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Sends every line of a differential script to redis-server 7.0 and to kvtier, in RESP2 and again in RESP3, and

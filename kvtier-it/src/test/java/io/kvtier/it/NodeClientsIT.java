@@ -2,6 +2,7 @@ package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvtier.testkit.RedisServerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -91,4 +91,22 @@ record RawReply(byte type, byte[] raw, List<RawReply> children) {
         }
         throw new IllegalStateException("no CRLF in reply");
     }
+
+    /** The text of a simple string, error or bulk reply. */
+    static String text(RawReply reply) {
+        if (reply.type() == '$') {
+            return new String(reply.bulk(), StandardCharsets.UTF_8);
+        }
+        return new String(reply.raw(), 1, reply.raw().length - 3, StandardCharsets.UTF_8);
+    }
+
+    /** A map reply, or a RESP2 flat array of name, value pairs, by name in order. */
+    static java.util.Map<String, RawReply> fields(RawReply map) {
+        java.util.Map<String, RawReply> out = new java.util.LinkedHashMap<>();
+        List<RawReply> c = map.children();
+        for (int i = 0; i + 1 < c.size(); i += 2) {
+            out.put(text(c.get(i)), c.get(i + 1));
+        }
+        return out;
+    }
 }

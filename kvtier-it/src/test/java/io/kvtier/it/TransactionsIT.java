@@ -2,6 +2,7 @@ package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvtier.testkit.RedisServerProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TransactionResult;

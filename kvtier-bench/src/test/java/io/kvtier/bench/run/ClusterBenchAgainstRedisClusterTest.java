@@ -6,7 +6,7 @@ import io.kvtier.bench.load.Limit;
 import io.kvtier.bench.report.BenchResult;
 import io.kvtier.bench.report.ProgressListener;
 import io.kvtier.bench.workload.SetGetSpec;
-import io.kvtier.client.cluster.RedisCluster;
+import io.kvtier.testkit.RedisCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.kvtier.cli.simulate;
 
+import io.kvtier.common.Durations;
 import io.kvtier.common.Sizes;
 import io.kvtier.common.Units;
 import io.kvtier.kvcache.simulate.Budget;
@@ -23,8 +24,6 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -230,23 +229,11 @@ public final class SimulateCommand implements Callable<Integer> {
         return series;
     }
 
-    /** "500ms", "60s", "5m", "1h"; a bare number is seconds. */
+    /** A duration in {@link Durations}' grammar ("500ms", "60s", "5m", "1h"; a bare number is seconds). */
     static final class DurationConverter implements ITypeConverter<Duration> {
-        private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)?");
-
         @Override
         public Duration convert(String value) {
-            Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
-            if (!m.matches()) {
-                throw new IllegalArgumentException("'" + value + "' is not a duration like 500ms, 60s, 5m or 1h");
-            }
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2) == null ? "s" : m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofSeconds(n);
-            };
+            return Durations.parse(value);
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
 import io.kvtier.client.cluster.SlotHash;
+import io.kvtier.testkit.RedisCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

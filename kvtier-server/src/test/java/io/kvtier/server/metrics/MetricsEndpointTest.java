@@ -2,7 +2,7 @@ package io.kvtier.server.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.client.NettyLeakCheck;
+import io.kvtier.testkit.NettyLeakCheck;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.InputStream;

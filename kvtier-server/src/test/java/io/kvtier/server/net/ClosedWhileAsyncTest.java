@@ -4,8 +4,8 @@ import static io.kvtier.server.net.ConnectionHandlerTest.command;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvtier.server.KvtierServer;
-import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
+import io.kvtier.testkit.NettyLeakCheck;
 import java.io.DataInputStream;
 import java.io.OutputStream;
 import java.net.Socket;

@@ -2,8 +2,8 @@ package io.kvtier.server.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
+import io.kvtier.testkit.NettyLeakCheck;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

@@ -5,10 +5,10 @@ import static io.kvtier.server.net.ConnectionHandlerTest.send;
 import static io.kvtier.server.net.ConnectionHandlerTest.written;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvtier.client.NettyLeakCheck;
 import io.kvtier.server.TestNode;
 import io.kvtier.server.net.ConnectionHandler;
 import io.kvtier.store.ValueRef;
+import io.kvtier.testkit.NettyLeakCheck;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,4 +1,4 @@
-package io.kvtier.client;
+package io.kvtier.testkit;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;

@@ -1,4 +1,4 @@
-package io.kvtier.client.cluster;
+package io.kvtier.testkit;
 
 import java.io.IOException;
 import java.net.ServerSocket;

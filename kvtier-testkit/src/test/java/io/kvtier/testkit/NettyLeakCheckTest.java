@@ -1,4 +1,4 @@
-package io.kvtier.client;
+package io.kvtier.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

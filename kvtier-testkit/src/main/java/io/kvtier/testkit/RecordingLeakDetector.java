@@ -1,4 +1,4 @@
-package io.kvtier.client;
+package io.kvtier.testkit;
 
 import io.netty.util.ResourceLeakDetector;
 import java.util.ArrayList;

@@ -1,13 +1,19 @@
-package io.kvtier.client;
+package io.kvtier.testkit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A throwaway redis-server on a free local port, without persistence; {@link #close} kills it. */
-final class RedisServerProcess implements AutoCloseable {
+/**
+ * A throwaway redis-server (7.x, from the PATH) on a local port, without persistence, for tests that run a client
+ * against the real thing or compare kvtier with it side by side; {@link #close} kills it.
+ */
+public final class RedisServerProcess implements AutoCloseable {
     private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final Process process;
@@ -18,18 +24,38 @@ final class RedisServerProcess implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts redis-server (which must be on the PATH) and waits until it accepts connections. */
-    static RedisServerProcess start() throws IOException, InterruptedException {
+    /** Starts redis-server on a free port and waits until it accepts connections; its output is discarded. */
+    public static RedisServerProcess start() throws IOException, InterruptedException {
         return start(freePort());
     }
 
     /** Starts redis-server on {@code port} (e.g. again after {@link #close}) and waits until it accepts connections. */
-    static RedisServerProcess start(int port) throws IOException, InterruptedException {
+    public static RedisServerProcess start(int port) throws IOException, InterruptedException {
+        return start(port, null, List.of());
+    }
+
+    /**
+     * Starts redis-server on a free port with its files (and its log, {@code redis.log}) in {@code dir} and the
+     * {@code extra} flags after the defaults, and waits until it accepts connections.
+     */
+    public static RedisServerProcess start(Path dir, String... extra) throws IOException, InterruptedException {
+        return start(freePort(), dir, List.of(extra));
+    }
+
+    private static RedisServerProcess start(int port, Path dir, List<String> extra)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"));
+        if (dir != null) {
+            command.addAll(List.of("--dir", dir.toString()));
+        }
+        command.addAll(extra);
         Process process;
         try {
-            process = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                    "--save", "", "--appendonly", "no", "--daemonize", "no")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(dir == null ? ProcessBuilder.Redirect.DISCARD
+                            : ProcessBuilder.Redirect.to(dir.resolve("redis.log").toFile()))
+                    .start();
         } catch (IOException e) {
             throw new IOException("these tests need redis-server (7.x) on the PATH: " + e.getMessage(), e);
         }
@@ -43,17 +69,17 @@ final class RedisServerProcess implements AutoCloseable {
         return server;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Stops the server with SIGSTOP: it keeps its sockets but answers nothing until {@link #resume}. */
-    void pause() throws IOException, InterruptedException {
+    public void pause() throws IOException, InterruptedException {
         signal("-STOP");
     }
 
     /** Continues a {@link #pause}d server with SIGCONT. */
-    void resume() throws IOException, InterruptedException {
+    public void resume() throws IOException, InterruptedException {
         signal("-CONT");
     }
 
@@ -64,7 +90,8 @@ final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
+    /** A port nothing listens on now. */
+    public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
