@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import glide.api.GlideClient;
 import glide.api.GlideClusterClient;
+import glide.api.models.commands.InfoOptions.Section;
 import glide.api.models.configuration.AdvancedGlideClusterClientConfiguration;
 import glide.api.models.configuration.GlideClientConfiguration;
 import glide.api.models.configuration.GlideClusterClientConfiguration;
-import glide.api.models.commands.InfoOptions.Section;
 import glide.api.models.configuration.NodeAddress;
 import glide.api.models.configuration.ReadFrom;
 import glide.api.models.configuration.RequestRoutingConfiguration.SimpleMultiNodeRoute;

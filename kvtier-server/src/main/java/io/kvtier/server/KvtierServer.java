@@ -1,10 +1,10 @@
 package io.kvtier.server;
 
+import io.kvtier.cluster.node.ClusterSettings;
 import io.kvtier.kvcache.KvCache;
 import io.kvtier.server.command.CommandTable;
 import io.kvtier.server.command.ServerContext;
 import io.kvtier.server.config.ClientLimit;
-import io.kvtier.cluster.node.ClusterSettings;
 import io.kvtier.server.config.ServerOptions;
 import io.kvtier.server.metrics.InstantaneousRates;
 import io.kvtier.server.metrics.Metrics;

@@ -3,8 +3,8 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.client.cluster.SlotHash;
-import io.kvtier.resp.RespCommand;
 import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.store.ExpireCondition;
@@ -312,7 +312,7 @@ final class KeyspaceCommands {
         if (c.argCount() > 2 || c.argCount() == 2 && !Args.is(c.bytes(1), "async") && !Args.is(c.bytes(1), "sync")) {
             throw new CommandException(CommandException.SYNTAX);
         }
-        io.kvtier.cluster.node.ClusterNode node = s.server.cluster();
+        ClusterNode node = s.server.cluster();
         if (node == null || s.clusterAware) { // cluster clients flush node by node, as in Redis Cluster
             return Async.then(s.server.store().clear(), r, v -> {
                 r.ok();

@@ -4,8 +4,8 @@ import static io.kvtier.server.command.CommandSpec.of;
 
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.error.TryAgainException;
-import io.kvtier.resp.RespCommand;
 import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.server.value.Values;

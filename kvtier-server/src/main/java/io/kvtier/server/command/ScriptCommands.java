@@ -3,9 +3,9 @@ package io.kvtier.server.command;
 import static io.kvtier.server.command.CommandSpec.container;
 import static io.kvtier.server.command.CommandSpec.of;
 
+import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespReplyDecoder;
-import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.server.script.LuaReplies;

@@ -2,10 +2,10 @@ package io.kvtier.server.command;
 
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.nio.ByteBuffer;
 
 /**
  * The commands a connection queued between MULTI and EXEC, each already looked up and checked (name, arity,

@@ -1,7 +1,7 @@
 package io.kvtier.server.net;
 
-import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RequestBudget;
+import io.kvtier.resp.RespCommand;
 import io.kvtier.resp.RespDecoder;
 import io.kvtier.resp.RespException;
 import io.kvtier.resp.RespWriter;
