@@ -243,12 +243,14 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             return;
         }
         log.debug("closing connection {}: {}", ctx.channel().remoteAddress(), error);
+        closed = true;
+        ctx.channel().config().setAutoRead(false);
+        // At once, not when a peer that reads nothing lets the error out; and before the error is written, so that a
+        // client that has read it (and asks INFO on another connection) finds the memory given back.
+        releaseRequest();
         reply.error(error);
         reply.flush();
         ctx.writeAndFlush(ctx.alloc().buffer(0)).addListener(ChannelFutureListener.CLOSE);
-        closed = true;
-        ctx.channel().config().setAutoRead(false);
-        releaseRequest(); // at once, not when a peer that reads nothing lets the error out
         ctx.executor().schedule(() -> {
             ctx.close();
         }, 1, TimeUnit.SECONDS);
