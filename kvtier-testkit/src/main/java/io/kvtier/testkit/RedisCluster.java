@@ -1,7 +1,6 @@
 package io.kvtier.testkit;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +24,7 @@ public final class RedisCluster implements AutoCloseable {
         RedisCluster c = new RedisCluster();
         try {
             for (int i = 0; i < n; i++) {
-                int port = freePort();
+                int port = RedisServerProcess.freePort();
                 Path d = Files.createDirectories(dir.resolve("redis-" + port));
                 c.ports.add(port);
                 c.processes.add(new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind",
@@ -78,12 +77,6 @@ public final class RedisCluster implements AutoCloseable {
     /** kill -9 of node {@code i}. */
     public void kill(int i) throws InterruptedException {
         processes.get(i).destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-    }
-
-    public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     @Override

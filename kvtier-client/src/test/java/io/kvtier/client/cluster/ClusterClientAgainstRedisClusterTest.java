@@ -7,6 +7,7 @@ import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.testkit.RedisCluster;
+import io.kvtier.testkit.RedisServerProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -82,7 +83,7 @@ class ClusterClientAgainstRedisClusterTest {
     @Test
     @Order(4)
     void anUnreachableEntryNodeIsRefusedNamingIt() throws Exception {
-        int closed = RedisCluster.freePort();
+        int closed = RedisServerProcess.freePort();
         ClusterClientOptions nowhere = new ClusterClientOptions(new HostPort("127.0.0.1", closed), null, 2, Duration.ofSeconds(1),
                 ClusterClientOptions.Mode.SLOTS);
 

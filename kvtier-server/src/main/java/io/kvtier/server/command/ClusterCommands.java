@@ -284,20 +284,7 @@ final class ClusterCommands {
     /** CLUSTER COUNTKEYSINSLOT: walks this node's keys on a walker thread (see {@link KeyspaceWalker}). */
     private static CompletableFuture<Void> countKeysInSlot(Session s, RespCommand c, Reply r) {
         int slot = slotArg(c.bytes(2));
-        TieredStore store = s.server.store();
-        CompletableFuture<Long> counted = KeyspaceWalker.walk(() -> {
-            long[] n = {0};
-            store.forEachKey(k -> {
-                if (SlotHash.slot(k) == slot) {
-                    n[0]++;
-                }
-            });
-            return n[0];
-        });
-        return Async.then(counted, r, n -> {
-            r.integer(n);
-            return null;
-        });
+        return KeyspaceWalker.countKeys(s.server.store(), k -> SlotHash.slot(k) == slot, r);
     }
 
     /** CLUSTER GETKEYSINSLOT: walks this node's keys on a walker thread (see {@link KeyspaceWalker}). */

@@ -150,16 +150,7 @@ final class KeyspaceCommands {
             r.integer(s.server.store().size());
             return null;
         }
-        TieredStore store = s.server.store();
-        CompletableFuture<Long> counted = KeyspaceWalker.walk(() -> {
-            long[] n = {0};
-            store.forEachKey(k -> n[0] += own.test(k) ? 1 : 0);
-            return n[0];
-        });
-        return Async.then(counted, r, n -> {
-            r.integer(n);
-            return null;
-        });
+        return KeyspaceWalker.countKeys(s.server.store(), own, r);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.kvtier.server.command;
 
 import io.kvtier.server.reply.Reply;
+import io.kvtier.store.TieredStore;
 import io.netty.buffer.Unpooled;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -8,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -39,6 +41,22 @@ final class KeyspaceWalker {
     /** Runs {@code walk} on a walker thread. */
     static <T> CompletableFuture<T> walk(Supplier<T> walk) {
         return CompletableFuture.supplyAsync(walk, WALKERS);
+    }
+
+    /**
+     * Counts the live keys of {@code store} that {@code which} accepts on a walker thread, then writes the count as an
+     * integer reply (DBSIZE on a cluster node, CLUSTER COUNTKEYSINSLOT).
+     */
+    static CompletableFuture<Void> countKeys(TieredStore store, Predicate<byte[]> which, Reply r) {
+        CompletableFuture<Long> counted = walk(() -> {
+            long[] n = {0};
+            store.forEachKey(k -> n[0] += which.test(k) ? 1 : 0);
+            return n[0];
+        });
+        return Async.then(counted, r, n -> {
+            r.integer(n);
+            return null;
+        });
     }
 
     /**
