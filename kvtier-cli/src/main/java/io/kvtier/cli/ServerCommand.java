@@ -29,8 +29,8 @@ final class ServerCommand implements Callable<Integer> {
             "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
-            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "tls-port", "tls-cert-file",
-            "tls-key-file", "tls-ca-cert-file", "tls-auth-clients", "tls-cluster");
+            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease", "tls-port",
+            "tls-cert-file", "tls-key-file", "tls-ca-cert-file", "tls-auth-clients", "tls-cluster");
     private static final List<String> TLS_SETTINGS = List.of("tls-cert-file", "tls-key-file", "tls-ca-cert-file",
             "tls-auth-clients", "tls-cluster");
 
@@ -151,6 +151,16 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--failure-timeout", paramLabel = "DURATION", description = "Cluster: how long a silent node "
             + "stays a member (default 5s); a dead process is noticed at once.")
     String failureTimeout;
+
+    @Option(names = "--voters", paramLabel = "IDS", description = "Cluster: node ids (comma-separated) of a new "
+            + "cluster's voting members, the same list on each of them; a majority of them must agree on every "
+            + "configuration change. Read at a node's first start only. Without it a node with --seeds joins a running "
+            + "cluster and never founds one.")
+    String voters;
+
+    @Option(names = "--lease", paramLabel = "DURATION", description = "Cluster: how long a primary may serve on "
+            + "one lease renewal (default 1s); a dead node's slots move on after about this.")
+    String lease;
 
     @Option(names = "--rebalance-rate", paramLabel = "SIZE", description = "Cluster: most bytes per second this "
             + "node pulls while taking over slots (default 256m).")
@@ -273,7 +283,7 @@ final class ServerCommand implements Callable<Integer> {
         String dns = pick(dnsQuery, file, "dns-query", null);
         if (seedList == null && dns == null) {
             for (String name : List.of("cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
-                    "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate")) {
+                    "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease")) {
                 if (clusterFlag(name) != null || file.containsKey(name)) {
                     throw new IllegalArgumentException("--" + name + " needs --seeds or --dns-query (cluster mode)");
                 }
@@ -296,7 +306,8 @@ final class ServerCommand implements Callable<Integer> {
         ClusterOptions membership = new ClusterOptions(id, w, controlHost, cport,
                 seedList == null ? List.of() : List.of(seedList.trim().split("\\s*,\\s*")), duration("failure-timeout",
                 pick(failureTimeout, file, "failure-timeout", "5s")), pick(clusterName, file, "cluster-name", null),
-                announced, dns);
+                announced, dns, voterList(pick(voters, file, "voters", null)),
+                duration("lease", pick(lease, file, "lease", "1s")), options.dir().resolve("raft"));
         String mode = pick(replication, file, "replication", "sync").trim().toLowerCase(java.util.Locale.ROOT);
         if (!mode.equals("sync") && !mode.equals("async")) {
             throw new IllegalArgumentException("--replication: '" + mode + "' is not sync or async");
@@ -357,6 +368,11 @@ final class ServerCommand implements Callable<Integer> {
                         Integer.toString(d.readTimeoutSeconds()))));
     }
 
+    /** --voters: node ids, comma-separated; null or empty means none. */
+    private static List<String> voterList(String text) {
+        return text == null || text.isBlank() ? List.of() : List.of(text.trim().split("\\s*,\\s*"));
+    }
+
     private String clusterFlag(String name) {
         return switch (name) {
             case "cluster-port" -> clusterPort;
@@ -369,6 +385,8 @@ final class ServerCommand implements Callable<Integer> {
             case "peer-timeout" -> peerTimeout;
             case "proxy" -> proxy;
             case "failure-timeout" -> failureTimeout;
+            case "voters" -> voters;
+            case "lease" -> lease;
             default -> rebalanceRate;
         };
     }

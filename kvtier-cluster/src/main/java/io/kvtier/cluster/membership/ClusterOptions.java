@@ -2,6 +2,7 @@ package io.kvtier.cluster.membership;
 
 import io.kvtier.client.HostPort;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -23,12 +24,23 @@ import java.util.Objects;
  * @param dnsQuery       a DNS name whose A records are the cluster's nodes (a Kubernetes headless Service), each
  *                       reached at this node's cluster port (so that must not be 0); non-blank, {@code null} means no
  *                       DNS discovery
+ * @param voters         the node ids of a new cluster's voting members ({@code --voters}): the configured
+ *                       membership whose majority commits every configuration change. Read only when this node has no
+ *                       Raft state yet; afterwards the log says who votes. Empty (or {@code null}): with no seeds and no
+ *                       DNS query, this node alone (a single-node cluster); otherwise none, so the node joins a
+ *                       running cluster as a learner and never founds one
+ * @param lease          how long a primary may serve on one renewal ({@code --lease}), 100 ms..60 s;
+ *                       {@code null} means {@value #DEFAULT_LEASE_MS} ms. A dead node's slots move on after about this
+ * @param stateDir       where the Raft log and its snapshots live ({@code <--dir>/raft}); {@code null} means a fresh
+ *                       temporary directory (tests only: a restarted node then forgets its votes)
  */
 public record ClusterOptions(String nodeId, long weight, String bindHost, int clusterPort, List<String> seeds,
-                             Duration failureTimeout, String clusterName, String endpoint, String dnsQuery) {
+                             Duration failureTimeout, String clusterName, String endpoint, String dnsQuery,
+                             List<String> voters, Duration lease, Path stateDir) {
     public static final String DEFAULT_BIND_HOST = "127.0.0.1";
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(5);
     public static final String DEFAULT_CLUSTER_NAME = "kvtier";
+    public static final long DEFAULT_LEASE_MS = 1_000;
     static final Duration MIN_FAILURE_TIMEOUT = Duration.ofMillis(100);
 
     public ClusterOptions {
@@ -63,6 +75,19 @@ public record ClusterOptions(String nodeId, long weight, String bindHost, int cl
         if (dnsQuery != null && dnsQuery.isBlank()) {
             throw new IllegalArgumentException("--dns-query \"" + dnsQuery + "\" must not be blank");
         }
+        voters = voters == null ? List.of() : List.copyOf(new java.util.LinkedHashSet<>(voters));
+        for (String v : voters) {
+            if (v.isBlank()) {
+                throw new IllegalArgumentException("--voters has a blank node id");
+            }
+        }
+        if (voters.isEmpty() && seeds.isEmpty() && dnsQuery == null) {
+            voters = List.of(nodeId); // configured as a single-node cluster
+        }
+        lease = Objects.requireNonNullElse(lease, Duration.ofMillis(DEFAULT_LEASE_MS));
+        if (lease.toMillis() < 100 || lease.toSeconds() > 60) {
+            throw new IllegalArgumentException("--lease " + lease.toMillis() + "ms is outside 100ms..60s");
+        }
         if (dnsQuery != null && clusterPort == 0) {
             throw new IllegalArgumentException("--dns-query \"" + dnsQuery + "\" needs a fixed --cluster-port, not 0"
                     + " (peers are asked at the same port as this node's)");
@@ -71,27 +96,42 @@ public record ClusterOptions(String nodeId, long weight, String bindHost, int cl
 
     /** Options with the default bind host, failure timeout and cluster name, no endpoint and no DNS discovery. */
     public static ClusterOptions of(String nodeId, long weight, int clusterPort, List<String> seeds) {
-        return new ClusterOptions(nodeId, weight, null, clusterPort, seeds, null, null, null, null);
+        return new ClusterOptions(nodeId, weight, null, clusterPort, seeds, null, null, null, null, null, null, null);
     }
 
     public ClusterOptions withFailureTimeout(Duration timeout) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, timeout, clusterName, endpoint,
-                dnsQuery);
+                dnsQuery, voters, lease, stateDir);
     }
 
     public ClusterOptions withClusterName(String name) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, name, endpoint,
-                dnsQuery);
+                dnsQuery, voters, lease, stateDir);
     }
 
     public ClusterOptions withEndpoint(String resp) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, resp,
-                dnsQuery);
+                dnsQuery, voters, lease, stateDir);
     }
 
     public ClusterOptions withDnsQuery(String query) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
-                query);
+                query, voters, lease, stateDir);
+    }
+
+    public ClusterOptions withVoters(List<String> ids) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
+                dnsQuery, ids, lease, stateDir);
+    }
+
+    public ClusterOptions withLease(Duration duration) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
+                dnsQuery, voters, duration, stateDir);
+    }
+
+    public ClusterOptions withStateDir(Path dir) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
+                dnsQuery, voters, lease, dir);
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.kvtier.cluster.membership;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.jgroups.protocols.FD_ALL3;
@@ -17,12 +19,15 @@ import org.jgroups.protocols.dns.DNS_PING;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.protocols.raft.ELECTION2;
+import org.jgroups.protocols.raft.RAFT;
+import org.jgroups.protocols.raft.REDIRECT;
 import org.jgroups.stack.Protocol;
 
 /**
  * The JGroups protocol stack of kvtier's control plane, built in code from {@link ClusterOptions} so that every
- * setting sits next to the reason for it. Only small control messages (discovery, heartbeats, views) travel here;
- * values go over kvtier's own Netty connections. Stateless.
+ * setting sits next to the reason for it. Only small control messages (discovery, heartbeats, views, the Raft log of
+ * the cluster's configuration) travel here; values go over kvtier's own Netty connections. Stateless.
  */
 final class ControlPlaneStack {
     /** How long a joiner waits for seeds to answer; a new cluster's first node waits this long, then leads. */
@@ -36,7 +41,7 @@ final class ControlPlaneStack {
     }
 
     /** The protocols, transport first (the order {@code JChannel(List)} expects). */
-    static List<Protocol> build(ClusterOptions options) throws UnknownHostException {
+    static List<Protocol> build(ClusterOptions options) throws IOException {
         InetAddress bind = InetAddress.getByName(options.bindHost());
         long timeout = options.failureTimeout().toMillis();
         List<Protocol> stack = new ArrayList<>();
@@ -75,14 +80,52 @@ final class ControlPlaneStack {
                 // Group membership: joins, leaves, exclusions and view installation, led by the coordinator (the
                 // oldest member). We log views ourselves, in kvtier's terms, hence no printing of local addresses.
                 new GMS().setJoinTimeout(JOIN_TIMEOUT_MS).printLocalAddress(false),
-                // Splits the rare large message (a view of many members with their ExtendedUUID keys) into
-                // transport-sized fragments. UFC/MFC flow control is left out: control traffic is a trickle.
-                new FRAG4()));
+                // Splits the rare large message (a view of many members with their ExtendedUUID keys, a Raft
+                // snapshot) into transport-sized fragments. UFC/MFC flow control is left out: control traffic is a
+                // trickle.
+                new FRAG4(),
+                // Raft's leader election (ADR 0005), with the pre-vote round: a node cut off and back does not
+                // depose a working leader by bumping the term. Elections run among the view's members; a leader
+                // needs a majority of the configured voters, not of the view.
+                new ELECTION2(),
+                raft(options),
+                // Lets any member, voter or learner, propose a command: it is forwarded to the leader.
+                new REDIRECT()));
         return List.copyOf(stack);
+    }
+
+    /**
+     * The Raft protocol: this node's id, the voters of a new cluster (the log's own record wins once there is one),
+     * the log under the state directory, written with fsync (a term or vote forgotten after a power loss could elect
+     * two leaders in one term).
+     */
+    private static RAFT raft(ClusterOptions options) throws IOException {
+        Path dir = options.stateDir() != null ? options.stateDir()
+                : Files.createTempDirectory("kvtier-raft-" + options.nodeId().replaceAll("[^A-Za-z0-9_.-]", "_"));
+        Files.createDirectories(dir);
+        RAFT raft = new RAFT();
+        raft.raftId(options.nodeId());
+        raft.members(options.voters());
+        raft.logDir(dir.toString());
+        raft.logPrefix("config");
+        raft.logUseFsync(true);
+        // Followers apply a committed entry at once, not with the next append: a lease renewal or a table confirms
+        // only when its node has applied it (ConfigService).
+        raft.sendCommitsImmediately(true);
+        // A lost append is sent again this soon; the default (1 s) is a lease's whole length.
+        raft.resendInterval(Math.max(50, options.lease().toMillis() / 10));
+        return raft;
     }
 
     private static TCP transport(ClusterOptions options, InetAddress bind) {
         TCP tcp = new TCP();
+        // A send to a member that is silently cut off must not hold up the sends to everyone else: heartbeats and
+        // Raft appends to the reachable members would stall behind it and they would suspect each other. Each peer
+        // connection gets its own bounded queue and sender thread; a full queue drops (NAKACK2/UNICAST3 resend).
+        tcp.nonBlockingSends(true);
+        tcp.maxSendQueue(256);
+        // Connecting to a cut-off member gives up well before the failure timeout.
+        tcp.setSockConnTimeout((int) Math.clamp(options.failureTimeout().toMillis() / 4, 100, 1_000));
         // The address peers connect to: must be reachable from every other node (not 0.0.0.0).
         tcp.setBindAddress(bind);
         tcp.setBindPort(options.clusterPort());

@@ -59,6 +59,7 @@ public final class Membership implements AutoCloseable {
     private record Snapshot(long viewId, List<Member> members, Address coordinator) {
     }
 
+    private final ClusterOptions options;
     private final Member self;
     private final Listener listener;
     private final JChannel channel;
@@ -67,6 +68,7 @@ public final class Membership implements AutoCloseable {
     private volatile Snapshot current = new Snapshot(-1, List.of(), null);
 
     private Membership(ClusterOptions options, Listener listener) throws Exception {
+        this.options = options;
         this.self = new Member(options.nodeId(), options.weight(), options.endpoint());
         this.listener = listener;
         this.channel = new JChannel(ControlPlaneStack.build(options));
@@ -86,29 +88,44 @@ public final class Membership implements AutoCloseable {
     }
 
     /**
-     * Joins (or, if no seed answers within the join timeout, founds) the cluster; returns once the first view is
-     * installed and reported to {@code listener}.
+     * Joins (or, if no seed answers within the join timeout, founds) the control plane; returns once the first view is
+     * installed and reported to {@code listener}. Same as {@link #create} then {@link #connect}.
      *
      * @throws IOException if the channel cannot start (port taken, unknown seed host, ...); its message names the
      *                     node, the address and the cluster
      */
     public static Membership join(ClusterOptions options, Listener listener) throws IOException {
-        String where = options.nodeId() + " at " + options.bindHost() + ":" + options.clusterPort();
-        Membership membership;
+        Membership membership = create(options, listener);
+        membership.connect();
+        return membership;
+    }
+
+    /**
+     * The membership, its channel built but not connected: protocols above it (Raft's handle) attach to
+     * {@link #channel()} before {@link #connect}.
+     *
+     * @throws IOException if the stack cannot be built (unknown bind host, state directory not writable)
+     */
+    public static Membership create(ClusterOptions options, Listener listener) throws IOException {
         try {
-            membership = new Membership(options, listener);
+            return new Membership(options, listener);
         } catch (Exception e) {
-            throw new IOException("node " + where + " cannot build its cluster stack: " + e.getMessage(), e);
+            throw new IOException("node " + options.nodeId() + " at " + options.bindHost() + ":"
+                    + options.clusterPort() + " cannot build its cluster stack: " + e.getMessage(), e);
         }
+    }
+
+    /** Connects the channel: joins the control plane, or founds it if no seed answers within the join timeout. */
+    public void connect() throws IOException {
         try {
-            membership.channel.connect(options.clusterName());
+            channel.connect(options.clusterName());
         } catch (Exception e) {
-            membership.channel.close();
+            channel.close();
             String dns = options.dnsQuery() == null ? "" : ", DNS query " + options.dnsQuery();
-            throw new IOException("node " + where + " cannot join cluster " + options.clusterName() + " (seeds "
+            throw new IOException("node " + options.nodeId() + " at " + options.bindHost() + ":"
+                    + options.clusterPort() + " cannot join cluster " + options.clusterName() + " (seeds "
                     + options.seeds() + dns + "): " + e.getMessage(), e);
         }
-        return membership;
     }
 
     /** The members of the latest view, sorted by id; immutable. */
@@ -148,24 +165,6 @@ public final class Membership implements AutoCloseable {
         }
     }
 
-    /**
-     * Leaves and joins again under a fresh address. For a node whose process stood still (SIGSTOP, a long pause)
-     * long enough for the others to exclude it: JGroups may never tell it so (its old view still lists the others,
-     * and they answer its suspicion probes), so it must ask to be let in again. Blocks up to the join timeout.
-     *
-     * @throws IOException if the channel cannot reconnect
-     */
-    public void rejoin() throws IOException {
-        String cluster = channel.getClusterName();
-        try {
-            channel.disconnect();
-            channel.connect(cluster);
-        } catch (Exception e) {
-            throw new IOException(self.id() + " cannot rejoin cluster " + cluster + ": " + e.getMessage(), e);
-        }
-        log.info("{} rejoined cluster {}", self.id(), cluster);
-    }
-
     /** Leaves the cluster gracefully (the others install a view without this node at once); idempotent. */
     @Override
     public void close() {
@@ -175,8 +174,8 @@ public final class Membership implements AutoCloseable {
         }
     }
 
-    /** The channel, for tests that inject faults. */
-    JChannel channel() {
+    /** The channel: for the Raft handle of the configuration service, and for tests that inject faults. */
+    public JChannel channel() {
         return channel;
     }
 

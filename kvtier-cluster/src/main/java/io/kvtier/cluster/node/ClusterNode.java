@@ -7,7 +7,9 @@ import io.kvtier.client.Reply;
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.Member;
 import io.kvtier.cluster.SlotTable;
-import io.kvtier.cluster.topology.SlotTableService;
+import io.kvtier.cluster.error.TryAgainException;
+import io.kvtier.cluster.topology.ClusterConfig;
+import io.kvtier.cluster.topology.ConfigService;
 import io.kvtier.store.PutOptions;
 import io.kvtier.store.PutOptions.Condition;
 import io.kvtier.store.TieredStore;
@@ -18,11 +20,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -55,19 +53,13 @@ import org.slf4j.LoggerFactory;
  *   writes as primary (TRYAGAIN) until it installs that epoch: an old primary cannot acknowledge a write the new owner
  *   has already scanned past. Writes hold their keys' locks while applying and replicating; a transfer read takes the
  *   key's lock too.
- * - Trust. A node that was away may hold values overwritten or deleted meanwhile. A fresh process (joining, or
- *   restarted) drops its local data and imports what it owns; the first node of a new cluster keeps its data. A node
- *   in a minority (not more than half of the last view it served in) stops serving keys (CLUSTERDOWN); so does a node
- *   whose own process was paused (SIGSTOP, a long GC) for half the failure timeout or more, until a new table arrives
- *   or twice the failure timeout passes: the others may have moved on without it. When such a node serves again it
- *   keeps each slot no other member has a newer complete copy of (lastComplete, asked with KVT.SLOTINFO), nor one
- *   from another table of the same epoch, and drops the rest (distrust): the survivor of a two-node cluster keeps its
- *   data when its peer comes back; a node that briefly served a table its peers never installed (it saw one of them
- *   leave before it lost the other) does not keep what it held then.
- * - Merges. A node whose last serving members are no more than half of a new table asks the newcomers (KVT.SLOTINFO)
- *   and drops the slots one of them holds a newer copy of (yieldToNewcomers). Fresh joiners hold none. But a joiner
- *   whose seeds did not answer within the join timeout founds a cluster of its own, complete for every slot and empty;
- *   when MERGE3 merges it with the running cluster, keeping those slots would answer nil for their keys.
+ * - Configuration and leases (ADR 0005, ConfigService). Tables come from a Raft log; this node serves only tables in
+ *   which its incarnation (this process) is active, and a slot as primary only while it holds a lease and every other
+ *   active member is past the epoch since which it has been the slot's primary (checkServable). A process that is
+ *   included in a table of several members for the first time drops its local data first: it may be stale, since the
+ *   others went on without it. A node excluded from the table (its lease ran out: a crash, a pause, a partition) drops
+ *   its data too and asks to be included again as a fresh member; alone in a table (a single-node cluster, restarted)
+ *   it keeps its data, as nobody else can have written.
  * - Writes re-read the topology once they hold their keys' locks: a write that waited while a newer table arrived, or
  *   while a new owner announced itself (observedEpoch), has not run and answers TRYAGAIN. A write that fails still
  *   replicates its keys' state, since it may have changed one before failing.
@@ -79,8 +71,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterNode.class);
-    /** How many SLOTINFO timeouts a merging node waits for a newcomer's answer (see yieldToNewcomers). */
-    private static final int NEWCOMER_ATTEMPTS = 5;
     /** Pipelined connections to each peer per lane. */
     private static final int CONNECTIONS_PER_LANE = 4;
 
@@ -105,17 +95,16 @@ public final class ClusterNode implements AutoCloseable {
     private final KeyLocks replicaLocks = new KeyLocks();
     private final AtomicLong observedEpoch = new AtomicLong();
     private final Importer importer;
-    private final Thread pauseWatch;
+    /** This process among the lifetimes of its node id: a restarted node is a new incarnation, included afresh. */
+    private final long incarnation = new java.security.SecureRandom().nextLong();
     private volatile Topology topology;
-    private volatile long fencedUntilNanos;
     private volatile boolean closed;
-    private SlotTableService tables;
-    // Slot-table thread only:
-    private List<Member> lastServing = List.of();
-    private volatile boolean trusted; // written on the slot-table thread, read by KVT.SLOTINFO
-    private boolean first = true;
-    /** Set by the pause watcher: this node was away; its data may be stale. */
-    private volatile boolean rejoining;
+    private ConfigService config;
+    /** The configuration applied last, and this node's fence in it (see checkServable). */
+    private volatile ClusterConfig applied = ClusterConfig.empty();
+    private volatile long fence;
+    // Configuration thread only:
+    private boolean active;
     /** Set once this node first serves a slot table; until then clients are answered -LOADING. */
     private volatile boolean joined;
 
@@ -139,7 +128,6 @@ public final class ClusterNode implements AutoCloseable {
                 settings.membership().endpoint());
         this.topology = new Topology(io.kvtier.cluster.Placement.compute(0, List.of(), 0), self, false, "this node has not joined its cluster yet");
         this.importer = new Importer(this);
-        this.pauseWatch = Thread.ofPlatform().name("kvtier-pause-watch").daemon().unstarted(this::watchPauses);
     }
 
     /**
@@ -156,14 +144,13 @@ public final class ClusterNode implements AutoCloseable {
     /** Joins the cluster; the first slot table may still be on its way when this returns. */
     public void join() throws IOException {
         try {
-            tables = SlotTableService.start(settings.membership(), settings.replicas(), this::install);
+            config = ConfigService.start(settings.membership(), incarnation, settings.replicas(), this::configured);
         } catch (IOException | RuntimeException e) {
             lanes.values().forEach(PeerPool::close);
             clientResources.close();
             throw e;
         }
         importer.start();
-        pauseWatch.start();
     }
 
     public ClusterSettings settings() {
@@ -183,14 +170,31 @@ public final class ClusterNode implements AutoCloseable {
         return replicaLocks;
     }
 
-    /** The current topology, with {@code serving} false while fenced after a pause. */
+    /** The current topology; {@code serving} false until this node is active in an agreed table. */
     public Topology topology() {
-        Topology t = topology;
-        if (t.serving() && fencedUntilNanos != 0 && System.nanoTime() < fencedUntilNanos) {
-            return new Topology(t.table(), t.self(), false, "this node was paused and may have been replaced; "
-                    + "waiting for the cluster");
+        return topology;
+    }
+
+    /**
+     * Refuses (TRYAGAIN: nothing ran) to serve {@code slot} as its primary unless this node holds its lease, the
+     * topology is the applied configuration's, and every other active member is past the epoch since which this node
+     * has been the slot's primary (a former primary that has not applied the newer table may still serve it).
+     */
+    public void checkServable(int slot) {
+        ConfigService c = config;
+        if (c == null || !c.leaseValid()) {
+            counters.refusedWrites().increment();
+            throw new TryAgainException("this node holds no lease (its last renewal did not commit in time); retry");
         }
-        return t;
+        ClusterConfig now = applied;
+        if (now.epoch() != topology.table().epoch() || now.primarySince()[slot] > fence) {
+            throw new TryAgainException("slot " + slot + " is being handed over at epoch " + now.epoch() + "; retry");
+        }
+    }
+
+    /** The agreed configuration applied here, with its lease, voters and leader; null before {@link #join}. */
+    public ConfigService config() {
+        return config;
     }
 
     /** Whether this node holds all of {@code slot}'s data as one of its owners. */
@@ -307,8 +311,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * lastComplete of every slot, 8 bytes each, big-endian, then 1 if this node serves trusted data (0 while it is in
-     * a minority or rejoining): what KVT.SLOTINFO answers.
+     * lastComplete of every slot, 8 bytes each, big-endian, then 1 if this node serves (is active in an agreed table):
+     * what KVT.SLOTINFO answers.
      */
     public byte[] slotInfo() {
         ByteBuffer out = ByteBuffer.allocate((SlotHash.SLOTS + 1) * Long.BYTES);
@@ -316,47 +320,57 @@ public final class ClusterNode implements AutoCloseable {
             out.putLong(lastComplete.get(s));
         }
         Topology t = topology;
-        out.putLong(trusted && !rejoining && t.serving() ? 1 : 0); // whether the stamps above are current
+        out.putLong(t.serving() ? 1 : 0); // whether the stamps above are current
         return out.array();
     }
 
-    // ---- table installation (slot-table thread) ----
+    // ---- configuration (configuration thread) ----
+
+    /** A configuration the log applied: a new table is installed; renewals only move the fence. */
+    private void configured(ClusterConfig c) {
+        if (c.epoch() != applied.epoch() || !active && c.isActive(topology.self().id(), incarnation)) {
+            install(c);
+        }
+        fence = c.fence(topology.self().id());
+        applied = c;
+    }
 
     /**
-     * Serves {@code table}: in a minority, stops serving keys; otherwise drops what may be stale, moves every slot to
-     * its new state, and publishes the topology.
+     * Serves {@code c}'s table if this incarnation is active in it: drops what may be stale, moves every slot to its
+     * new state and publishes the topology. Otherwise owns nothing (and, if it was active, drops its data: the others
+     * went on without it).
      */
-    private void install(SlotTable table) {
+    private void install(ClusterConfig c) {
+        SlotTable table = c.table();
         Member self = topology.self();
-        boolean present = table.members().stream().anyMatch(m -> m.id().equals(self.id()));
-        Set<String> now = new HashSet<>();
-        table.members().forEach(m -> now.add(m.id()));
-        long kept = lastServing.stream().filter(m -> now.contains(m.id())).count();
-        boolean majority = present && (lastServing.isEmpty() || kept * 2 > lastServing.size());
-        if (!majority) {
-            stopServing(table, present, kept);
+        boolean present = c.isActive(self.id(), incarnation);
+        if (!present) {
+            synchronized (this) {
+                if (active) {
+                    log.warn("{}: excluded at epoch {} (its lease ran out, or it left); dropping its {} keys and "
+                            + "asking to be included again", self.id(), c.epoch(), store.size());
+                    dropAll();
+                }
+                active = false;
+                topology = new Topology(table, self, false, joined
+                        ? "this node is not in the agreed slot table (epoch " + c.epoch() + "); it asks to be included"
+                        : "this node has not joined its cluster yet");
+            }
             return;
         }
-        if (first) {
-            trusted = table.members().size() == 1; // the founder of a new cluster keeps its data
-            first = false;
-        }
-        if (rejoining) {
-            trusted = false;
-            rejoining = false;
-        }
-        BitSet dropped = dropUntrusted(table, kept);
-        boolean founding = table.members().size() == 1 && topology.table().epoch() == 0;
+        boolean alone = table.members().size() == 1;
         int importing;
         synchronized (this) {
-            importing = moveSlots(table, founding, dropped);
-            lastServing = table.members();
+            if (!active && !alone && store.size() > 0) {
+                log.info("{}: included at epoch {} among {} members: dropping {} local keys (they may be stale) and "
+                        + "importing this node's slots", self.id(), c.epoch(), table.members().size(), store.size());
+                dropAll();
+            }
+            active = true;
+            importing = moveSlots(table, alone, new BitSet(SlotHash.SLOTS));
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
             joined = true;
-            if (!rejoining) {
-                fencedUntilNanos = 0;
-            }
         }
         log.info("{}: serving epoch {} over {} members: {} slots primary, {} owned, {} importing", self.id(),
                 table.epoch(), table.members().size(), table.primaryCount(self), table.ownedCount(self), importing);
@@ -364,39 +378,14 @@ public final class ClusterNode implements AutoCloseable {
         importer.wake();
     }
 
-    /** A table in which this node is in a minority (or absent): it owns nothing and refuses keys until it rejoins. */
-    private void stopServing(SlotTable table, boolean present, long kept) {
-        Member self = topology.self();
-        synchronized (this) {
-            for (int s = 0; s < SlotHash.SLOTS; s++) {
-                state.move(s, SlotState.NONE);
-            }
-            trusted = false;
-            topology = new Topology(table, self, false, "this node sees " + table.members().size() + " of the "
-                    + lastServing.size() + " members it last served with (a minority): it refuses keys until it"
-                    + " rejoins the majority" + (present ? "" : " (it is not in this table)"));
+    /** Forgets every slot and drops every local key. */
+    private void dropAll() {
+        store.clear().join();
+        tombstones.clear();
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            state.move(s, SlotState.NONE);
+            lastComplete.set(s, 0);
         }
-        log.warn("{}: in a minority at epoch {} ({} of {} members); not serving keys", self.id(), table.epoch(),
-                kept, lastServing.size());
-    }
-
-    /**
-     * Drops local keys that may be stale before serving {@code table}: everything doubtful after joining, a pause or a
-     * minority spell ({@link #distrust}); what newcomers hold newer copies of when they outnumber the members this
-     * node served with ({@link #yieldToNewcomers}). Returns the slots whose keys were dropped: whatever they hold
-     * already came with this table (replication from primaries that installed it first), so they are not purged again.
-     */
-    private BitSet dropUntrusted(SlotTable table, long kept) {
-        BitSet dropped = new BitSet(SlotHash.SLOTS);
-        if (!trusted) {
-            dropped = distrust(table);
-            trusted = true;
-        } else if (!lastServing.isEmpty() && kept * 2 <= table.members().size()) {
-            trusted = false; // while its stamps may still go (KVT.SLOTINFO)
-            dropped = yieldToNewcomers(table);
-            trusted = true;
-        }
-        return dropped;
     }
 
     /**
@@ -436,204 +425,6 @@ public final class ClusterNode implements AutoCloseable {
             return !importing(slot) || purge.get(slot);
         });
         return importing;
-    }
-
-    /**
-     * Drops what this node holds that may be stale, before it serves again after joining, a minority spell or a pause.
-     * Per slot, a copy is kept if this node held the slot completely at an epoch no other member has a newer complete
-     * copy from (the other side of a partition that kept writing has one; a two-node cluster's restarted peer has
-     * none): so the survivor of a two-node cluster keeps its data when its peer comes back. A fresh process knows no
-     * such epochs, and a silent member may hold newer copies of anything: then everything goes. Returns the slots
-     * whose keys were dropped.
-     */
-    private BitSet distrust(SlotTable table) {
-        Member self = topology.self();
-        BitSet stale = staleSlots(table);
-        if (stale == null) {
-            log.info("{}: joining a running cluster at epoch {}: dropping {} local keys (they may be stale) and "
-                    + "importing this node's slots", self.id(), table.epoch(), store.size());
-            store.clear().join();
-            tombstones.clear();
-            for (int s = 0; s < SlotHash.SLOTS; s++) {
-                state.move(s, SlotState.NONE);
-                lastComplete.set(s, 0);
-            }
-            BitSet all = new BitSet(SlotHash.SLOTS);
-            all.set(0, SlotHash.SLOTS);
-            return all;
-        }
-        purgeSlots(stale);
-        tombstones.clear();
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            if (stale.get(s)) {
-                state.move(s, SlotState.NONE);
-                lastComplete.set(s, 0);
-            } else {
-                state.move(s, SlotState.COMPLETE); // install() keeps it only where this node still owns the slot
-            }
-        }
-        log.info("{}: rejoining at epoch {}: kept {} slots no other member has newer copies of, dropped the keys of"
-                + " {} slots (they may be stale)", self.id(), table.epoch(), SlotHash.SLOTS - stale.cardinality(),
-                stale.cardinality());
-        return stale;
-    }
-
-    /**
-     * Slots whose local copy may be stale: never complete here, or complete at a newer epoch on another member of
-     * {@code table}. Null when that cannot be told: this node never held a slot completely, or a member did not
-     * answer KVT.SLOTINFO.
-     */
-    private BitSet staleSlots(SlotTable table) {
-        boolean any = false;
-        for (int s = 0; s < SlotHash.SLOTS && !any; s++) {
-            any = lastComplete.get(s) > 0;
-        }
-        if (!any) {
-            return null;
-        }
-        List<long[]> answers = new ArrayList<>();
-        for (Member m : table.members()) {
-            if (m.id().equals(topology.self().id())) {
-                continue;
-            }
-            long[] info = importer.slotInfo(m, table.epoch());
-            if (info == null) {
-                return null;
-            }
-            answers.add(info);
-        }
-        BitSet stale = new BitSet(SlotHash.SLOTS);
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            stale.set(s, isStale(s, lastComplete.get(s), answers));
-        }
-        return stale;
-    }
-
-    /**
-     * Whether this (rejoining) node's copy of {@code slot}, stamped {@code mine}, must go, given the other members'
-     * SLOTINFO {@code answers} (stamps, then 1 if that member serves trusted data). It goes if another member has a
-     * newer epoch, or the same epoch from a member that never left (a pause or a partition of this node's own: what
-     * the others hold is current). If every holder of this epoch is rejoining too, the stamp most of them hold keeps
-     * (the larger on a tie): a table of one epoch on each side of a partition yields to the side with more holders,
-     * and identical stamps (a two-node cluster back from a pause) all keep.
-     */
-    static boolean isStale(int slot, long mine, List<long[]> answers) {
-        if (mine == 0) {
-            return true;
-        }
-        Map<Long, Integer> holders = new HashMap<>();
-        holders.put(mine, 1);
-        for (long[] info : answers) {
-            long theirs = info[slot];
-            if (epochOf(theirs) > epochOf(mine)) {
-                return true;
-            }
-            if (theirs != 0 && epochOf(theirs) == epochOf(mine)) {
-                if (info[SlotHash.SLOTS] != 0) {
-                    return true;
-                }
-                holders.merge(theirs, 1, Integer::sum);
-            }
-        }
-        long winner = mine;
-        for (Map.Entry<Long, Integer> e : holders.entrySet()) {
-            int best = holders.get(winner);
-            if (e.getValue() > best || e.getValue() == best && e.getKey() > winner) {
-                winner = e.getKey();
-            }
-        }
-        return winner != mine;
-    }
-
-    /**
-     * Drops the slots a newcomer to {@code table} holds a newer complete copy of, before this node serves the table.
-     * Called when the members this node last served with are no more than half of {@code table}: either fresh nodes
-     * joined (they hold no stamps, and nothing goes), or this node's cluster merged with another one that served on
-     * its own. A joiner whose seeds did not answer within the join timeout founds such a cluster (JGroups makes it a
-     * singleton), complete for every slot and empty; kept, its slots would read nil once the clusters merge. Per slot,
-     * the higher stamp keeps (see {@link #outranked}), so two merging sides never both drop a slot. A newcomer is asked
-     * again while it stays in the view, up to NEWCOMER_ATTEMPTS times the SLOTINFO timeout. If one never answers, a
-     * node without keys (a founder that never served a write, as that joiner) drops every slot, which loses nothing;
-     * a node with keys takes the silent newcomer for a fresh one, since dropping them would lose a lone node's data
-     * whenever its first joiner is slow or dies. Blocks the slot-table thread meanwhile; the node serves its previous
-     * table. Returns the dropped slots.
-     */
-    private BitSet yieldToNewcomers(SlotTable table) {
-        Member self = topology.self();
-        Set<String> before = new HashSet<>();
-        lastServing.forEach(m -> before.add(m.id()));
-        List<Member> unanswered = new ArrayList<>(table.members().stream()
-                .filter(m -> !before.contains(m.id()) && !m.id().equals(self.id())).toList());
-        List<long[]> answers = new ArrayList<>();
-        long deadline = System.nanoTime() + NEWCOMER_ATTEMPTS * 2 * settings.peerTimeout().toNanos();
-        while (!unanswered.isEmpty() && !closed && !Thread.currentThread().isInterrupted()) {
-            for (java.util.Iterator<Member> it = unanswered.iterator(); it.hasNext(); ) {
-                long[] info = importer.slotInfo(it.next(), table.epoch());
-                if (info != null) {
-                    answers.add(info);
-                    it.remove();
-                }
-            }
-            List<Member> view = tables == null ? table.members() : tables.membership().members();
-            unanswered.removeIf(m -> view.stream().noneMatch(v -> v.id().equals(m.id()))); // gone: nothing to yield to
-            if (unanswered.isEmpty() || System.nanoTime() > deadline) {
-                break;
-            }
-            sleepQuietly(200);
-        }
-        BitSet stale = new BitSet(SlotHash.SLOTS);
-        if (!unanswered.isEmpty() && store.size() == 0) {
-            log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; holding no keys, this node imports "
-                    + "all its slots", self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
-            stale.set(0, SlotHash.SLOTS); // nothing to lose, and its "complete" slots may be empty copies
-        } else {
-            if (!unanswered.isEmpty()) {
-                log.warn("{}: newcomers {} did not answer KVT.SLOTINFO at epoch {}; taking them for fresh nodes",
-                        self.id(), unanswered.stream().map(Member::id).toList(), table.epoch());
-            }
-            for (int s = 0; s < SlotHash.SLOTS; s++) {
-                stale.set(s, outranked(s, lastComplete.get(s), answers));
-            }
-        }
-        if (stale.isEmpty()) {
-            return stale;
-        }
-        // Still the previous table's primary of these slots, and COMPLETE: no key of theirs is read here until
-        // install() serves the new table, where they import.
-        topology = new Topology(topology.table(), self, false, "merging with members that served without this "
-                + "node; it imports the slots they hold newer copies of");
-        purgeSlots(stale);
-        for (int s = stale.nextSetBit(0); s >= 0; s = stale.nextSetBit(s + 1)) {
-            state.move(s, SlotState.NONE);
-            lastComplete.set(s, 0);
-        }
-        tombstones.keySet().removeIf(k -> stale.get(SlotHash.slot(k.bytes())));
-        log.info("{}: merged at epoch {} with members that served without it: dropped the keys of {} slots they "
-                + "hold newer copies of", self.id(), table.epoch(), stale.cardinality());
-        return stale;
-    }
-
-    /**
-     * Whether a newcomer's SLOTINFO {@code answers} hold a newer complete copy of {@code slot} than this node's,
-     * stamped {@code mine} (0: none): a higher stamp, i.e. a newer epoch, or on one epoch the higher fingerprint, an
-     * arbitrary but agreed order between two clusters that each published that epoch. A fresh joiner (stamps 0)
-     * outranks nothing; identical stamps (one table) outrank each other neither.
-     */
-    static boolean outranked(int slot, long mine, List<long[]> answers) {
-        for (long[] info : answers) {
-            if (Long.compareUnsigned(info[slot], mine) > 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static void sleepQuietly(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
@@ -702,43 +493,6 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Notices this process standing still (SIGSTOP, a long GC pause, a frozen VM): a tick that comes half the failure
-     * timeout late. The others may have excluded this node meanwhile and moved its slots on, and JGroups may never
-     * tell it (see {@link io.kvtier.cluster.membership.Membership#rejoin}); so the node stops serving keys, forgets
-     * that its data is current, and joins again. It serves once a table with a majority arrives, after dropping its
-     * data and importing its slots afresh, as any joiner does.
-     */
-    private void watchPauses() {
-        long limit = Math.max(200, settings.membership().failureTimeout().toMillis() / 2) * 1_000_000L;
-        long last = System.nanoTime();
-        while (!closed) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                return;
-            }
-            long now = System.nanoTime();
-            if (now - last > limit && !closed) {
-                log.warn("{}: this process stood still for {} ms; not serving keys, rejoining the cluster",
-                        topology.self().id(), (now - last) / 1_000_000);
-                fencedUntilNanos = Long.MAX_VALUE;
-                rejoinAfterPause();
-                now = System.nanoTime();
-            }
-            last = now;
-        }
-    }
-
-    private void rejoinAfterPause() {
-        rejoining = true; // the next majority table drops local data first (install() reads it)
-        try {
-            tables.membership().rejoin();
-        } catch (IOException e) {
-            log.error("{}: rejoin failed; still not serving keys", topology.self().id(), e);
-        }
-    }
-
-    /**
      * The kinds of node-to-node requests, each on connections of its own. A peer connection runs its requests in
      * order, so a request that waits for a remote answer holds up every request behind it; if that answer were queued
      * behind it, in this or another connection, the two would wait on each other until the peer timeout. Lanes are
@@ -764,17 +518,14 @@ public final class ClusterNode implements AutoCloseable {
         return Math.max(epoch(), observedEpoch.get());
     }
 
-    public SlotTableService tables() {
-        return tables;
-    }
 
     @Override
     public void close() {
         closed = true;
-        pauseWatch.interrupt();
         importer.close();
-        if (tables != null) {
-            tables.close();
+        if (config != null) {
+            leave();
+            config.close();
         }
         lanes.values().forEach(PeerPool::close);
         clientResources.close();
@@ -795,6 +546,29 @@ public final class ClusterNode implements AutoCloseable {
             Thread.sleep(20);
         }
         return topology.serving();
+    }
+
+    /**
+     * A graceful stop: stops serving, then leaves the agreed table, so the others take over this node's slots as soon
+     * as the log commits it rather than a lease later. Waits at most a lease; without a majority the lease runs out.
+     */
+    private void leave() {
+        Topology t = topology;
+        if (!t.serving()) {
+            return;
+        }
+        topology = new Topology(t.table(), t.self(), false, "this node is stopping");
+        long lease = settings.membership().lease().toMillis();
+        try {
+            if (config.leave().get(lease, TimeUnit.MILLISECONDS)) {
+                log.info("{}: left the slot table", t.self().id());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            log.warn("{}: could not leave the slot table ({}); the others take over once its lease runs out",
+                    t.self().id(), e.toString());
+        }
     }
 
     /** A key as a map key. */

@@ -3,6 +3,7 @@ package io.kvtier.cluster.membership;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,10 +24,25 @@ class ClusterOptionsTest {
     @Test
     void withHelpersKeepTheOtherComponents() {
         ClusterOptions options = ClusterOptions.of("a", 1, 7800, List.of("h:7800")).withEndpoint("10.0.0.1:6379")
-                .withDnsQuery("kvtier.default.svc").withClusterName("c").withFailureTimeout(Duration.ofSeconds(1));
+                .withDnsQuery("kvtier.default.svc").withClusterName("c").withFailureTimeout(Duration.ofSeconds(1))
+                .withVoters(List.of("a", "b")).withLease(Duration.ofMillis(700)).withStateDir(Path.of("/d/raft"));
 
         assertThat(options).isEqualTo(new ClusterOptions("a", 1, null, 7800, List.of("h:7800"), Duration.ofSeconds(1),
-                "c", "10.0.0.1:6379", "kvtier.default.svc"));
+                "c", "10.0.0.1:6379", "kvtier.default.svc", List.of("a", "b"), Duration.ofMillis(700),
+                Path.of("/d/raft")));
+    }
+
+    @Test
+    void aNodeWithoutSeedsOrVotersIsASingleNodeClusterAndOneWithSeedsJoinsAsALearner() {
+        assertThat(ClusterOptions.of("a", 1, 0, List.of()).voters()).containsExactly("a");
+        assertThat(ClusterOptions.of("a", 1, 7800, List.of("h:7800")).voters()).isEmpty();
+        assertThat(ClusterOptions.of("a", 1, 0, List.of()).lease()).isEqualTo(Duration.ofSeconds(1));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of()).withLease(Duration.ofMillis(50)))
+                .withMessage("--lease 50ms is outside 100ms..60s");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of()).withVoters(List.of("a", " ")))
+                .withMessage("--voters has a blank node id");
     }
 
     @Test
@@ -109,7 +125,8 @@ class ClusterOptionsTest {
     @Test
     void rejectsABlankBindHostOrClusterName() {
         assertThatIllegalArgumentException()
-                .isThrownBy(() -> new ClusterOptions("a", 1, "", 0, List.of(), null, null, null, null))
+                .isThrownBy(() -> new ClusterOptions("a", 1, "", 0, List.of(), null, null, null, null, null, null,
+                        null))
                 .withMessage("--bind \"\" must not be blank");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> ClusterOptions.of("a", 1, 0, List.of()).withClusterName(" "))

@@ -239,6 +239,12 @@ final class ClusterCommands {
         b.append("cluster_current_epoch:").append(table.epoch()).append("\r\n");
         b.append("cluster_my_epoch:").append(table.epoch()).append("\r\n");
         b.append("kvtier_serving:").append(t.serving() ? 1 : 0).append("\r\n");
+        var config = node.config();
+        b.append("kvtier_lease_valid:").append(config != null && config.leaseValid() ? 1 : 0).append("\r\n");
+        b.append("kvtier_raft_leader:").append(config != null && config.isLeader() ? 1 : 0).append("\r\n");
+        b.append("kvtier_raft_voters:").append(config == null ? 0 : config.voters().size()).append("\r\n");
+        b.append("kvtier_raft_candidates:").append(config == null ? 0 : config.current().candidates().size())
+                .append("\r\n");
         b.append("kvtier_replicas:").append(table.replicas()).append("\r\n");
         b.append("kvtier_replication:").append(node.settings().syncReplication() ? "sync" : "async").append("\r\n");
         b.append("kvtier_slots_primary:").append(table.primaryCount(t.self())).append("\r\n");
@@ -272,6 +278,11 @@ final class ClusterCommands {
                 .map(m -> m.id() + "@" + m.endpoint()).toList())).append("\r\n");
         if (!t.serving()) {
             b.append("kvtier_down_reason:").append(t.downReason()).append("\r\n");
+        }
+        var config = node.config();
+        if (config != null) {
+            b.append("kvtier_raft_leader_id:").append(String.valueOf(config.leader())).append("\r\n");
+            b.append("kvtier_raft_voter_ids:").append(String.join(",", config.voters())).append("\r\n");
         }
         for (Member m : table.members()) {
             b.append("kvtier_member_").append(m.id()).append(":endpoint=").append(m.endpoint())

@@ -235,6 +235,7 @@ final class ClusterRouter {
         }
         boolean write = isWrite(spec);
         checkNotBehind(node, write);
+        checkServable(node, keyBytes);
         CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
         if (!write && ready == null) {
             return spec.action().execute(s, c, r);
@@ -252,6 +253,21 @@ final class ClusterRouter {
     }
 
     /**
+     * TRYAGAIN (nothing ran) unless this node may serve {@code keys}' slots as their primary now: it holds its lease
+     * and no former primary can still be serving them (see {@link ClusterNode#checkServable}).
+     */
+    static void checkServable(ClusterNode node, byte[][] keys) {
+        int last = -1;
+        for (byte[] key : keys) {
+            int slot = SlotHash.slot(key);
+            if (slot != last) {
+                node.checkServable(slot);
+                last = slot;
+            }
+        }
+    }
+
+    /**
      * Runs {@code body} here as the primary of {@code keys} once {@code ready} (the fetch of importing keys, or null)
      * is done: a write under the keys' locks, replicating their state afterwards (see {@link #applyAndReplicate}).
      * {@code cleanup} runs once, when {@code body} has run or never will.
@@ -259,6 +275,12 @@ final class ClusterRouter {
     static CompletableFuture<Void> asPrimary(ClusterNode node, Session s, Reply r, byte[][] keys, boolean write,
                                              CompletableFuture<Void> ready, Supplier<CompletableFuture<Void>> body,
                                              Runnable cleanup) {
+        try {
+            checkServable(node, keys);
+        } catch (RuntimeException e) {
+            cleanup.run();
+            throw e;
+        }
         CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
         if (!write) {
             return Async.andFinally(() -> Async.then(start, r, v -> body.get()), cleanup);

@@ -171,6 +171,7 @@ final class Transactions {
                     return forward(node, s, t, primary, keys[0], r);
                 }
                 ClusterRouter.checkNotBehind(node, t.writes());
+                ClusterRouter.checkServable(node, keys);
             }
         } catch (RuntimeException e) {
             t.release();

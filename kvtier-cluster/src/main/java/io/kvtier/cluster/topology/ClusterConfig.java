@@ -1,0 +1,123 @@
+package io.kvtier.cluster.topology;
+
+import io.kvtier.client.cluster.SlotHash;
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.Placement;
+import io.kvtier.cluster.SlotTable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The cluster's configuration as the Raft log has it after some prefix of committed commands: the replicated state of
+ * {@link ConfigStateMachine}. Immutable; every applied command yields a new one. See ADR 0005.
+ *
+ * <ul>
+ *   <li>{@code members}: the active members, by id, with the incarnation (one process lifetime) that is active, the
+ *       epoch it was included at, the newest table epoch it confirmed having applied, and how many lease renewals of
+ *       it were committed. Only active members own slots.</li>
+ *   <li>{@code candidates}: processes that asked to be members (a renewal from an incarnation that is not active) and
+ *       have not been included yet.</li>
+ *   <li>{@code epoch}: the number of table changes committed so far; unique per table, since only the log changes
+ *       it.</li>
+ *   <li>{@code primarySince[slot]}: the epoch from which the slot's current primary (that id and incarnation) has
+ *       been its primary without a break. The primary serves the slot once every other active member is known to be
+ *       past that epoch ({@link #fence}): none of them can still serve it under an older table.</li>
+ * </ul>
+ *
+ * @param epoch        table changes so far, 0 before the first
+ * @param replicas     backups per slot, -1 until the first leader set it
+ * @param members      active members by id, sorted
+ * @param candidates   would-be members by id, sorted
+ * @param table        the slot table over the active members at {@code epoch}
+ * @param primarySince per slot, see above; shared between configurations of one epoch, never written
+ */
+public record ClusterConfig(long epoch, int replicas, Map<String, Active> members, Map<String, Candidate> candidates,
+                            SlotTable table, long[] primarySince) {
+    /** An active member. */
+    public record Active(Member member, long incarnation, long includedEpoch, long confirmedEpoch, long renewals) {
+        /** The epoch this member is known to be past: no table older than this can be served by it any more. */
+        public long fence() {
+            return Math.max(includedEpoch, confirmedEpoch);
+        }
+    }
+
+    /** A process that asked to join. */
+    public record Candidate(Member member, long incarnation) {
+    }
+
+    public ClusterConfig {
+        members = Collections.unmodifiableMap(new TreeMap<>(members));
+        candidates = Collections.unmodifiableMap(new TreeMap<>(candidates));
+    }
+
+    /** The configuration before the first command: no members, nothing owned. */
+    public static ClusterConfig empty() {
+        return new ClusterConfig(0, -1, Map.of(), Map.of(), Placement.compute(0, List.of(), 0),
+                new long[SlotHash.SLOTS]);
+    }
+
+    /** The active members' {@link Member}s, sorted by id: what the table is computed over. */
+    public List<Member> activeMembers() {
+        List<Member> out = new ArrayList<>(members.size());
+        members.values().forEach(a -> out.add(a.member()));
+        return out;
+    }
+
+    /** Whether {@code id} is active as incarnation {@code incarnation}. */
+    public boolean isActive(String id, long incarnation) {
+        Active a = members.get(id);
+        return a != null && a.incarnation() == incarnation;
+    }
+
+    /**
+     * The lowest {@link Active#fence} among the active members other than {@code id}: {@code id} may serve as primary
+     * every slot whose {@code primarySince} is at most this. {@code Long.MAX_VALUE} when it is alone.
+     */
+    public long fence(String id) {
+        long min = Long.MAX_VALUE;
+        for (Active a : members.values()) {
+            if (!a.member().id().equals(id)) {
+                min = Math.min(min, a.fence());
+            }
+        }
+        return min;
+    }
+
+    /** A table over {@code active} at the next epoch, with {@code primarySince} carried over where primaries stay. */
+    ClusterConfig withTable(Map<String, Active> active, Map<String, Candidate> waiting) {
+        long next = epoch + 1;
+        List<Member> list = new ArrayList<>();
+        new TreeMap<>(active).values().forEach(a -> list.add(a.member()));
+        SlotTable nextTable = Placement.compute(next, list, Math.max(0, replicas));
+        long[] since = new long[SlotHash.SLOTS];
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            Member before = table.isOwned() ? table.primary(s) : null;
+            Member after = nextTable.isOwned() ? nextTable.primary(s) : null;
+            boolean same = before != null && after != null && before.id().equals(after.id())
+                    && members.get(before.id()) != null && active.get(after.id()) != null
+                    && members.get(before.id()).incarnation() == active.get(after.id()).incarnation();
+            since[s] = same ? primarySince[s] : next;
+        }
+        return new ClusterConfig(next, replicas, active, waiting, nextTable, since);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ClusterConfig c && epoch == c.epoch && replicas == c.replicas && members.equals(c.members)
+                && candidates.equals(c.candidates) && Arrays.equals(primarySince, c.primarySince);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(epoch) * 31 + members.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "epoch " + epoch + " members " + members.keySet() + " candidates " + candidates.keySet();
+    }
+}

@@ -1,0 +1,305 @@
+package io.kvtier.cluster.topology;
+
+import io.kvtier.cluster.Member;
+import io.kvtier.cluster.membership.ClusterOptions;
+import io.kvtier.cluster.membership.Membership;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jgroups.raft.RaftHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The configuration agreed by consensus, and this node's lease (ADR 0005).
+ *
+ * The cluster's configuration (active members, candidates, epoch, replicas, and so the slot table) is the state of a
+ * Raft log (jgroups-raft, on the control plane's JGroups channel). A table is in force once the log commits it: a
+ * majority of the configured voters, whatever the current view, so two sides of a partition can never both commit,
+ * and a node cut off, restarted or alone never founds a cluster (unless configured as a single-node one).
+ *
+ * Leases. Every node proposes RENEW every quarter lease. A renewal the log commits for this node's active incarnation
+ * gives it a lease from the moment it sent the renewal until lease * (1 - DRIFT) later, on its own monotonic clock. The
+ * leader excludes a member only when lease * (1 + DRIFT) has passed on the leader's monotonic clock since the leader
+ * applied that member's newest renewal (which it applied after the member sent it), and only if no renewal committed
+ * since (EXCLUDE carries the renewal count it saw). Assumption: the monotonic clocks of two nodes advance at rates
+ * within DRIFT of real time; wall clocks play no part. So an excluded member has stopped serving before the table
+ * that excludes it commits.
+ *
+ * Handoffs. A node serves a slot as primary only if, besides its lease, every other active member is known (from its
+ * committed renewals, which report the table epoch it has applied) to be past the epoch since which this node has been
+ * the slot's primary: a former primary that has not applied the new table yet may still be serving it. Nodes renew at
+ * once after applying a new table, so a handoff between live nodes takes a couple of log commits.
+ *
+ * Joins. A process whose incarnation is not active is recorded as a candidate by its renewals; the leader includes it
+ * (a new table) once the old incarnation of its id, if any, has run out its lease, and adds it to Raft's voters. Only
+ * the leader proposes INCLUDE and EXCLUDE; JGroups' failure detection decides nothing.
+ */
+
+/**
+ * This node's view of the agreed configuration and its lease. Thread-safe; the listener is called on one thread, in
+ * the order the log applies configurations.
+ */
+public final class ConfigService implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ConfigService.class);
+    /** Bound on how far two nodes' monotonic clocks may drift apart, as a fraction of elapsed time. */
+    public static final double DRIFT = 0.02;
+    private static final long CLOSE_TIMEOUT_MS = 5_000;
+
+    /** Told of every configuration this node applies. */
+    @FunctionalInterface
+    public interface Listener {
+        /** Called on the service's thread, in log order, never concurrently; an exception is logged and ignored. */
+        void configured(ClusterConfig config);
+    }
+
+    private final ClusterOptions options;
+    private final Member self;
+    private final long incarnation;
+    private final int replicas;
+    private final Listener listener;
+    private final long leaseNanos;
+    private final ConfigStateMachine machine;
+    private final ExecutorService delivery;
+    private final ScheduledExecutorService ticker;
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private final AtomicBoolean controlling = new AtomicBoolean();
+    private Membership membership;
+    private RaftHandle raft;
+    private volatile long leaseUntilNanos;
+    private volatile long appliedEpoch;
+    private volatile boolean closing;
+
+    private ConfigService(ClusterOptions options, long incarnation, int replicas, Listener listener) {
+        this.options = options;
+        this.self = new Member(options.nodeId(), options.weight(), options.endpoint());
+        this.incarnation = incarnation;
+        this.replicas = replicas;
+        this.listener = listener;
+        this.leaseNanos = options.lease().toNanos();
+        this.machine = new ConfigStateMachine(this::applied);
+        String name = options.nodeId();
+        this.delivery = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("kvtier-config-" + name).daemon()
+                .factory());
+        this.ticker = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("kvtier-lease-" + name)
+                .daemon().factory());
+    }
+
+    /**
+     * Joins the control plane and starts following the configuration log; configurations arrive asynchronously.
+     *
+     * @param incarnation this process's identity among the lifetimes of its node id (random per start)
+     * @param replicas    backups per slot, proposed if this node is the first leader
+     * @throws IOException if the channel cannot start
+     */
+    public static ConfigService start(ClusterOptions options, long incarnation, int replicas, Listener listener)
+            throws IOException {
+        ConfigService service = new ConfigService(options, incarnation, replicas, listener);
+        try {
+            service.membership = Membership.create(options, (viewId, members) -> { });
+            service.raft = new RaftHandle(service.membership.channel(), service.machine);
+            service.membership.connect();
+        } catch (IOException | RuntimeException e) {
+            service.delivery.shutdownNow();
+            service.ticker.shutdownNow();
+            throw e;
+        }
+        long period = Math.max(10, service.leaseNanos / 4 / 1_000_000);
+        service.ticker.scheduleWithFixedDelay(service::tick, 0, period, TimeUnit.MILLISECONDS);
+        return service;
+    }
+
+    /** The configuration applied here so far. */
+    public ClusterConfig current() {
+        return machine.current();
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    public long incarnation() {
+        return incarnation;
+    }
+
+    /** Whether this node holds a lease now: a committed renewal sent less than lease * (1 - DRIFT) ago. */
+    public boolean leaseValid() {
+        return System.nanoTime() - leaseUntilNanos < 0;
+    }
+
+    /** Whether this node leads the Raft group now. */
+    public boolean isLeader() {
+        return raft != null && raft.isLeader();
+    }
+
+    /** The Raft leader's node id, or null if none is known. */
+    public String leader() {
+        var leader = raft == null ? null : raft.leader();
+        return leader == null ? null : String.valueOf(leader);
+    }
+
+    /** Raft's voters as the log has them. */
+    public List<String> voters() {
+        return raft == null ? List.of() : raft.raft().members();
+    }
+
+    /** Renews now (after a new table is applied: the others wait for this node's confirmation). */
+    public void renewNow() {
+        try {
+            ticker.execute(this::renew);
+        } catch (RejectedExecutionException closed) {
+            // closing
+        }
+    }
+
+    /**
+     * Leaves the active members (a graceful stop): completes once the log committed it, or fails. The node must have
+     * stopped serving keys first.
+     */
+    public CompletableFuture<Boolean> leave() {
+        return propose(ConfigStateMachine.leave(self.id(), incarnation));
+    }
+
+    /** Leaves the control plane and stops the service's threads; idempotent. */
+    @Override
+    public void close() {
+        closing = true;
+        ticker.shutdownNow();
+        if (membership != null) {
+            membership.close();
+        }
+        delivery.shutdown();
+        try {
+            if (!delivery.awaitTermination(CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
+                log.warn("{}: configuration thread still busy {} ms after close", self.id(), CLOSE_TIMEOUT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** From Raft's apply thread: hands the configuration to the service thread. */
+    private void applied(ClusterConfig config) {
+        try {
+            delivery.execute(() -> {
+                long before = appliedEpoch;
+                try {
+                    listener.configured(config);
+                } catch (RuntimeException e) {
+                    log.error("{}: configuration listener failed on epoch {}", self.id(), config.epoch(), e);
+                }
+                appliedEpoch = config.epoch();
+                if (config.epoch() != before) {
+                    renewNow(); // confirms the table: new primaries wait for it
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.debug("configuration service closed; configuration dropped");
+        }
+    }
+
+    private void tick() {
+        if (closing) {
+            return;
+        }
+        renew();
+        if (isLeader()) {
+            control();
+        }
+    }
+
+    /** Proposes a renewal unless one is in flight; a committed one for this incarnation extends the lease. */
+    private void renew() {
+        if (closing || raft == null || raft.leader() == null || !renewing.compareAndSet(false, true)) {
+            return;
+        }
+        long sent = System.nanoTime();
+        propose(ConfigStateMachine.renew(self, incarnation, appliedEpoch)).whenComplete((granted, e) -> {
+            renewing.set(false);
+            if (e == null && granted) {
+                long until = sent + (long) (leaseNanos * (1 - DRIFT));
+                if (until - leaseUntilNanos > 0) {
+                    leaseUntilNanos = until;
+                }
+            }
+        });
+    }
+
+    /**
+     * The leader's duties, one step per tick: set the replicas once; exclude a member whose lease has surely run out;
+     * include a candidate (once the old incarnation of its id, if any, has run out); make active members voters.
+     */
+    private void control() {
+        if (!controlling.compareAndSet(false, true)) {
+            return;
+        }
+        CompletableFuture<?> step = null;
+        try {
+            ClusterConfig c = machine.current();
+            long now = System.nanoTime();
+            long wait = (long) (leaseNanos * (1 + DRIFT));
+            if (c.replicas() < 0) {
+                step = propose(ConfigStateMachine.setup(replicas));
+                return;
+            }
+            for (ClusterConfig.Active a : c.members().values()) {
+                Long renewed = machine.renewedAtNanos(a.member().id());
+                boolean self = a.member().id().equals(this.self.id()) && a.incarnation() == incarnation;
+                if (!self && (renewed == null || now - renewed > wait)) {
+                    log.info("{}: {} (incarnation {}) renewed no lease for {} ms; excluding it", this.self.id(),
+                            a.member().id(), Long.toHexString(a.incarnation()),
+                            renewed == null ? -1 : (now - renewed) / 1_000_000);
+                    step = propose(ConfigStateMachine.exclude(a.member().id(), a.incarnation(), a.renewals()));
+                    return;
+                }
+            }
+            List<String> inView = membership.members().stream().map(Member::id).toList();
+            // Candidates the leader reaches, whose id has no active incarnation left (an older one is excluded first,
+            // above, once its lease has run out); one table for all of them.
+            List<ClusterConfig.Candidate> joining = c.candidates().values().stream()
+                    .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id()))
+                    .toList();
+            if (!joining.isEmpty()) {
+                log.info("{}: including {} at epoch {}", self.id(), joining.stream().map(k -> k.member().id()
+                        + " (incarnation " + Long.toHexString(k.incarnation()) + ")").toList(), c.epoch() + 1);
+                step = propose(ConfigStateMachine.include(joining));
+                return;
+            }
+            List<String> voters = voters();
+            for (String id : c.members().keySet()) {
+                if (!voters.contains(id)) {
+                    log.info("{}: adding {} to the voters {}", self.id(), id, voters);
+                    step = raft.addServer(id).thenApply(r -> Boolean.TRUE).orTimeout(leaseNanos, TimeUnit.NANOSECONDS);
+                    return;
+                }
+            }
+        } catch (Exception e) {
+            if (!closing) {
+                log.warn("{}: configuration step failed: {}", self.id(), e.toString());
+            }
+        } finally {
+            if (step == null) {
+                controlling.set(false);
+            } else {
+                step.whenComplete((r, e) -> controlling.set(false));
+            }
+        }
+    }
+
+    /** Proposes {@code command} through the leader; true if it committed and applied, false if it did not apply. */
+    private CompletableFuture<Boolean> propose(byte[] command) {
+        try {
+            return raft.setAsync(command, 0, command.length)
+                    .orTimeout(Math.max(1, leaseNanos / 2), TimeUnit.NANOSECONDS)
+                    .thenApply(r -> r != null && r.length == 1 && r[0] == 1);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+}
