@@ -323,7 +323,7 @@ class ClusterTopologyIT {
         });
         try (KvtierProcess node = KvtierProcess.startAt("127.0.0.1", port, List.of(), tmp.resolve("lonely"),
                 "--memory", "64m", "--disk", "256m", "--cluster-port", Integer.toString(clusterPort), "--seeds",
-                "127.0.0.1:" + clusterPort + ",127.0.0.1:" + deadPort, "--node-id", "lonely")) {
+                "127.0.0.1:" + clusterPort + ",127.0.0.1:" + deadPort, "--node-id", "lonely", "--voters", "lonely")) {
             poller.join(30_000);
             assertThat(replies).as("replies in order").containsExactly("-LOADING kvtier is joining its cluster",
                     "+OK");

@@ -27,6 +27,9 @@ final class TestCluster implements AutoCloseable {
     private final List<Integer> clusterPorts = new ArrayList<>();
     final List<KvtierProcess> nodes = new ArrayList<>();
 
+    /** The initial members' ids, comma-separated: the Raft voters of a new cluster. */
+    private String voters = "";
+
     private TestCluster(Path dir, NetworkNamespaces namespaces) {
         this.dir = dir;
         this.namespaces = namespaces;
@@ -55,6 +58,8 @@ final class TestCluster implements AutoCloseable {
     private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
                                      IntFunction<List<String>> extraFlags) throws Exception {
         TestCluster c = new TestCluster(dir, namespaces);
+        c.voters = java.util.stream.IntStream.rangeClosed(1, n).mapToObj(i -> "n" + i)
+                .collect(Collectors.joining(","));
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());
@@ -94,6 +99,9 @@ final class TestCluster implements AutoCloseable {
         List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
                 Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id", "n" + (i + 1), "--replicas", "1",
                 "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout", PEER_TIMEOUT));
+        if (i < voters.split(",").length) {
+            flags.addAll(List.of("--voters", voters)); // the initial members; nodes added later join as learners
+        }
         if (namespaces != null) {
             // A namespace's address is not loopback: without a password, protected mode would refuse to start.
             flags.addAll(List.of("--bind", host(i), "--protected-mode", "no"));

@@ -37,6 +37,9 @@ final class LocalCluster implements AutoCloseable {
     private final List<Integer> clusterPorts = new ArrayList<>();
     private final List<Node> nodes = new CopyOnWriteArrayList<>();
 
+    /** How many nodes the cluster started with: its Raft voters (--voters); nodes added later join as learners. */
+    private int initial;
+
     private LocalCluster(NodeSettings settings, Path dir, String name) {
         this.settings = settings;
         this.dir = dir;
@@ -50,6 +53,7 @@ final class LocalCluster implements AutoCloseable {
     static LocalCluster start(NodeSettings settings, Path dir, String name, int count, int spare)
             throws IOException, InterruptedException {
         LocalCluster c = new LocalCluster(settings, Files.createDirectories(dir), name);
+        c.initial = count;
         try {
             for (int i = 0; i < count + spare; i++) {
                 c.ports.add(ServerProcess.freePort());
@@ -105,12 +109,17 @@ final class LocalCluster implements AutoCloseable {
         String id = "n" + (index + 1);
         int port = ports.get(index);
         String seeds = clusterPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
-        List<String> command = List.of(settings.launcher().toString(), "server", "--port", Integer.toString(port),
+        List<String> command = new ArrayList<>(List.of(settings.launcher().toString(), "server", "--port",
+                Integer.toString(port),
                 "--dir", Files.createDirectories(dir.resolve(id)).toString(), "--memory",
                 Long.toString(settings.memory()), "--disk", Long.toString(settings.disk()), "--node-id", id,
                 "--seeds", seeds, "--cluster-port", Integer.toString(clusterPorts.get(index)), "--replicas",
                 Integer.toString(settings.replicas()), "--failure-timeout", settings.failureTimeout().toMillis()
-                        + "ms", "--cluster-name", name);
+                        + "ms", "--cluster-name", name));
+        if (index < initial) {
+            command.addAll(List.of("--voters", java.util.stream.IntStream.rangeClosed(1, initial)
+                    .mapToObj(i -> "n" + i).collect(Collectors.joining(","))));
+        }
         ServerProcess process = ServerProcess.start("kvtier " + id, command, port, dir.resolve(id + ".log"),
                 START_TIMEOUT);
         return new Node(id, new HostPort("127.0.0.1", port), process);

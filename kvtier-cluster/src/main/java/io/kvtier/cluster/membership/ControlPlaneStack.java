@@ -109,9 +109,9 @@ final class ControlPlaneStack {
         raft.logDir(dir.toString());
         raft.logPrefix("config");
         raft.logUseFsync(true);
-        // Followers apply a committed entry at once, not with the next append: a lease renewal or a table confirms
-        // only when its node has applied it (ConfigService).
-        raft.sendCommitsImmediately(true);
+        // send_commits_immediately stays off: with it, leader and follower were seen to ping-pong empty appends until
+        // the leader's processing queue was full (jgroups-raft 1.1.4). Followers learn the commit index with the next
+        // append, and renewals (four per lease per node) keep appends coming.
         // A lost append is sent again this soon; the default (1 s) is a lease's whole length.
         raft.resendInterval(Math.max(50, options.lease().toMillis() / 10));
         return raft;

@@ -73,6 +73,8 @@ public final class ConfigService implements AutoCloseable {
     private Membership membership;
     private RaftHandle raft;
     private volatile long leaseUntilNanos;
+    /** Renewals failed since the last that committed (the renewing thread and its completions, one at a time). */
+    private volatile int renewFailures;
     private volatile long appliedEpoch;
     private volatile boolean closing;
 
@@ -110,8 +112,10 @@ public final class ConfigService implements AutoCloseable {
             service.ticker.shutdownNow();
             throw e;
         }
-        long period = Math.max(10, service.leaseNanos / 4 / 1_000_000);
-        service.ticker.scheduleWithFixedDelay(service::tick, 0, period, TimeUnit.MILLISECONDS);
+        long lease = Math.max(1, service.leaseNanos / 1_000_000);
+        service.ticker.scheduleWithFixedDelay(service::renew, 0, Math.max(10, lease / 4), TimeUnit.MILLISECONDS);
+        // The leader's checks run more often than renewals: a dead member is excluded soon after its lease ran out.
+        service.ticker.scheduleWithFixedDelay(service::control, 0, Math.max(10, lease / 20), TimeUnit.MILLISECONDS);
         return service;
     }
 
@@ -204,16 +208,6 @@ public final class ConfigService implements AutoCloseable {
         }
     }
 
-    private void tick() {
-        if (closing) {
-            return;
-        }
-        renew();
-        if (isLeader()) {
-            control();
-        }
-    }
-
     /** Proposes a renewal unless one is in flight; a committed one for this incarnation extends the lease. */
     private void renew() {
         if (closing || raft == null || raft.leader() == null || !renewing.compareAndSet(false, true)) {
@@ -227,6 +221,10 @@ public final class ConfigService implements AutoCloseable {
                 if (until - leaseUntilNanos > 0) {
                     leaseUntilNanos = until;
                 }
+                renewFailures = 0;
+            } else if (e != null && renewFailures++ == 0 && !closing) {
+                // Once per streak: the lease runs out unless a later renewal commits in time.
+                log.warn("{}: lease renewal failed (leader {}): {}", self.id(), leader(), e.toString());
             }
         });
     }
@@ -236,7 +234,7 @@ public final class ConfigService implements AutoCloseable {
      * include a candidate (once the old incarnation of its id, if any, has run out); make active members voters.
      */
     private void control() {
-        if (!controlling.compareAndSet(false, true)) {
+        if (closing || !isLeader() || !controlling.compareAndSet(false, true)) {
             return;
         }
         CompletableFuture<?> step = null;
