@@ -1,7 +1,9 @@
 package io.kvtier.cluster.node;
 
+import io.kvtier.cluster.error.TryAgainException;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -46,6 +48,27 @@ public final class KeyLocks {
                 f.complete(null);
             }
         });
+    }
+
+    /**
+     * Like {@link #lock}, giving up at {@code deadlineNanos} (System.nanoTime()): the future then fails with
+     * TRYAGAIN (the caller did not run), and the stripes, once they come, are released at once, so an abandoned
+     * waiter holds no one up.
+     */
+    public CompletableFuture<Runnable> lockBefore(long deadlineNanos, byte[]... keys) {
+        CompletableFuture<Runnable> result = new CompletableFuture<>();
+        lock(keys).thenAccept(unlock -> {
+            if (!result.complete(unlock)) {
+                unlock.run();
+            }
+        });
+        if (!result.isDone()) {
+            long left = Math.max(0, deadlineNanos - System.nanoTime());
+            CompletableFuture.delayedExecutor(left, TimeUnit.NANOSECONDS).execute(() -> result.completeExceptionally(
+                    new TryAgainException("the key is held by a write its backups have not confirmed yet, or"
+                            + " queued behind one; not run")));
+        }
+        return result;
     }
 
     @SuppressWarnings("unchecked")
