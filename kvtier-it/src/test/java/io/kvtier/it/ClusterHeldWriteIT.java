@@ -33,10 +33,7 @@ class ClusterHeldWriteIT {
     void anUnconfirmedWriteIsInvisibleUntilItsBackupConfirmsItAndProxiedCallsEndInTime() throws Exception {
         try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, i -> List.of("--failure-timeout", "60s"))) {
             List<KvtierProcess> nodes = cluster.nodes;
-            int[][] owners; // slot -> {primary port, backup port}
-            try (RawConnection c = new RawConnection(nodes.get(0).port())) {
-                owners = owners(c.call("CLUSTER", "SLOTS"));
-            }
+            int[][] owners = owners(nodes.get(0)); // slot -> {primary port, backup port}
             KvtierProcess primary = nodes.get(0);
             KvtierProcess backup = nodes.get(1);
             KvtierProcess third = nodes.get(2);
@@ -136,13 +133,18 @@ class ClusterHeldWriteIT {
         }).findFirst().orElseThrow();
     }
 
-    /** Slot to {primary port, backup port}, from a CLUSTER SLOTS reply (--replicas 1). */
-    private static int[][] owners(RawReply slots) {
+    /** Slot to {primary port, backup port}, from {@code node}'s KVT.SLOTS (CLUSTER SLOTS with every owner). */
+    private static int[][] owners(KvtierProcess node) throws IOException {
         int[][] owners = new int[SLOTS][];
-        for (RawReply range : slots.children()) {
-            List<RawReply> f = range.children();
-            int[] pair = {(int) f.get(2).children().get(1).integer(), (int) f.get(3).children().get(1).integer()};
-            IntStream.rangeClosed((int) f.get(0).integer(), (int) f.get(1).integer()).forEach(s -> owners[s] = pair);
+        try (RawConnection c = new RawConnection(node.port())) {
+            for (RawReply range : c.call("KVT.SLOTS").children()) {
+                List<RawReply> f = range.children();
+                assertThat(f).as("slots %s..: primary and one backup", text(f.get(0))).hasSize(4);
+                int[] pair = {(int) f.get(2).children().get(1).integer(),
+                    (int) f.get(3).children().get(1).integer()};
+                IntStream.rangeClosed((int) f.get(0).integer(), (int) f.get(1).integer())
+                        .forEach(s -> owners[s] = pair);
+            }
         }
         return owners;
     }
@@ -153,7 +155,7 @@ class ClusterHeldWriteIT {
             long start = System.nanoTime();
             try {
                 RawReply reply = c.call(args);
-                return new Timed(reply.type() == '$' && reply.bulk() == null ? "(nil)" : text(reply),
+                return new Timed(reply.type() == '$' && reply.bulk() == null ? "(nil)" : RawReply.text(reply),
                         (System.nanoTime() - start) / 1_000_000);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
