@@ -5,6 +5,7 @@ import io.kvtier.cluster.error.UnreplicatedException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A sync-replicated write that ran on this node, as primary, and keeps its keys' locks until every backup of their
@@ -45,11 +46,11 @@ public final class HeldWrite {
     public static CompletableFuture<Void> confirm(ClusterNode node, Replicator replicator, byte[][] keys,
                                                   long deadlineNanos, Runnable unlock) {
         HeldWrite w = new HeldWrite(node, replicator, keys, unlock);
-        long left = Math.max(0, deadlineNanos - System.nanoTime());
-        CompletableFuture.delayedExecutor(left, TimeUnit.NANOSECONDS).execute(() -> w.answer.completeExceptionally(
-                new UnreplicatedException(w.unconfirmed())));
+        // orTimeout, not a delayed task: its timer is cancelled when the write is confirmed in time.
+        w.answer.orTimeout(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         w.attempt();
-        return w.answer;
+        return w.answer.exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                unwrap(e) instanceof TimeoutException ? new UnreplicatedException(w.unconfirmed()) : unwrap(e)));
     }
 
     /** The UNREPLICATED text: what happened, and what it means for the client. */
@@ -80,13 +81,17 @@ public final class HeldWrite {
                 answer.complete(null);
                 return;
             }
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = unwrap(e);
             lastFailure = cause instanceof UnreplicatedException u ? u.getMessage() : String.valueOf(cause);
             long pause = pauseMillis;
             pauseMillis = Math.min(pauseMillis * 2, Math.max(FIRST_PAUSE_MILLIS,
                     node.settings().peerTimeout().toMillis()));
             CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS).execute(this::attempt);
         });
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
     /** Whether this node is the primary of every one of {@code keys}' slots under {@code t}. */

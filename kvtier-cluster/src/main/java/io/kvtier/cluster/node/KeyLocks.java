@@ -4,6 +4,7 @@ import io.kvtier.cluster.error.TryAgainException;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -62,13 +63,13 @@ public final class KeyLocks {
                 unlock.run();
             }
         });
-        if (!result.isDone()) {
-            long left = Math.max(0, deadlineNanos - System.nanoTime());
-            CompletableFuture.delayedExecutor(left, TimeUnit.NANOSECONDS).execute(() -> result.completeExceptionally(
-                    new TryAgainException("the key is held by a write its backups have not confirmed yet, or"
-                            + " queued behind one; not run")));
+        if (result.isDone()) {
+            return result;
         }
-        return result;
+        result.orTimeout(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return result.exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
+                ? new TryAgainException("the key is held by a write its backups have not confirmed yet, or queued"
+                + " behind one; not run") : e));
     }
 
     @SuppressWarnings("unchecked")

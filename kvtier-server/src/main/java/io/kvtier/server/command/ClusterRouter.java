@@ -10,8 +10,8 @@ import io.kvtier.cluster.error.CrossSlotException;
 import io.kvtier.cluster.error.MovedException;
 import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.cluster.error.UnreachableException;
-import io.kvtier.cluster.node.HeldWrite;
 import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.cluster.node.HeldWrite;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
@@ -442,12 +442,13 @@ final class ClusterRouter {
         long deadline = startNanos + node.settings().peerTimeout().toNanos();
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
         AtomicInteger state = new AtomicInteger(IDLE);
-        CompletableFuture.delayedExecutor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
-                .execute(() -> result.completeExceptionally(state.compareAndSet(IDLE, TIMED_OUT)
-                        ? new TryAgainException("no node took the command within the peer timeout; not run")
-                        : new java.util.concurrent.TimeoutException()));
+        result.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result, state);
-        return result.whenComplete((x, e) -> {
+        // Decided when the time runs out (on the timer's thread), before another try could start.
+        return result.exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                cause(e) instanceof java.util.concurrent.TimeoutException && state.compareAndSet(IDLE, TIMED_OUT)
+                        ? new TryAgainException("no node took the command within the peer timeout; not run")
+                        : e)).whenComplete((x, e) -> {
             if (e != null) {
                 node.counters.forwardFailures().increment();
             }
