@@ -56,6 +56,13 @@ class ClusterHeldWriteIT {
                     assertThat(get.text).as("a read of the unconfirmed key").startsWith("TRYAGAIN ");
                     assertThat(get.millis).isLessThanOrEqualTo(MAX_CALL_MILLIS);
                 }
+                List<Timed> queued = concurrently(4, primary, "SET", held, "queued");
+                long queuedLongest = queued.stream().mapToLong(x -> x.millis).max().orElseThrow();
+                System.out.printf("4 more SETs of the held key at once: p100 %d ms; replies %s%n", queuedLongest,
+                        queued.stream().map(x -> x.text.split(" ")[0]).toList());
+                assertThat(queued).as("writes queued behind the held one did not run")
+                        .allSatisfy(x -> assertThat(x.text).startsWith("TRYAGAIN "));
+                assertThat(queuedLongest).isLessThanOrEqualTo(MAX_CALL_MILLIS);
                 Timed other = Timed.call(p, "SET", elsewhere, "fine");
                 assertThat(other.text).as("a key of a slot whose backup runs").isEqualTo("OK");
                 assertThat(other.millis).isLessThan(500);
@@ -123,6 +130,21 @@ class ClusterHeldWriteIT {
             assertThat(longest).isLessThanOrEqualTo(MAX_CALL_MILLIS);
             assertThat(unaffected.get()).as("a silent node stalls only its own slots' keys").isLessThan(500);
         }
+    }
+
+    /** {@code clients} connections to {@code node} sending {@code args} once each, at the same time. */
+    private static List<Timed> concurrently(int clients, KvtierProcess node, String... args) {
+        List<CompletableFuture<Timed>> calls = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            calls.add(CompletableFuture.supplyAsync(() -> {
+                try (RawConnection c = new RawConnection(node.port())) {
+                    return Timed.call(c, args);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }));
+        }
+        return calls.stream().map(CompletableFuture::join).toList();
     }
 
     /** A key whose slot's primary is {@code primary} and backup {@code backup}. */
