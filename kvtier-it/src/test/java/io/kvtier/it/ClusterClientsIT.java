@@ -353,14 +353,43 @@ class ClusterClientsIT {
     void replicationFromAnOlderSlotTableEpochIsRefused() throws IOException {
         try (RawConnection peer = new RawConnection(port(1))) {
             long epoch = Long.parseLong(TestCluster.status(cluster.nodes.get(1)).get("cluster_current_epoch"));
-            RawReply stale = peer.call("KVT.REPL", Long.toString(epoch - 1), "stale:key", "0", "from-an-old-primary");
+            RawReply stale = peer.call("KVT.REPL", Long.toString(epoch - 1), "1", "stale:key", "0",
+                    "from-an-old-primary");
             assertThat(stale.isError()).as(stale.escaped()).isTrue();
             assertThat(text(stale)).startsWith("STALE epoch " + (epoch - 1) + " is older than this node's " + epoch);
-            RawReply staleDelete = peer.call("KVT.RDEL", "1", "stale:key");
+            RawReply staleDelete = peer.call("KVT.RDEL", "1", "1", "stale:key");
             assertThat(text(staleDelete)).startsWith("STALE epoch 1 ");
         }
         try (Jedis plain = new Jedis("127.0.0.1", port(1), (int) CLIENT_TIMEOUT.toMillis())) {
             assertThat(plain.get("stale:key")).as("the refused state was not stored").isNull();
+        }
+    }
+
+    /**
+     * A state delivered late, after a newer one of the same key (a TCP segment held up in a partition, a primary
+     * retrying an old write), is refused by its version whatever the clocks say, and does not overwrite the newer one.
+     */
+    @Test
+    void anOlderStateVersionIsRefusedAndDoesNotOverwriteANewerOne() throws IOException {
+        try (RawConnection peer = new RawConnection(port(1))) {
+            long epoch = Long.parseLong(TestCluster.status(cluster.nodes.get(1)).get("cluster_current_epoch"));
+            String stamp = epoch + ":" + (System.currentTimeMillis() + 60_000); // well within its deadline
+            long newer = (epoch << 32) + 2_000_000_000L;
+            assertThat(text(peer.call("KVT.REPL", stamp, Long.toString(newer), "versioned:key", "0", "newer")))
+                    .isEqualTo("OK");
+            RawReply older = peer.call("KVT.REPL", stamp, Long.toString(newer - 1), "versioned:key", "0", "older");
+            assertThat(text(older)).startsWith("STALEVERSION " + newer + " state version " + (newer - 1) + " ");
+            RawReply olderDelete = peer.call("KVT.RDEL", stamp, Long.toString(newer - 1), "versioned:key");
+            assertThat(text(olderDelete)).startsWith("STALEVERSION " + newer + " ");
+            RawReply olderUnit = peer.call("KVT.REPLM", stamp, Long.toString(newer - 1), "versioned:key", "0",
+                    "older", "versioned:other", "0", "x");
+            assertThat(text(olderUnit)).startsWith("STALEVERSION " + newer + " ");
+            RawReply held = peer.call("KVT.PEEK", Long.toString(epoch), "versioned:key");
+            assertThat(held.escaped()).as("the state node 2 holds").endsWith("$5\\r\\nnewer\\r\\n");
+            assertThat(peer.call("KVT.PEEK", Long.toString(epoch), "versioned:other").escaped())
+                    .as("no key of a refused unit was applied").endsWith("$-1\\r\\n");
+            assertThat(text(peer.call("KVT.RDEL", stamp, Long.toString(newer + 1), "versioned:key")))
+                    .isEqualTo("OK");
         }
     }
 
@@ -373,10 +402,11 @@ class ClusterClientsIT {
         try (RawConnection peer = new RawConnection(port(1))) {
             String epoch = TestCluster.status(cluster.nodes.get(1)).get("cluster_current_epoch");
             for (String deadline : new String[] {"1", "-9223372036854775808"}) {
-                RawReply late = peer.call("KVT.REPL", epoch + ":" + deadline, "late:key", "0", "given-up-on");
+                RawReply late = peer.call("KVT.REPL", epoch + ":" + deadline, "1", "late:key", "0",
+                        "given-up-on");
                 assertThat(text(late)).as(deadline).startsWith("TRYAGAIN request arrived ");
             }
-            RawReply malformed = peer.call("KVT.REPL", epoch + ":1:2", "late:key", "0", "given-up-on");
+            RawReply malformed = peer.call("KVT.REPL", epoch + ":1:2", "1", "late:key", "0", "given-up-on");
             assertThat(text(malformed)).isEqualTo("ERR value is not an integer or out of range");
         }
         try (Jedis plain = new Jedis("127.0.0.1", port(1), (int) CLIENT_TIMEOUT.toMillis())) {

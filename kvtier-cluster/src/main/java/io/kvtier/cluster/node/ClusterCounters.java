@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.LongAdder;
  * @param fetchedKeys keys copied in while importing slots
  * @param fetchedBytes value bytes copied in while importing slots
  * @param refusedWrites writes refused with TRYAGAIN while the slot table changed
- * @param lateRequests peer writes refused because they arrived after their sender's deadline
+ * @param lateRequests peer writes refused because they arrived after their sender's deadline, or carried an older
+ *                     state version than one applied here
  */
 public record ClusterCounters(LongAdder forwarded, LongAdder forwardFailures, LongAdder movedReplies,
                               LongAdder replicated, LongAdder replicationFailures, LongAdder fetchedKeys,

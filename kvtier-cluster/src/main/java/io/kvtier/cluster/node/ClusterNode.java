@@ -531,6 +531,11 @@ public final class ClusterNode implements AutoCloseable {
         clientResources.close();
     }
 
+    /** Whether {@link #close} has begun. */
+    public boolean closed() {
+        return closed;
+    }
+
     /**
      * Whether this node has served a slot table since it started: before that it answers clients -LOADING (it may
      * hold stale data and knows no owners); after, a node that stops serving answers -CLUSTERDOWN.

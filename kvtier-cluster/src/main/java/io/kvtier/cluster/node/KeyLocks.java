@@ -1,7 +1,10 @@
 package io.kvtier.cluster.node;
 
+import io.kvtier.cluster.error.TryAgainException;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -46,6 +49,27 @@ public final class KeyLocks {
                 f.complete(null);
             }
         });
+    }
+
+    /**
+     * Like {@link #lock}, giving up at {@code deadlineNanos} (System.nanoTime()): the future then fails with
+     * TRYAGAIN (the caller did not run), and the stripes, once they come, are released at once, so an abandoned
+     * waiter holds no one up.
+     */
+    public CompletableFuture<Runnable> lockBefore(long deadlineNanos, byte[]... keys) {
+        CompletableFuture<Runnable> result = new CompletableFuture<>();
+        lock(keys).thenAccept(unlock -> {
+            if (!result.complete(unlock)) {
+                unlock.run();
+            }
+        });
+        if (result.isDone()) {
+            return result;
+        }
+        result.orTimeout(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return result.exceptionallyCompose(e -> CompletableFuture.failedFuture(e instanceof TimeoutException
+                ? new TryAgainException("the key is held by a write its backups have not confirmed yet, or queued"
+                + " behind one; not run") : e));
     }
 
     @SuppressWarnings("unchecked")

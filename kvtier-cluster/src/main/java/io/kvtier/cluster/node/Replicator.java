@@ -14,19 +14,29 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Primary-to-backup replication by state: after a write, each touched key's resulting value (or its absence) is sent
- * to the slot's backups as {@code KVT.REPL epoch key expireAt value} or {@code KVT.RDEL epoch key}. Shipping state
+ * to the slot's backups as {@code KVT.REPL epoch version key expireAt value} or {@code KVT.RDEL epoch version key},
+ * each state with a new {@link StateVersions version} so that a backup never applies an older state over a newer one. Shipping state
  * rather than commands keeps conditional commands (SETNX, SET XX, GETEX) from diverging on a backup that is still
  * importing. The caller holds the keys' locks until the returned future completes, so one key's states reach a
  * backup in the order they were applied. What has been sent and not acknowledged is the replication lag, counted in
  * {@link ClusterNode#replicationBacklog}.
  */
 public final class Replicator {
+    /** The error code of a backup's refusal of a state older than one it has applied: {@code STALEVERSION newest ...}. */
+    public static final String STALE_VERSION = "STALEVERSION";
+
     private final ClusterNode node;
     private final DiskValueReader diskReads;
+    private final StateVersions versions = new StateVersions();
 
     public Replicator(ClusterNode node, DiskValueReader diskReads) {
         this.node = node;
         this.diskReads = diskReads;
+    }
+
+    /** The versions this node stamps on the states it sends and checks on those it receives. */
+    public StateVersions versions() {
+        return versions;
     }
 
     /**
@@ -52,10 +62,11 @@ public final class Replicator {
             }
             long epoch = t.table().epoch();
             long timeout = node.settings().peerTimeout().toMillis();
+            String version = Long.toString(versions.next(epoch));
             if (ref == null) {
                 for (Member b : backups) {
                     sends.add(tracked(1, key.length, checked(b, node.send(ClusterNode.Lane.REPLICATION, b,
-                            "KVT.RDEL", ClusterNode.requestEpoch(epoch, timeout), key))));
+                            "KVT.RDEL", ClusterNode.requestEpoch(epoch, timeout), version, key))));
                 }
                 continue;
             }
@@ -65,8 +76,8 @@ public final class Replicator {
                 List<CompletableFuture<Void>> each = new ArrayList<>();
                 String stamp = ClusterNode.requestEpoch(epoch, timeout); // its deadline starts once the bytes are read
                 for (Member b : backups) {
-                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", stamp, key,
-                            Long.toString(expireAt), buf.retainedDuplicate())));
+                    each.add(checked(b, node.send(ClusterNode.Lane.REPLICATION, b, "KVT.REPL", stamp, version,
+                            key, Long.toString(expireAt), buf.retainedDuplicate())));
                 }
                 return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                         .whenComplete((v, e) -> buf.release());
@@ -80,7 +91,7 @@ public final class Replicator {
 
     /**
      * The state of several keys written by one command or transaction, as one unit: each backup gets one
-     * {@code KVT.REPLM epoch key expireAt|- value ...} with the keys it backs, and applies them all while holding
+     * {@code KVT.REPLM epoch version key expireAt|- value ...} (one version for the unit) with the keys it backs, and applies them all while holding
      * them (no reader there sees some applied and not the others; a primary that dies mid-way left it all or nothing
      * on each backup that acknowledged).
      */
@@ -109,16 +120,18 @@ public final class Replicator {
         }
         long epoch = t.table().epoch();
         long timeout = node.settings().peerTimeout().toMillis();
+        String version = Long.toString(versions.next(epoch));
         int calls = byBackup.size();
         CompletableFuture<Void> read = CompletableFuture.allOf(values.toArray(CompletableFuture[]::new));
         CompletableFuture<Void> sent = tracked(calls, payload * calls, read.thenCompose(v -> {
             String stamp = ClusterNode.requestEpoch(epoch, timeout); // its deadline starts once the bytes are read
             List<CompletableFuture<Void>> each = new ArrayList<>();
             byBackup.forEach((backup, indexes) -> {
-                Object[] args = new Object[2 + 3 * indexes.size()];
+                Object[] args = new Object[3 + 3 * indexes.size()];
                 args[0] = "KVT.REPLM";
                 args[1] = stamp;
-                int n = 2;
+                args[2] = version;
+                int n = 3;
                 for (int i : indexes) {
                     ByteBuf value = values.get(i).join();
                     args[n++] = keys[i];
@@ -190,6 +203,7 @@ public final class Replicator {
                     throw unreplicated(backup, "failed: " + cause.getMessage());
                 }
                 if (r instanceof Reply.Error err) {
+                    observeRefusal(err.message());
                     throw unreplicated(backup, "refused it: " + err.message());
                 }
                 return null;
@@ -199,9 +213,23 @@ public final class Replicator {
         });
     }
 
+    /**
+     * A backup's {@code STALEVERSION newest ...} refusal: a key of the state's bucket there has a newer version (from
+     * an earlier primary, or a collision); the next attempt's version is made to exceed it.
+     */
+    private void observeRefusal(String message) {
+        if (message.startsWith(STALE_VERSION + " ")) {
+            int end = message.indexOf(' ', STALE_VERSION.length() + 1);
+            try {
+                versions.observe(Long.parseLong(message.substring(STALE_VERSION.length() + 1,
+                        end < 0 ? message.length() : end)));
+            } catch (NumberFormatException malformed) {
+                // Not from a kvtier backup: the next version is new anyway.
+            }
+        }
+    }
+
     private UnreplicatedException unreplicated(Member backup, String what) {
-        return new UnreplicatedException("the write was applied on "
-                + node.topology().self().id() + " but replication to backup " + backup.id() + " " + what
-                + "; it may be lost if this node fails before the backup has it: read the key to check");
+        return new UnreplicatedException(backup.id() + " " + what);
     }
 }

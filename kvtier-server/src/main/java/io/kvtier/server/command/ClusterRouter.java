@@ -11,6 +11,7 @@ import io.kvtier.cluster.error.MovedException;
 import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.cluster.error.UnreachableException;
 import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.cluster.node.HeldWrite;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -40,6 +42,11 @@ final class ClusterRouter {
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private static final int[] NO_KEYS = new int[0];
+
+    /** States of a proxied call: no try out, a try out, out of time (see {@link #attempt}). */
+    private static final int IDLE = 0;
+    private static final int IN_FLIGHT = 1;
+    private static final int TIMED_OUT = 2;
 
     private ClusterRouter() {
     }
@@ -108,7 +115,7 @@ final class ClusterRouter {
         if (!node.settings().proxy() || s.clusterAware) {
             throw moved(node, slot, primary);
         }
-        return forward(node, t, primary, c, r, allIndexes(c));
+        return forward(node, t, primary, s, c, r, allIndexes(c));
     }
 
     /**
@@ -130,7 +137,8 @@ final class ClusterRouter {
         List<Member> owners = new ArrayList<>(byOwner.keySet());
         List<CompletableFuture<io.kvtier.client.Reply>> parts = new ArrayList<>();
         for (Member owner : owners) {
-            parts.add(send(node, t, owner, c, partIndexes(byOwner.get(owner), spec.step() == 2)));
+            parts.add(send(node, t, owner, c, partIndexes(byOwner.get(owner), spec.step() == 2),
+                    s.commandStartNanos));
         }
         String name = spec.name();
         CompletableFuture<Void> all = CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
@@ -224,8 +232,9 @@ final class ClusterRouter {
 
     /**
      * Runs {@code c} here as the primary of its keys' slots. Keys of importing slots are fetched first. A write holds
-     * its keys' locks, applies, replicates the keys' new state to the backups and only then releases its reply
-     * (--replication sync; async releases it at once).
+     * its keys' locks, applies, replicates the keys' new state to the backups and only then releases its reply and
+     * its keys (--replication sync; async releases them at once). With sync, a read takes the keys' locks too, so it
+     * never sees a value the backups have not confirmed.
      */
     static CompletableFuture<Void> asPrimary(ClusterNode node, CommandSpec spec, Session s, RespCommand c, Reply r,
                                              int[] keys) {
@@ -237,7 +246,7 @@ final class ClusterRouter {
         checkNotBehind(node, write);
         checkServable(node, keyBytes);
         CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
-        if (!write && ready == null) {
+        if (!write && ready == null && !node.settings().syncReplication()) {
             return spec.action().execute(s, c, r);
         }
         RespCommand own = c.take(allIndexes(c)); // the caller releases c when this returns; own lives on
@@ -270,6 +279,8 @@ final class ClusterRouter {
     /**
      * Runs {@code body} here as the primary of {@code keys} once {@code ready} (the fetch of importing keys, or null)
      * is done: a write under the keys' locks, replicating their state afterwards (see {@link #applyAndReplicate}).
+     * With --replication sync a read runs under the locks too: a write keeps them until its backups confirm it, so
+     * readers wait for the outcome. Locks not had within the peer timeout of the command's start: TRYAGAIN, not run.
      * {@code cleanup} runs once, when {@code body} has run or never will.
      */
     static CompletableFuture<Void> asPrimary(ClusterNode node, Session s, Reply r, byte[][] keys, boolean write,
@@ -282,29 +293,38 @@ final class ClusterRouter {
             throw e;
         }
         CompletableFuture<Void> start = ready == null ? CompletableFuture.completedFuture(null) : ready;
-        if (!write) {
+        boolean sync = node.settings().syncReplication();
+        if (!write && !sync) {
             return Async.andFinally(() -> Async.then(start, r, v -> body.get()), cleanup);
         }
-        CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lock(keys));
+        long deadline = s.commandStartNanos + node.settings().peerTimeout().toNanos();
+        CompletableFuture<Runnable> locked = start.thenCompose(v -> node.locks().lockBefore(deadline, keys));
         locked.whenComplete((unlock, e) -> {
             if (e != null) {
                 cleanup.run();
             }
         });
-        return Async.then(locked, r, unlock -> applyAndReplicate(node, s, r, keys, unlock, body, cleanup));
+        if (!write) {
+            return Async.then(locked, r, unlock -> Async.andFinally(() -> Async.andFinally(body, cleanup), unlock));
+        }
+        return Async.then(locked, r, unlock -> applyAndReplicate(node, s, r, keys, unlock, body, cleanup,
+                deadline));
     }
 
     /**
-     * Runs a write whose keys' locks are held, replicates the keys' resulting state and answers: after the backups
-     * have it (sync) or at once (async). The topology is read again under the locks: a write that waited while a newer
-     * table arrived, or while a peer spoke of one (a new owner may already have copied these keys), has not run and
-     * is refused. A write that fails still replicates its keys: it may have changed one before failing.
+     * Runs a write whose keys' locks are held, replicates the keys' resulting state and answers. The topology is read
+     * again under the locks: a write that waited while a newer table arrived, or while a peer spoke of one (a new
+     * owner may already have copied these keys), has not run and is refused. With --replication sync the keys stay
+     * locked until the backups confirm their state ({@link HeldWrite}), and the client is answered then, or
+     * -UNREPLICATED at {@code deadline} (or, for a body that itself ran past it, a peer timeout after it finished); a
+     * write that fails still holds its keys until its state is confirmed: it may have changed one before failing.
+     * With async the client is answered at once and the keys released when the backups have answered.
      */
     private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, Session s, Reply r, byte[][] keys,
                                                              Runnable unlock, Supplier<CompletableFuture<Void>> body,
-                                                             Runnable cleanup) {
+                                                             Runnable cleanup, long deadline) {
         ClusterNode.Topology t = node.topology();
-        if (node.behind() || !t.serving() || !primaryOfAll(t, keys)) {
+        if (node.behind() || !t.serving() || !HeldWrite.primaryOfAll(t, keys)) {
             unlock.run();
             cleanup.run();
             node.counters.refusedWrites().increment();
@@ -318,28 +338,24 @@ final class ClusterRouter {
         } catch (RuntimeException e) {
             r.dropHeld();
             cleanup.run();
-            replicate(s, keys, t).whenComplete((x, f) -> unlock.run());
+            settle(node, s, keys, t, sync, deadline, unlock);
             throw e;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         (applied == null ? CompletableFuture.<Void>completedFuture(null) : applied).whenCompleteAsync((v, e) -> {
             cleanup.run();
-            CompletableFuture<Void> copies = replicate(s, keys, t);
+            CompletableFuture<Void> copies = settle(node, s, keys, t, sync, deadline, unlock);
             if (e != null) {
                 r.dropHeld();
-                copies.whenComplete((x, f) -> unlock.run());
                 done.completeExceptionally(e);
                 return;
             }
             if (!sync) {
                 r.releaseHeld();
                 done.complete(null);
+                return;
             }
             copies.whenCompleteAsync((x, failed) -> {
-                unlock.run();
-                if (!sync) {
-                    return;
-                }
                 if (failed != null) {
                     r.dropHeld();
                     done.completeExceptionally(failed);
@@ -350,6 +366,23 @@ final class ClusterRouter {
             }, r.executor());
         }, r.executor());
         return done;
+    }
+
+    /**
+     * Replicates the state of {@code keys}, written under {@code t}, and runs {@code unlock} once it is settled: with
+     * sync, when the backups of the then-current topology confirmed it (or this node stopped being the keys' primary);
+     * the returned future fails with UNREPLICATED if that is not by {@code deadline}. With async, after one attempt.
+     */
+    private static CompletableFuture<Void> settle(ClusterNode node, Session s, byte[][] keys, ClusterNode.Topology t,
+                                                  boolean sync, long deadline, Runnable unlock) {
+        if (!sync) {
+            CompletableFuture<Void> copies = replicate(s, keys, t);
+            copies.whenComplete((x, f) -> unlock.run());
+            return copies;
+        }
+        long now = System.nanoTime();
+        long answerBy = now - deadline > 0 ? now + node.settings().peerTimeout().toNanos() : deadline;
+        return HeldWrite.confirm(node, s.server.replicator(), keys, answerBy, unlock);
     }
 
     /**
@@ -385,22 +418,10 @@ final class ClusterRouter {
         }
     }
 
-    private static boolean primaryOfAll(ClusterNode.Topology t, byte[][] keys) {
-        if (!t.table().isOwned()) {
-            return false;
-        }
-        for (byte[] key : keys) {
-            if (!t.isSelf(t.table().primary(SlotHash.slot(key)))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Forwards {@code c} (its arguments {@code indexes}) to {@code owner}, relaying the reply. */
-    private static CompletableFuture<Void> forward(ClusterNode node, ClusterNode.Topology t, Member owner,
+    private static CompletableFuture<Void> forward(ClusterNode node, ClusterNode.Topology t, Member owner, Session s,
                                                    RespCommand c, Reply r, int[] indexes) {
-        return relayed(send(node, t, owner, c, indexes), owner, r);
+        return relayed(send(node, t, owner, c, indexes, s.commandStartNanos), owner, r);
     }
 
     /** Writes the reply of {@code sent} to {@code r} on its event loop, or the error for a call that got none. */
@@ -418,31 +439,38 @@ final class ClusterRouter {
      * Sends arguments {@code indexes} of {@code c} to {@code owner} as KVT.FWD. A refusal that says the command did not
      * run (TRYAGAIN while the owner installs a newer table or imports, or a refused connection to a node that just
      * died) is retried against the then-current primary, so a proxied call rides through a failover; the whole call,
-     * retries included, fails once the peer timeout has passed since it started: no client waits longer than that.
+     * retries and queueing on the peer connection included, fails once the peer timeout has passed since the client's
+     * command started ({@code startNanos}): no client waits longer than that.
      */
     private static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t,
-                                                                 Member owner, RespCommand c, int[] indexes) {
+                                                                 Member owner, RespCommand c, int[] indexes,
+                                                                 long startNanos) {
         Object[] args = new Object[indexes.length + 2];
         args[0] = "KVT.FWD";
         for (int i = 0; i < indexes.length; i++) {
             args[i + 2] = c.isSink(indexes[i]) ? Values.toByteBuf(c, indexes[i]) : c.bytes(indexes[i]);
         }
-        return send(node, t, owner, args, indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0]);
+        return send(node, t, owner, args, indexes.length > 1 ? c.bytes(indexes[1]) : new byte[0], startNanos);
     }
 
     /**
      * Sends {@code args} ("KVT.FWD", a slot for the epoch stamp, the command) to {@code owner}, retrying as above;
-     * {@code firstKey} finds the primary to retry at. Releases the buffers among {@code args} when done.
+     * {@code firstKey} finds the primary to retry at; the budget is the peer timeout from {@code startNanos}.
+     * Releases the buffers among {@code args} when done.
      */
     static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t, Member owner,
-                                                         Object[] args, byte[] firstKey) {
+                                                         Object[] args, byte[] firstKey, long startNanos) {
         node.counters.forwarded().increment();
-        long timeout = node.settings().peerTimeout().toNanos();
-        long deadline = System.nanoTime() + timeout;
+        long deadline = startNanos + node.settings().peerTimeout().toNanos();
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
-        result.orTimeout(timeout, TimeUnit.NANOSECONDS);
-        attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result);
-        return result.whenComplete((x, e) -> {
+        AtomicInteger state = new AtomicInteger(IDLE);
+        result.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result, state);
+        // Decided when the time runs out (on the timer's thread), before another try could start.
+        return result.exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                cause(e) instanceof java.util.concurrent.TimeoutException && state.compareAndSet(IDLE, TIMED_OUT)
+                        ? new TryAgainException("no node took the command within the peer timeout; not run")
+                        : e)).whenComplete((x, e) -> {
             if (e != null) {
                 node.counters.forwardFailures().increment();
             }
@@ -454,9 +482,14 @@ final class ClusterRouter {
         });
     }
 
+    /**
+     * One try of a proxied call. {@code state} is {@link #IN_FLIGHT} while a try is out (it may run at the owner),
+     * {@link #IDLE} before the first and between a refusal and the next, so a call whose time runs out then answers
+     * TRYAGAIN (it did not run), and {@link #TIMED_OUT} after that, when no try may start any more.
+     */
     private static void attempt(ClusterNode node, Member owner, long epoch, Object[] args, byte[] key, long deadline,
-                                CompletableFuture<io.kvtier.client.Reply> result) {
-        if (result.isDone()) {
+                                CompletableFuture<io.kvtier.client.Reply> result, AtomicInteger state) {
+        if (result.isDone() || !state.compareAndSet(IDLE, IN_FLIGHT)) {
             return; // timed out while waiting to retry
         }
         Object[] copy = args.clone();
@@ -487,12 +520,13 @@ final class ClusterRouter {
                 }
                 return;
             }
+            state.set(IDLE);
             io.kvtier.client.Reply.release(reply);
             CompletableFuture.delayedExecutor(RETRY_PAUSE_NANOS, TimeUnit.NANOSECONDS).execute(() -> {
                 ClusterNode.Topology now = node.topology();
                 Member next = now.serving() && now.table().isOwned() ? now.table().primary(SlotHash.slot(key))
                         : owner;
-                attempt(node, next, now.table().epoch(), args, key, deadline, result);
+                attempt(node, next, now.table().epoch(), args, key, deadline, result, state);
             });
         });
     }
@@ -516,6 +550,9 @@ final class ClusterRouter {
      * (Redis Cluster's "not run, resend"); otherwise it may have run there, and a write must not be resent blindly.
      */
     private static ClusterException failure(Member owner, Throwable e) {
+        if (e instanceof TryAgainException notRun) {
+            return notRun;
+        }
         String who = "node " + owner.id() + " (" + owner.endpoint() + ")";
         if (notSent(e)) {
             return new TryAgainException(who + " could not be reached: " + e.getMessage());

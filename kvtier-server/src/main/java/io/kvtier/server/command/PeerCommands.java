@@ -5,6 +5,8 @@ import static io.kvtier.server.command.CommandSpec.of;
 import io.kvtier.client.cluster.SlotHash;
 import io.kvtier.cluster.error.TryAgainException;
 import io.kvtier.cluster.node.ClusterNode;
+import io.kvtier.cluster.node.Replicator;
+import io.kvtier.cluster.node.StateVersions;
 import io.kvtier.resp.RespCommand;
 import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
@@ -15,6 +17,7 @@ import io.kvtier.store.TieredStore;
 import io.kvtier.store.ValueRef;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The node-to-node commands (KVT.*), sent over kvtier-client connections; every one carries the sender's slot-table
@@ -23,7 +26,8 @@ import java.util.concurrent.CompletableFuture;
  * they are internal: not in COMMAND's documentation and subject to change.
  */
 final class PeerCommands {
-    /** Cursors of KVT.SLOTKEYS scans in progress (state transfers), apart from clients' SCAN cursors. */
+    /** How long before its sender's deadline a forwarded command answers, leaving time for the reply to travel. */
+    private static final long FWD_MARGIN_MILLIS = 100;
 
     private PeerCommands() {
     }
@@ -31,9 +35,9 @@ final class PeerCommands {
     static List<CommandSpec> specs() {
         return List.of(
                 of("kvt.fwd", -4, "write loading stale", 0, 0, 0, PeerCommands::fwd),
-                of("kvt.repl", 5, "write loading stale", 0, 0, 0, PeerCommands::repl),
-                of("kvt.rdel", 3, "write loading stale", 0, 0, 0, PeerCommands::rdel),
-                of("kvt.replm", -5, "write loading stale", 0, 0, 0, PeerCommands::replm),
+                of("kvt.repl", 6, "write loading stale", 0, 0, 0, PeerCommands::repl),
+                of("kvt.rdel", 4, "write loading stale", 0, 0, 0, PeerCommands::rdel),
+                of("kvt.replm", -6, "write loading stale", 0, 0, 0, PeerCommands::replm),
                 of("kvt.peek", -3, "readonly loading stale", 0, 0, 0, PeerCommands::peek),
                 of("kvt.slotkeys", 5, "readonly loading stale", 0, 0, 0, PeerCommands::slotKeys),
                 of("kvt.slotinfo", 2, "readonly loading stale", 0, 0, 0, PeerCommands::slotInfo),
@@ -76,6 +80,7 @@ final class PeerCommands {
         ClusterNode node = node(s);
         node.observe(epoch(c));
         refuseLate(node, c);
+        budgetBySender(node, s, PeerStamp.parse(c.bytes(1)));
         int[] inner = new int[c.argCount() - 2];
         for (int i = 0; i < inner.length; i++) {
             inner[i] = i + 2;
@@ -110,6 +115,21 @@ final class PeerCommands {
         }
     }
 
+    /**
+     * Ends a forwarded command's budget (the peer timeout from its start, see {@link Session#commandStartNanos})
+     * {@value #FWD_MARGIN_MILLIS} ms before its sender gives up, by the sender's deadline: a command that cannot have
+     * its keys in time answers TRYAGAIN (not run) while the proxy still waits, rather than the proxy answering that it
+     * may have run. Clamped to one peer timeout, for clocks that disagree.
+     */
+    private static void budgetBySender(ClusterNode node, Session s, PeerStamp stamp) {
+        if (!stamp.hasDeadline()) {
+            return;
+        }
+        long timeout = node.settings().peerTimeout().toMillis();
+        long left = Math.clamp(stamp.deadline() - System.currentTimeMillis() - FWD_MARGIN_MILLIS, 0, timeout);
+        s.commandStartNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(left - timeout);
+    }
+
     /** A forwarded command whose key's slot this node is not the primary of did not run: the proxy retries. */
     static void checkPrimary(ClusterNode.Topology t, byte[] key) {
         int slot = SlotHash.slot(key);
@@ -119,29 +139,34 @@ final class PeerCommands {
         }
     }
 
-    /** KVT.REPL epoch[:deadline] key expireAt value: a backup stores the primary's state of a key. */
+    /**
+     * KVT.REPL epoch[:deadline] version key expireAt value: a backup stores the primary's state of a key, unless it
+     * has applied a newer version in the key's bucket ({@link StateVersions}).
+     */
     private static CompletableFuture<Void> repl(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
         refuseLate(node, c);
-        byte[] key = c.bytes(2);
-        long expireAt = Args.parseLong(c.bytes(3));
+        long version = Args.parseLong(c.bytes(2));
+        byte[] key = c.bytes(3);
+        long expireAt = Args.parseLong(c.bytes(4));
         RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
-        return underReplicaLock(node, new byte[][] {key}, r, own, i -> Values.put(own, 4, key,
+        return underReplicaLock(s, new byte[][] {key}, version, r, own, i -> Values.put(own, 5, key,
                 new PutOptions(expireAt, Condition.ALWAYS, false, false), s.server.store()));
     }
 
-    /** KVT.RDEL epoch[:deadline] key: a backup deletes a key its primary no longer has. */
+    /** KVT.RDEL epoch[:deadline] version key: a backup deletes a key its primary no longer has (versioned as REPL). */
     private static CompletableFuture<Void> rdel(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
         refuseLate(node, c);
-        byte[] key = c.bytes(2);
-        return underReplicaLock(node, new byte[][] {key}, r, null, i -> s.server.store().remove(key, false));
+        long version = Args.parseLong(c.bytes(2));
+        byte[] key = c.bytes(3);
+        return underReplicaLock(s, new byte[][] {key}, version, r, null, i -> s.server.store().remove(key, false));
     }
 
     /**
-     * KVT.REPLM epoch[:deadline] (key expireAt|- value)...: a backup applies the state of several keys written by one
+     * KVT.REPLM epoch[:deadline] version (key expireAt|- value)...: a backup applies the state of several keys written by one
      * command or transaction as one unit, under their replica locks; "-" is a key the primary no longer has. (A
      * READONLY read here does not take those locks: it may see the unit part-applied for the moment this takes.)
      */
@@ -149,35 +174,47 @@ final class PeerCommands {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
         refuseLate(node, c);
-        if ((c.argCount() - 2) % 3 != 0) {
+        if ((c.argCount() - 3) % 3 != 0) {
             throw new CommandException("ERR KVT.REPLM takes key, expireAt and value triples");
         }
-        int n = (c.argCount() - 2) / 3;
+        long version = Args.parseLong(c.bytes(2));
+        int n = (c.argCount() - 3) / 3;
         byte[][] keys = new byte[n][];
         long[] expireAt = new long[n];
         for (int i = 0; i < n; i++) {
-            keys[i] = c.bytes(2 + 3 * i);
-            byte[] e = c.bytes(3 + 3 * i);
+            keys[i] = c.bytes(3 + 3 * i);
+            byte[] e = c.bytes(4 + 3 * i);
             expireAt[i] = e.length == 1 && e[0] == '-' ? -1 : Args.parseLong(e);
         }
         RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
         TieredStore store = s.server.store();
         // Not the key gate: a primary holds it while waiting for this reply, so a backup that waited for its own
         // gate could close a cycle between two nodes that back each other up.
-        return underReplicaLock(node, keys, r, own, i -> expireAt[i] < 0 ? store.remove(keys[i], false)
-                : Values.put(own, 4 + 3 * i, keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false),
+        return underReplicaLock(s, keys, version, r, own, i -> expireAt[i] < 0 ? store.remove(keys[i], false)
+                : Values.put(own, 5 + 3 * i, keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false),
                 store));
     }
 
     /**
-     * Applies a primary's state of {@code keys} under their replica locks, each marked written first (an importing
-     * backup's transfer must not put an older copy over it), {@code apply.apply(i)} for key i, and answers OK once
-     * all are applied. Releases {@code own}, if any, when done.
+     * Applies a primary's state of {@code keys}, at {@code version}, under their replica locks: refused (STALEVERSION
+     * with the newest version of their buckets, which the primary resends above) if a newer version was applied in one
+     * of their buckets; else each key marked written first (an importing backup's transfer must not put an older copy
+     * over it), {@code apply.apply(i)} for key i, and OK once all are applied. Releases {@code own}, if any, when done.
      */
-    private static CompletableFuture<Void> underReplicaLock(ClusterNode node, byte[][] keys, Reply r, RespCommand own,
+    private static CompletableFuture<Void> underReplicaLock(Session s, byte[][] keys, long version, Reply r,
+                                                            RespCommand own,
                                                             java.util.function.IntFunction<CompletableFuture<?>>
                                                                     apply) {
+        ClusterNode node = node(s);
+        StateVersions versions = s.server.replicator().versions();
         CompletableFuture<Void> done = node.replicaLocks().lock(keys).thenCompose(unlock -> {
+            if (!versions.admit(keys, version)) {
+                unlock.run();
+                node.counters.lateRequests().increment();
+                return CompletableFuture.failedFuture(new CommandException(Replicator.STALE_VERSION + " "
+                        + versions.newest(keys) + " state version " + version + " is older than one applied here"
+                        + " (a later write, or one of a key sharing its bucket); resend with a newer version"));
+            }
             CompletableFuture<?>[] applied = new CompletableFuture<?>[keys.length];
             for (int i = 0; i < keys.length; i++) {
                 try {

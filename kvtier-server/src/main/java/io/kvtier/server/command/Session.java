@@ -28,6 +28,11 @@ public final class Session {
     volatile boolean authenticated;
     volatile String lastCommand = "NULL";
     volatile long lastCommandMillis = createdMillis;
+    /**
+     * System.nanoTime() when this connection's current command started: a cluster call's budget (the peer timeout)
+     * counts from there, so waiting for keys, queueing on a peer connection and retries all come out of it.
+     */
+    long commandStartNanos = System.nanoTime();
     volatile int protocol = 2;
     boolean closeAfterReply;
     /** READONLY: reads of slots this node backs up are served here (Redis Cluster replica reads). */
@@ -104,6 +109,7 @@ public final class Session {
     public void commandStarted(String name) {
         lastCommand = name;
         lastCommandMillis = System.currentTimeMillis();
+        commandStartNanos = System.nanoTime();
     }
 
     /** This connection's share of the request heap: argv-mem in {@link #describe}. Set once by its handler. */

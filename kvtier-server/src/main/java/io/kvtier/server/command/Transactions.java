@@ -217,7 +217,8 @@ final class Transactions {
         } finally {
             t.release();
         }
-        return ClusterRouter.relayed(ClusterRouter.send(node, node.topology(), primary, args.toArray(), firstKey),
+        return ClusterRouter.relayed(ClusterRouter.send(node, node.topology(), primary, args.toArray(), firstKey,
+                s.commandStartNanos),
                 primary, r);
     }
 

@@ -80,7 +80,8 @@ final class ClusterMetrics {
         counter("kvtier_cluster_forward_failures", "Forwarded commands that failed", c.forwardFailures());
         counter("kvtier_cluster_moved", "-MOVED replies to cluster-aware clients", c.movedReplies());
         counter("kvtier_cluster_refused_writes", "Writes refused while installing a newer table", c.refusedWrites());
-        counter("kvtier_cluster_late_peer_requests", "Peer writes refused: they arrived after their sender gave up",
+        counter("kvtier_cluster_late_peer_requests",
+                "Peer writes refused: they arrived after their sender gave up, or were older than one applied",
                 c.lateRequests());
         counter("kvtier_cluster_imported_keys", "Values copied into this node by state transfer", c.fetchedKeys());
         counter("kvtier_cluster_imported_bytes", "Bytes copied into this node by state transfer", c.fetchedBytes());
