@@ -89,7 +89,7 @@ public final class RegisterHistory {
     }
 
     /**
-     * Reads that returned nil or a value whose write had completed before another acknowledged write that itself
+     * Reads that returned nil or a value that had surely taken effect before another acknowledged write began that
      * completed before the read was invoked: a real-time stale read (the simplest anomaly to count).
      */
     static int staleReads(List<Op> ops) {
@@ -102,17 +102,23 @@ public final class RegisterHistory {
         return n;
     }
 
-    /** An acknowledged write that completed before {@code read} began and after the write {@code read} saw; or null. */
+    /**
+     * An acknowledged write that began after the write {@code read} saw had surely taken effect (it completed, or
+     * another read saw its value) and completed before {@code read} began; or null.
+     */
     private static Op superseded(List<Op> ops, Op read) {
         Op source = read.value() == null ? null : ops.stream().filter(o -> o.kind() == Op.Kind.WRITE
                 && read.value().equals(o.value())).findFirst().orElse(null);
+        long sourceDone = source == null ? Long.MIN_VALUE : source.completeNanos();
         if (source != null && source.outcome() == Op.Outcome.INFO) {
-            return null; // it may have taken effect at any time
+            // It may have taken effect at any time, but no later than the first other read that saw it.
+            sourceDone = ops.stream().filter(o -> o != read && o.kind() == Op.Kind.READ
+                    && o.outcome() == Op.Outcome.OK && read.value().equals(o.value()))
+                    .mapToLong(Op::completeNanos).min().orElse(Long.MAX_VALUE);
         }
         for (Op w : ops) {
             if (w.kind() == Op.Kind.WRITE && w.outcome() == Op.Outcome.OK && w != source
-                    && w.completeNanos() < read.invokeNanos()
-                    && (source == null || w.invokeNanos() > source.completeNanos())) {
+                    && w.completeNanos() < read.invokeNanos() && w.invokeNanos() > sourceDone) {
                 return w;
             }
         }

@@ -82,6 +82,11 @@ class RegisterCheckerTest {
         assertThat(RegisterHistory.lostWrite(h, r("final", "x", 10, 11))).isNull();
         assertThat(RegisterHistory.lostWrite(h, r("final", "a", 10, 11))).contains("after c1 write 'b'");
         assertThat(RegisterHistory.lostWrite(h, r("final", null, 10, 11))).contains("returned nil");
+        // An indeterminate write that was seen, then overwritten by an acknowledged one, must not come back.
+        List<Op> seen = List.of(w("c1", "x", 0, 1, INFO), r("c2", "x", 2, 3), w("c1", "b", 4, 5, OK));
+        assertThat(RegisterHistory.lostWrite(seen, r("final", "x", 10, 11))).contains("after c1 write 'b'");
+        assertThat(RegisterChecker.check("k", List.of(seen.get(0), seen.get(1), seen.get(2), r("final", "x", 10, 11)))
+                .linearizable()).isFalse();
 
         RegisterHistory history = new RegisterHistory();
         h.forEach(op -> history.add("k", op));
