@@ -163,8 +163,8 @@ public final class RegisterChecker {
 
     /**
      * The window around the operation whose return no linearization could reach: that operation, what the register
-     * held at the deepest point, and the operations overlapping it or completed just before it (up to 12, in time
-     * order), times in ms from the first invocation.
+     * held at the deepest point, the operations overlapping it or completed just before it (up to 12), and the first
+     * two that wrote or read either value, in time order, times in ms from the first invocation.
      */
     private static String report(String key, List<Op> ops, Entry stuck, String value, int linearized) {
         long origin = ops.stream().mapToLong(Op::invokeNanos).min().orElse(0);
@@ -180,6 +180,11 @@ public final class RegisterChecker {
                         && (o.outcome() == Op.Outcome.INFO || o.completeNanos() >= from - 1_000_000_000L))
                 .sorted(Comparator.comparingLong(Op::completeNanos).reversed()).limit(12).toList());
         window.add(op);
+        // Where the two values involved came from: the first operations that wrote or read each.
+        for (String v : java.util.Arrays.asList(op.value(), value)) {
+            ops.stream().filter(o -> v != null && v.equals(o.value()) && !window.contains(o))
+                    .sorted(Comparator.comparingLong(Op::invokeNanos)).limit(2).forEach(window::add);
+        }
         window.sort(Comparator.comparingLong(Op::invokeNanos));
         for (Op o : window) {
             b.append("\n  ").append(o == op ? "> " : "  ").append(o.describe(origin));
