@@ -26,13 +26,16 @@ final class TestCluster implements AutoCloseable {
     private final List<Integer> respPorts = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
     final List<KvtierProcess> nodes = new ArrayList<>();
+    /**
+     * How many nodes the cluster started with: each gets {@code --voters n1,...,nN}, the Raft voters a new cluster
+     * needs; nodes added later get none and join as learners.
+     */
+    private final int initialMembers;
 
-    /** The initial members' ids, comma-separated: the Raft voters of a new cluster. */
-    private String voters = "";
-
-    private TestCluster(Path dir, NetworkNamespaces namespaces) {
+    private TestCluster(Path dir, NetworkNamespaces namespaces, int initialMembers) {
         this.dir = dir;
         this.namespaces = namespaces;
+        this.initialMembers = initialMembers;
     }
 
     /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
@@ -57,9 +60,7 @@ final class TestCluster implements AutoCloseable {
 
     private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
                                      IntFunction<List<String>> extraFlags) throws Exception {
-        TestCluster c = new TestCluster(dir, namespaces);
-        c.voters = java.util.stream.IntStream.rangeClosed(1, n).mapToObj(i -> "n" + i)
-                .collect(Collectors.joining(","));
+        TestCluster c = new TestCluster(dir, namespaces, n);
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());
@@ -99,8 +100,9 @@ final class TestCluster implements AutoCloseable {
         List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
                 Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id", "n" + (i + 1), "--replicas", "1",
                 "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout", PEER_TIMEOUT));
-        if (i < voters.split(",").length) {
-            flags.addAll(List.of("--voters", voters)); // the initial members; nodes added later join as learners
+        if (i < initialMembers) {
+            flags.addAll(List.of("--voters", java.util.stream.IntStream.rangeClosed(1, initialMembers)
+                    .mapToObj(k -> "n" + k).collect(Collectors.joining(","))));
         }
         if (namespaces != null) {
             // A namespace's address is not loopback: without a password, protected mode would refuse to start.
