@@ -276,6 +276,17 @@ final class ClusterRouter {
         }
     }
 
+    /** {@link #checkServable} for a command that holds its keys' locks: on refusal, releases them and cleans up. */
+    private static void recheckServable(ClusterNode node, byte[][] keys, Runnable unlock, Runnable cleanup) {
+        try {
+            checkServable(node, keys);
+        } catch (RuntimeException e) {
+            unlock.run();
+            cleanup.run();
+            throw e;
+        }
+    }
+
     /**
      * Runs {@code body} here as the primary of {@code keys} once {@code ready} (the fetch of importing keys, or null)
      * is done: a write under the keys' locks, replicating their state afterwards (see {@link #applyAndReplicate}).
@@ -305,7 +316,10 @@ final class ClusterRouter {
             }
         });
         if (!write) {
-            return Async.then(locked, r, unlock -> Async.andFinally(() -> Async.andFinally(body, cleanup), unlock));
+            return Async.then(locked, r, unlock -> {
+                recheckServable(node, keys, unlock, cleanup); // the wait may have outlasted the lease or the table
+                return Async.andFinally(() -> Async.andFinally(body, cleanup), unlock);
+            });
         }
         return Async.then(locked, r, unlock -> applyAndReplicate(node, s, r, keys, unlock, body, cleanup,
                 deadline));
@@ -330,6 +344,7 @@ final class ClusterRouter {
             node.counters.refusedWrites().increment();
             throw new TryAgainException("the slot table changed while this write waited for its keys; retry");
         }
+        recheckServable(node, keys, unlock, cleanup);
         boolean sync = node.settings().syncReplication();
         r.hold();
         CompletableFuture<Void> applied;
