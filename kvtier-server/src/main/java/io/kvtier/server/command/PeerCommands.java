@@ -58,13 +58,32 @@ final class PeerCommands {
     }
 
     /**
-     * Refuses a write whose sender gave up on it a while ago (past its deadline by more than max(1 s, peer timeout),
-     * the room left for clock skew between nodes): it is not run, and the sender, having timed out, has already
-     * answered that it may have run.
+     * Refuses a write whose sender gave up on it a while ago: one that arrives more than max(1 s, peer timeout) later,
+     * relative to its deadline, than the earliest of its connection's requests did (so the two nodes' wall clocks
+     * need not agree). It is not run, and the sender, having timed out, has already answered that it may have run.
+     * Safety does not rest on this (replicated states carry versions, ADR 0005); it keeps a forwarded write from
+     * taking effect long after its client was answered.
      */
-    private static void refuseLate(ClusterNode node, RespCommand c) {
-        long grace = Math.max(1_000, node.settings().peerTimeout().toMillis()); // clocks agree within this
-        long late = PeerStamp.parse(c.bytes(1)).lateMillis(System.currentTimeMillis(), grace);
+    private static void refuseLate(ClusterNode node, Session s, RespCommand c) {
+        long grace = Math.max(1_000, node.settings().peerTimeout().toMillis());
+        PeerStamp stamp = PeerStamp.parse(c.bytes(1));
+        long now = System.currentTimeMillis();
+        long sinceDeadline = stamp.lateMillis(now, 0);
+        if (!stamp.hasDeadline()) {
+            return;
+        }
+        // Measured against the earliest this connection's requests have arrived relative to their deadlines, not
+        // against the clocks agreeing: a sender whose wall clock is minutes off is not late for that. A request held
+        // back by the network (a partition healing) arrives later than the connection's best by the time it waited.
+        // A stamp more than an hour off either way is not a clock offset we absorb: it is judged on the clocks alone
+        // (so a deadline in 1970 is refused) and sets no baseline (so it cannot make later requests look late).
+        long late;
+        if (Math.abs(sinceDeadline) <= 3_600_000L) {
+            s.peerDelayBaseline = Math.min(s.peerDelayBaseline, sinceDeadline);
+            late = sinceDeadline - s.peerDelayBaseline - grace;
+        } else {
+            late = sinceDeadline == Long.MIN_VALUE ? sinceDeadline : sinceDeadline - grace;
+        }
         if (late > 0) {
             node.counters.lateRequests().increment();
             throw new TryAgainException("request arrived " + late + " ms after its sender gave up; not run");
@@ -79,7 +98,7 @@ final class PeerCommands {
     private static CompletableFuture<Void> fwd(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         node.observe(epoch(c));
-        refuseLate(node, c);
+        refuseLate(node, s, c);
         budgetBySender(node, s, PeerStamp.parse(c.bytes(1)));
         int[] inner = new int[c.argCount() - 2];
         for (int i = 0; i < inner.length; i++) {
@@ -146,7 +165,7 @@ final class PeerCommands {
     private static CompletableFuture<Void> repl(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
-        refuseLate(node, c);
+        refuseLate(node, s, c);
         long version = Args.parseLong(c.bytes(2));
         byte[] key = c.bytes(3);
         long expireAt = Args.parseLong(c.bytes(4));
@@ -159,7 +178,7 @@ final class PeerCommands {
     private static CompletableFuture<Void> rdel(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
-        refuseLate(node, c);
+        refuseLate(node, s, c);
         long version = Args.parseLong(c.bytes(2));
         byte[] key = c.bytes(3);
         return underReplicaLock(s, new byte[][] {key}, version, r, null, i -> s.server.store().remove(key, false));
@@ -173,7 +192,7 @@ final class PeerCommands {
     private static CompletableFuture<Void> replm(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         refuseStale(node, epoch(c));
-        refuseLate(node, c);
+        refuseLate(node, s, c);
         if ((c.argCount() - 3) % 3 != 0) {
             throw new CommandException("ERR KVT.REPLM takes key, expireAt and value triples");
         }

@@ -33,6 +33,12 @@ public final class Session {
      * counts from there, so waiting for keys, queueing on a peer connection and retries all come out of it.
      */
     long commandStartNanos = System.nanoTime();
+    /**
+     * On a connection from another node: the smallest (arrival - deadline) of its peer requests so far, on this node's
+     * wall clock against the sender's. It holds the two clocks' offset, so lateness is measured against it rather
+     * than against the clocks agreeing (see PeerCommands.refuseLate). Long.MAX_VALUE before the first.
+     */
+    long peerDelayBaseline = Long.MAX_VALUE;
     volatile int protocol = 2;
     boolean closeAfterReply;
     /** READONLY: reads of slots this node backs up are served here (Redis Cluster replica reads). */
