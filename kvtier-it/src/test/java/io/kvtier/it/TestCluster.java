@@ -68,7 +68,10 @@ final class TestCluster implements AutoCloseable {
         List<CompletableFuture<KvtierProcess>> starting = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int k = i;
-            starting.add(CompletableFuture.supplyAsync(() -> c.launch(k, extraFlags.apply(k))));
+            // A thread each: a node of a new cluster opens its port only once a majority of the voters is up, so
+            // starting them one after the other (the common pool has one thread on two cores) would wait in turn.
+            starting.add(CompletableFuture.supplyAsync(() -> c.launch(k, extraFlags.apply(k)),
+                    r -> Thread.ofPlatform().daemon().start(r)));
         }
         try {
             for (CompletableFuture<KvtierProcess> f : starting) {

@@ -62,7 +62,10 @@ final class LocalCluster implements AutoCloseable {
             List<CompletableFuture<Node>> starting = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 int k = i;
-                starting.add(CompletableFuture.supplyAsync(() -> c.launchUnchecked(k)));
+                // A thread each: a new cluster's node answers only once a majority of its voters is up, so they
+                // cannot start one after the other (the common pool has one thread on two cores).
+                starting.add(CompletableFuture.supplyAsync(() -> c.launchUnchecked(k),
+                        r -> Thread.ofPlatform().daemon().start(r)));
             }
             IOException failed = null;
             for (CompletableFuture<Node> f : starting) { // every future, so a node that started is closed too

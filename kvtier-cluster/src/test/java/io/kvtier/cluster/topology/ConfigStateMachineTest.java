@@ -1,0 +1,112 @@
+package io.kvtier.cluster.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvtier.client.cluster.SlotHash;
+import io.kvtier.cluster.Member;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The configuration's commands, applied as Raft applies them: deterministic, conditional where time decided. */
+class ConfigStateMachineTest {
+    private final List<ClusterConfig> seen = new ArrayList<>();
+    private final ConfigStateMachine machine = new ConfigStateMachine(seen::add);
+
+    private static Member member(String id) {
+        return new Member(id, 1, "127.0.0.1:" + (7000 + id.charAt(1)));
+    }
+
+    private boolean apply(byte[] command) throws Exception {
+        byte[] r = machine.apply(command, 0, command.length, true);
+        return r.length == 1 && r[0] == 1;
+    }
+
+    private void renewAll(long... incarnations) throws Exception {
+        for (int i = 0; i < incarnations.length; i++) {
+            apply(ConfigStateMachine.renew(member("n" + (i + 1)), incarnations[i], machine.current().epoch()));
+        }
+    }
+
+    private void startThree() throws Exception {
+        assertThat(apply(ConfigStateMachine.setup(1))).isTrue();
+        renewAll(11, 12, 13); // candidates
+        assertThat(apply(ConfigStateMachine.include(new ArrayList<>(machine.current().candidates().values()))))
+                .isTrue();
+    }
+
+    @Test
+    void candidatesBecomeMembersOfOneTableAndRenewalsGrantLeasesOnlyToTheActiveIncarnation() throws Exception {
+        startThree();
+        ClusterConfig c = machine.current();
+        assertThat(c.epoch()).isEqualTo(1);
+        assertThat(c.members()).containsOnlyKeys("n1", "n2", "n3");
+        assertThat(c.candidates()).isEmpty();
+        assertThat(c.table().members()).hasSize(3);
+        assertThat(apply(ConfigStateMachine.renew(member("n1"), 11, 1))).as("active incarnation").isTrue();
+        assertThat(apply(ConfigStateMachine.renew(member("n1"), 99, 1))).as("a restarted process").isFalse();
+        assertThat(machine.current().candidates()).containsOnlyKeys("n1");
+        assertThat(machine.current().epoch()).as("renewals change no table").isEqualTo(1);
+    }
+
+    @Test
+    void anExclusionAppliesOnlyIfNoRenewalCommittedSinceTheLeaderSawTheLeaseRunOut() throws Exception {
+        startThree();
+        long renewals = machine.current().members().get("n2").renewals();
+        apply(ConfigStateMachine.renew(member("n2"), 12, 1)); // committed between the leader's look and its command
+        assertThat(apply(ConfigStateMachine.exclude("n2", 12, renewals))).isFalse();
+        assertThat(machine.current().members()).containsKey("n2");
+        long now = machine.current().members().get("n2").renewals();
+        assertThat(apply(ConfigStateMachine.exclude("n2", 12, now))).isTrue();
+        assertThat(machine.current().members()).containsOnlyKeys("n1", "n3");
+        assertThat(machine.current().epoch()).isEqualTo(2);
+        assertThat(apply(ConfigStateMachine.exclude("n2", 12, now))).as("twice").isFalse();
+    }
+
+    @Test
+    void aNewPrimaryIsFencedUntilEveryOtherMemberConfirmedTheTableThatMadeItPrimary() throws Exception {
+        startThree();
+        renewAll(11, 12, 13); // everyone confirms epoch 1
+        ClusterConfig one = machine.current();
+        assertThat(one.fence("n1")).isEqualTo(1);
+        // n3 leaves: its slots get new primaries at epoch 2, which n2 has not confirmed yet.
+        assertThat(apply(ConfigStateMachine.leave("n3", 13))).isTrue();
+        ClusterConfig two = machine.current();
+        int moved = -1;
+        int kept = -1;
+        for (int s = 0; s < SlotHash.SLOTS && (moved < 0 || kept < 0); s++) {
+            if (two.table().primary(s).id().equals("n1")) {
+                if (one.table().primary(s).id().equals("n3")) {
+                    moved = s;
+                } else if (one.table().primary(s).id().equals("n1")) {
+                    kept = s;
+                }
+            }
+        }
+        assertThat(two.primarySince()[moved]).isEqualTo(2);
+        assertThat(two.primarySince()[kept]).isEqualTo(one.primarySince()[kept]);
+        assertThat(two.primarySince()[moved]).as("n1 may not serve the moved slot yet")
+                .isGreaterThan(two.fence("n1"));
+        assertThat(two.primarySince()[kept]).as("n1 keeps serving its own").isLessThanOrEqualTo(two.fence("n1"));
+        apply(ConfigStateMachine.renew(member("n2"), 12, 2));
+        assertThat(machine.current().primarySince()[moved]).isLessThanOrEqualTo(machine.current().fence("n1"));
+    }
+
+    @Test
+    void aSnapshotRestoresTheSameConfiguration() throws Exception {
+        startThree();
+        renewAll(11, 12, 13);
+        apply(ConfigStateMachine.renew(member("n4"), 14, 0));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        machine.writeContentTo(new DataOutputStream(bytes));
+        ConfigStateMachine copy = new ConfigStateMachine(c -> { });
+        copy.readContentFrom(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+        assertThat(copy.current()).isEqualTo(machine.current());
+        assertThat(copy.current().table()).isEqualTo(machine.current().table());
+        assertThat(copy.renewedAtNanos("n2")).isNotNull();
+    }
+}
