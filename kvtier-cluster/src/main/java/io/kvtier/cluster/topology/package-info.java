@@ -1,6 +1,7 @@
 /**
- * Who owns which slot, cluster-wide: {@link io.kvtier.cluster.topology.SlotTableService} has the coordinator publish
- * an epoch-numbered slot table on every view change and every node install only tables newer than its own. Builds on
- * {@code membership} (who is in) and {@code Placement} (who owns what, given who is in).
+ * Who owns which slot, cluster-wide: the configuration (active members, epoch, and so the slot table) is a Raft state
+ * machine ({@link io.kvtier.cluster.topology.ConfigStateMachine}) that {@link io.kvtier.cluster.topology.ConfigService}
+ * follows, with this node's lease. Builds on {@code membership} (the JGroups channel) and {@code Placement} (who owns
+ * what, given who is in).
  */
 package io.kvtier.cluster.topology;
