@@ -3,17 +3,13 @@ package io.kvtier.cluster.membership;
 import io.kvtier.cluster.Member;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jgroups.Address;
-import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
-import org.jgroups.Message;
 import org.jgroups.Receiver;
 import org.jgroups.View;
 import org.slf4j.Logger;
@@ -42,17 +38,6 @@ public final class Membership implements AutoCloseable {
          * @param members the view's members, sorted by id, immutable
          */
         void viewChanged(long viewId, List<Member> members);
-
-        /**
-         * A control message another member sent with {@link Membership#broadcast}. Called on a JGroups thread,
-         * possibly concurrently with {@link #viewChanged} and with itself; the same rules apply (short, no throwing).
-         * Ignored by default.
-         *
-         * @param from    the sender, as it advertised itself
-         * @param payload the bytes it broadcast; the listener may keep them
-         */
-        default void messageReceived(Member from, byte[] payload) {
-        }
     }
 
     /** One view as kvtier sees it. */
@@ -78,11 +63,6 @@ public final class Membership implements AutoCloseable {
             @Override
             public void viewAccepted(View view) {
                 onView(view);
-            }
-
-            @Override
-            public void receive(Message message) {
-                onMessage(message);
             }
         });
     }
@@ -149,22 +129,6 @@ public final class Membership implements AutoCloseable {
         return coordinator != null && coordinator.equals(channel.getAddress());
     }
 
-    /**
-     * Sends a small control message to every other member of the view (not to this node), reliably and in the
-     * order this node sent them (NAKACK2).
-     *
-     * @throws IOException if the channel is closed or cannot send
-     */
-    public void broadcast(byte[] payload) throws IOException {
-        Message message = new BytesMessage(null, payload).setFlag(Message.TransientFlag.DONT_LOOPBACK);
-        try {
-            channel.send(message);
-        } catch (Exception e) {
-            throw new IOException(self.id() + " cannot broadcast a control message of " + payload.length
-                    + " bytes: " + e.getMessage(), e);
-        }
-    }
-
     /** Leaves the cluster gracefully (the others install a view without this node at once); idempotent. */
     @Override
     public void close() {
@@ -190,22 +154,6 @@ public final class Membership implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.error("{}: view listener failed on view {}", self.id(), next.viewId(), e);
             }
-        }
-    }
-
-    private void onMessage(Message message) {
-        Optional<Member> from = MemberAddress.decode(message.getSrc());
-        if (from.isEmpty()) {
-            log.warn("{}: control message from {}, which advertises no kvtier id/weight; ignored", self.id(),
-                    message.getSrc());
-            return;
-        }
-        try {
-            byte[] payload = Arrays.copyOfRange(message.getArray(), message.getOffset(),
-                    message.getOffset() + message.getLength());
-            listener.messageReceived(from.get(), payload);
-        } catch (RuntimeException e) {
-            log.error("{}: listener failed on a control message from {}", self.id(), from.get().id(), e);
         }
     }
 
