@@ -45,8 +45,8 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         }
     }
 
-    /** A process that asked to join. */
-    public record Candidate(Member member, long incarnation) {
+    /** A process that asked to join, and the newest table epoch it had applied when it last asked. */
+    public record Candidate(Member member, long incarnation, long appliedEpoch) {
     }
 
     public ClusterConfig {

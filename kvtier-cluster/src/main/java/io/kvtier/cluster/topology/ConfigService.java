@@ -258,10 +258,12 @@ public final class ConfigService implements AutoCloseable {
                 }
             }
             List<String> inView = membership.members().stream().map(Member::id).toList();
-            // Candidates the leader reaches, whose id has no active incarnation left (an older one is excluded first,
-            // above, once its lease has run out); one table for all of them.
+            // Candidates the leader reaches, that have caught up with the configuration (a learner first, then a
+            // member) and whose id has no active incarnation left (an older one is excluded first, above, once its
+            // lease has run out); one table for all of them.
             List<ClusterConfig.Candidate> joining = c.candidates().values().stream()
-                    .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id()))
+                    .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id())
+                            && k.appliedEpoch() >= c.epoch())
                     .toList();
             if (!joining.isEmpty()) {
                 log.info("{}: including {} at epoch {}", self.id(), joining.stream().map(k -> k.member().id()

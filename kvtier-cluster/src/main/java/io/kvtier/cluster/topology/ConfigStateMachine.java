@@ -33,7 +33,8 @@ import org.jgroups.raft.StateMachine;
  *   <li>{@code SETUP replicas}: sets the backups per slot once, from the first leader's settings.</li>
  *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint}: from every process, every quarter lease. If that
  *       incarnation is active: counts a renewal, records the epoch it has applied, and answers 1 (its lease holds from
- *       when it sent this). Otherwise it is recorded as a candidate and answered 0.</li>
+ *       when it sent this) once it has applied the table that included it. Otherwise it is recorded as a candidate,
+ *       with the epoch it has caught up to, and answered 0.</li>
  *   <li>{@code INCLUDE n (id incarnation)*}: makes candidates active, each if no incarnation of its id is (an older
  *       one is excluded first, once its lease has run out); one new table for all of them.</li>
  *   <li>{@code EXCLUDE id incarnation expectedRenewals}: removes an active member whose lease ran out, if no renewal
@@ -89,8 +90,10 @@ public final class ConfigStateMachine implements StateMachine {
                 long applied = in.readLong();
                 Member member = new Member(id, in.readLong(), in.readUTF());
                 ClusterConfig.Active a = before.members().get(id);
-                yes = a != null && a.incarnation() == incarnation;
-                if (yes) {
+                if (a != null && a.incarnation() == incarnation) {
+                    // A lease only for a member that has applied the table that included it: one excluded and
+                    // included again while it was away (a pause) must not serve the tables it had before.
+                    yes = applied >= a.includedEpoch();
                     Map<String, ClusterConfig.Active> members = new TreeMap<>(before.members());
                     members.put(id, new ClusterConfig.Active(a.member(), incarnation, a.includedEpoch(),
                             Math.max(a.confirmedEpoch(), Math.min(applied, before.epoch())), a.renewals() + 1));
@@ -98,12 +101,15 @@ public final class ConfigStateMachine implements StateMachine {
                             before.table(), before.primarySince());
                     renewedAtNanos.put(id, System.nanoTime());
                 } else {
+                    yes = false;
                     ClusterConfig.Candidate known = before.candidates().get(id);
-                    if (known != null && known.incarnation() == incarnation && known.member().equals(member)) {
+                    long caughtUp = Math.min(applied, before.epoch());
+                    if (known != null && known.incarnation() == incarnation && known.member().equals(member)
+                            && known.appliedEpoch() == caughtUp) {
                         after = before;
                     } else {
                         Map<String, ClusterConfig.Candidate> candidates = new TreeMap<>(before.candidates());
-                        candidates.put(id, new ClusterConfig.Candidate(member, incarnation));
+                        candidates.put(id, new ClusterConfig.Candidate(member, incarnation, caughtUp));
                         after = new ClusterConfig(before.epoch(), before.replicas(), before.members(), candidates,
                                 before.table(), before.primarySince());
                     }
@@ -173,6 +179,7 @@ public final class ConfigStateMachine implements StateMachine {
         for (ClusterConfig.Candidate k : c.candidates().values()) {
             writeMember(out, k.member());
             out.writeLong(k.incarnation());
+            out.writeLong(k.appliedEpoch());
         }
         for (long since : c.primarySince()) {
             out.writeLong(since);
@@ -194,7 +201,7 @@ public final class ConfigStateMachine implements StateMachine {
         n = in.readInt();
         for (int i = 0; i < n; i++) {
             Member m = readMember(in);
-            candidates.put(m.id(), new ClusterConfig.Candidate(m, in.readLong()));
+            candidates.put(m.id(), new ClusterConfig.Candidate(m, in.readLong(), in.readLong()));
         }
         long[] since = new long[SlotHash.SLOTS];
         for (int s = 0; s < since.length; s++) {

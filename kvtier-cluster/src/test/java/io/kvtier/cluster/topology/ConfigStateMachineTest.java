@@ -97,6 +97,22 @@ class ConfigStateMachineTest {
     }
 
     @Test
+    void aMemberIncludedAgainWhileAwayGetsNoLeaseUntilItHasAppliedTheTableThatIncludedIt() throws Exception {
+        startThree();
+        long renewals = machine.current().members().get("n2").renewals();
+        assertThat(apply(ConfigStateMachine.exclude("n2", 12, renewals))).isTrue(); // paused: its lease ran out
+        // Back from the pause, still at epoch 1: a candidate, behind the configuration, so not included yet.
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 1))).isFalse();
+        assertThat(machine.current().candidates().get("n2").appliedEpoch()).isEqualTo(1);
+        // Caught up with epoch 2 (it has applied its own exclusion and dropped its data), it is included at 3.
+        apply(ConfigStateMachine.renew(member("n2"), 12, 2));
+        assertThat(apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n2"))))).isTrue();
+        assertThat(machine.current().epoch()).isEqualTo(3);
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 2))).as("still serving epoch 2 here").isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 3))).isTrue();
+    }
+
+    @Test
     void aSnapshotRestoresTheSameConfiguration() throws Exception {
         startThree();
         renewAll(11, 12, 13);
