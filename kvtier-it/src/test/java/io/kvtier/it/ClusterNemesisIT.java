@@ -117,7 +117,7 @@ class ClusterNemesisIT {
                 new Nemesis("restart-while-partitioned", true, (c, ns, n) -> {
                     c.nodes.get(2).kill();
                     cutFrom(ns, 2, IntStream.range(0, n).filter(i -> i != 2).toArray());
-                    c.nodes.get(2).restart();
+                    c.nodes.get(2).restartUnjoined(); // cut off, it cannot join: it answers -LOADING
                     Thread.sleep(3_000);
                     ns.healCuts();
                 }),

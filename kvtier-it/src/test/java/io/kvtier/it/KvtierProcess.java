@@ -116,10 +116,22 @@ public final class KvtierProcess implements AutoCloseable {
 
     /** Starts the node again on the same port and data directory (after {@link #stop} or {@link #kill}). */
     public void restart() throws IOException {
-        launch(port);
+        launch(port, false);
+    }
+
+    /**
+     * Like {@link #restart}, but returns once the process answers at all, {@code -LOADING} included: a cluster node
+     * cut off from its peers answers -LOADING until it has joined, which it cannot while it is cut off.
+     */
+    public void restartUnjoined() throws IOException {
+        launch(port, true);
     }
 
     private void launch(int onPort) throws IOException {
+        launch(onPort, false);
+    }
+
+    private void launch(int onPort, boolean loadingIsUp) throws IOException {
         this.port = onPort;
         List<String> cmd = new ArrayList<>(prefix);
         cmd.addAll(List.of(ROOT.resolve("kvtier").toString(), "server", "--port", tlsOnly ? "0"
@@ -140,14 +152,14 @@ public final class KvtierProcess implements AutoCloseable {
         int logged = logText().length(); // the log is appended to across restarts
         process = pb.start();
         try {
-            awaitPing(startTimeout, logged);
+            awaitPing(startTimeout, logged, loadingIsUp);
         } catch (IOException notUp) {
             process.destroyForcibly(); // a node that never answered is not left running
             throw notUp;
         }
     }
 
-    private void awaitPing(Duration timeout, int logged) throws IOException {
+    private void awaitPing(Duration timeout, int logged, boolean loadingIsUp) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -167,7 +179,8 @@ public final class KvtierProcess implements AutoCloseable {
                 byte[] buf = new byte[7];
                 int n = s.getInputStream().readNBytes(buf, 0, 7);
                 String reply = new String(buf, 0, n, StandardCharsets.US_ASCII);
-                if (reply.equals("+PONG\r\n") || reply.equals("-NOAUTH")) { // a --requirepass node is up, too
+                if (reply.equals("+PONG\r\n") || reply.equals("-NOAUTH") // a --requirepass node is up, too
+                        || loadingIsUp && reply.equals("-LOADIN")) {
                     return;
                 }
             } catch (IOException notYet) {
