@@ -14,7 +14,7 @@ kv=(17301 17302 17303); rd=(17311 17312 17313)
 seeds="127.0.0.1:27301,127.0.0.1:27302,127.0.0.1:27303"
 for i in 0 1 2; do
   "$root/kvtier" server --port ${kv[$i]} --cluster-port $((kv[$i] + 10000)) --seeds "$seeds" --node-id n$((i + 1)) \
-    --replicas 1 --memory 256m --disk 1g --dir kv$i >kv$i.log 2>&1 &
+    --voters n1,n2,n3 --replicas 1 --memory 256m --disk 1g --dir kv$i >kv$i.log 2>&1 &
   pids+=($!)
   mkdir rd$i
   (cd rd$i && exec redis-server --port ${rd[$i]} --cluster-enabled yes --save "" --appendonly no >redis.log 2>&1) &
