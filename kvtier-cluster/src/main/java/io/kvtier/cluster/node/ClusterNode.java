@@ -57,9 +57,10 @@ import org.slf4j.LoggerFactory;
  *   which its incarnation (this process) is active, and a slot as primary only while it holds a lease and every other
  *   active member is past the epoch since which it has been the slot's primary (checkServable). A process that is
  *   included in a table of several members for the first time drops its local data first: it may be stale, since the
- *   others went on without it. A node excluded from the table (its lease ran out: a crash, a pause, a partition) drops
- *   its data too and asks to be included again as a fresh member; alone in a table (a single-node cluster, restarted)
- *   it keeps its data, as nobody else can have written.
+ *   others went on without it. A node excluded from the table (its lease ran out: a crash, a pause, a partition)
+ *   stops serving but keeps its copies and their stamps, as a source for importers, until it is included again as a
+ *   fresh member; alone in a table (a single-node cluster, restarted) a node keeps its data, as nobody else can have
+ *   written.
  * - Writes re-read the topology once they hold their keys' locks: a write that waited while a newer table arrived, or
  *   while a new owner announced itself (observedEpoch), has not run and answers TRYAGAIN. A write that fails still
  *   replicates its keys' state, since it may have changed one before failing.
@@ -347,9 +348,15 @@ public final class ClusterNode implements AutoCloseable {
         if (!present) {
             synchronized (this) {
                 if (active) {
-                    log.warn("{}: excluded at epoch {} (its lease ran out, or it left); dropping its {} keys and "
+                    // Its copies stay, unserved, with their lastComplete stamps: if the slots' new owners have not
+                    // finished importing them when a second change comes, this node may hold the newest complete copy
+                    // (Importer.sources). They are dropped when this node is included again.
+                    log.warn("{}: excluded at epoch {} (its lease ran out, or it left); not serving its {} keys, "
                             + "asking to be included again", self.id(), c.epoch(), store.size());
-                    dropAll();
+                    for (int s = 0; s < SlotHash.SLOTS; s++) {
+                        state.move(s, SlotState.NONE);
+                    }
+                    tombstones.clear();
                 }
                 active = false;
                 topology = new Topology(table, self, false, joined
@@ -449,6 +456,25 @@ public final class ClusterNode implements AutoCloseable {
     List<Member> others() {
         Topology t = topology;
         return t.table().members().stream().filter(m -> !t.isSelf(m) && !m.endpoint().isEmpty()).toList();
+    }
+
+    /**
+     * Everyone else in the table, then the reachable nodes that are not in it (excluded ones keep their copies until
+     * they are included again, see install): an importer asks them too, since after two changes in a row one of them
+     * may hold the newest complete copy of a slot, but does not wait for them.
+     */
+    List<Member> sources() {
+        List<Member> out = new ArrayList<>(others());
+        ConfigService c = config;
+        if (c != null) {
+            Topology t = topology;
+            for (Member m : c.membership().members()) {
+                if (!t.isSelf(m) && !m.endpoint().isEmpty() && out.stream().noneMatch(o -> o.id().equals(m.id()))) {
+                    out.add(m);
+                }
+            }
+        }
+        return out;
     }
 
     long epoch() {

@@ -107,7 +107,8 @@ final class Importer implements AutoCloseable {
      * unless every member answered.
      */
     private CompletableFuture<Member> findHolder(byte[] key) {
-        List<Member> others = node.others();
+        List<Member> others = node.sources();
+        int required = node.others().size(); // the table's members come first in sources(); the rest may be silent
         if (others.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -135,18 +136,19 @@ final class Importer implements AutoCloseable {
                 if (a == null) {
                     continue;
                 }
-                answered++;
+                if (i < required) {
+                    answered++;
+                }
                 if (a[0] > bestEpoch) {
                     bestEpoch = a[0];
                     best = others.get(i);
                     bestHas = a[1] != -2;
                 }
             }
-            if (answered < others.size()) {
+            if (answered < required) {
                 // The silent one may be the freshest holder: an older one's "absent" or value could be stale.
-                throw new TryAgainException((others.size() - answered) + " of "
-                        + others.size() + " other nodes did not answer for a key of importing slot "
-                        + SlotHash.slot(key));
+                throw new TryAgainException((required - answered) + " of " + required
+                        + " other nodes did not answer for a key of importing slot " + SlotHash.slot(key));
             }
             return bestEpoch > 0 && bestHas ? best : null;
         });
@@ -258,16 +260,20 @@ final class Importer implements AutoCloseable {
      * KVT.SLOTINFO; null when some member did not answer (its copy might be the newest).
      */
     private Member[] freshestHolders(BitSet want, long epoch) {
-        List<Member> others = node.others();
+        List<Member> others = node.sources();
+        int required = node.others().size(); // the table's members come first in sources(); the rest may be silent
         Member[] best = new Member[SlotHash.SLOTS];
         long[] bestEpoch = new long[SlotHash.SLOTS];
         int asked = 0;
-        for (Member m : others) {
+        for (int i = 0; i < others.size(); i++) {
+            Member m = others.get(i);
             long[] info = slotInfo(m, epoch);
             if (info == null) {
                 continue;
             }
-            asked++;
+            if (i < required) {
+                asked++;
+            }
             for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
                 if (info[s] > bestEpoch[s]) {
                     bestEpoch[s] = info[s];
@@ -275,9 +281,9 @@ final class Importer implements AutoCloseable {
                 }
             }
         }
-        if (asked < others.size()) {
+        if (asked < required) {
             log.info("import at epoch {}: {} of {} members answered SLOTINFO; retrying later", epoch, asked,
-                    others.size());
+                    required);
             return null;
         }
         return best;
