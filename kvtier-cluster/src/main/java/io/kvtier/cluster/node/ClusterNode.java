@@ -145,7 +145,8 @@ public final class ClusterNode implements AutoCloseable {
     /** Joins the cluster; the first slot table may still be on its way when this returns. */
     public void join() throws IOException {
         try {
-            config = ConfigService.start(settings.membership(), incarnation, settings.replicas(), this::configured);
+            config = ConfigService.start(settings.membership(), incarnation, settings.replicas(), this::importingSlots,
+                    this::configured);
         } catch (IOException | RuntimeException e) {
             lanes.values().forEach(PeerPool::close);
             clientResources.close();
@@ -209,6 +210,14 @@ public final class ClusterNode implements AutoCloseable {
 
     public long lastComplete(int slot) {
         return lastComplete.get(slot);
+    }
+
+    /**
+     * Whether the installed table is the cluster's first with members: no slot was ever held, so an owner that finds
+     * no complete copy has nothing to import. Later, no complete copy within reach means its holders are away.
+     */
+    boolean firstTable() {
+        return applied.firstTable(topology.table().epoch());
     }
 
     public int importingSlots() {

@@ -150,6 +150,12 @@ final class Importer implements AutoCloseable {
                 throw new TryAgainException((required - answered) + " of " + required
                         + " other nodes did not answer for a key of importing slot " + SlotHash.slot(key));
             }
+            if (bestEpoch <= 0 && !node.firstTable()) {
+                // Nobody within reach ever held the slot completely: its complete copies are on nodes that are away
+                // (excluded, cut off). "Absent" would be a guess; the key waits for them.
+                throw new TryAgainException("no complete copy of slot " + SlotHash.slot(key)
+                        + " is within reach; its holders are away");
+            }
             return bestEpoch > 0 && bestHas ? best : null;
         });
     }
@@ -234,9 +240,13 @@ final class Importer implements AutoCloseable {
             }
         }
         progress.copying(bySource.size());
-        if (!nobody.isEmpty()) {
-            node.completed(nobody, epoch); // no other node ever held these slots completely: nothing to copy
+        if (!nobody.isEmpty() && node.firstTable()) {
+            node.completed(nobody, epoch); // the cluster's first table: nobody ever held these slots, nothing to copy
             progress.slotsDone(nobody.cardinality());
+        } else if (!nobody.isEmpty()) {
+            // Their complete copies are on nodes away (excluded, cut off): they stay importing and are retried.
+            log.info("import at epoch {}: no complete copy of {} slots is within reach; retrying later", epoch,
+                    nobody.cardinality());
         }
         long started = System.nanoTime();
         long keys = copyFromSources(bySource, epoch, progress);
@@ -246,6 +256,10 @@ final class Importer implements AutoCloseable {
         BitSet done = new BitSet();
         bySource.values().forEach(done::or);
         node.completed(done, epoch);
+        if (!nobody.isEmpty() && !node.firstTable()) {
+            sleepQuietly(500); // then again: the holders that are away may be back
+            woken = true;
+        }
         if (node.epoch() == epoch) {
             progress.finished();
         } else {

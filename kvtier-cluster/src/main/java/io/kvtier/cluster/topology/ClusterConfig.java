@@ -34,11 +34,17 @@ import java.util.TreeMap;
  * @param candidates   would-be members by id, sorted
  * @param table        the slot table over the active members at {@code epoch}
  * @param primarySince per slot, see above; shared between configurations of one epoch, never written
+ * @param firstEpoch   the epoch of the first table with members, 0 before it
  */
 public record ClusterConfig(long epoch, int replicas, Map<String, Active> members, Map<String, Candidate> candidates,
-                            SlotTable table, long[] primarySince) {
-    /** An active member. */
-    public record Active(Member member, long incarnation, long includedEpoch, long confirmedEpoch, long renewals) {
+                            SlotTable table, long[] primarySince, long firstEpoch) {
+    /**
+     * An active member; {@code importing} is how many slots it reported still importing with its latest renewal (the
+     * leader includes no one while a member imports: a node included again drops its copies, which may be the only
+     * complete ones of slots still being imported).
+     */
+    public record Active(Member member, long incarnation, long includedEpoch, long confirmedEpoch, long renewals,
+                         int importing) {
         /** The epoch this member is known to be past: no table older than this can be served by it any more. */
         public long fence() {
             return Math.max(includedEpoch, confirmedEpoch);
@@ -57,7 +63,16 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
     /** The configuration before the first command: no members, nothing owned. */
     public static ClusterConfig empty() {
         return new ClusterConfig(0, -1, Map.of(), Map.of(), Placement.compute(0, List.of(), 0),
-                new long[SlotHash.SLOTS]);
+                new long[SlotHash.SLOTS], 0);
+    }
+
+    /**
+     * Whether {@code epoch}'s table is the cluster's first with members: its slots were never held by anyone, so an
+     * owner that finds no complete copy anywhere has nothing to import. In any later table a slot with no complete
+     * copy within reach is one whose holders are away, not an empty one.
+     */
+    public boolean firstTable(long epoch) {
+        return epoch == firstEpoch;
     }
 
     /** The active members' {@link Member}s, sorted by id: what the table is computed over. */
@@ -102,12 +117,14 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
                     && members.get(before.id()).incarnation() == active.get(after.id()).incarnation();
             since[s] = same ? primarySince[s] : next;
         }
-        return new ClusterConfig(next, replicas, active, waiting, nextTable, since);
+        return new ClusterConfig(next, replicas, active, waiting, nextTable, since,
+                firstEpoch != 0 || active.isEmpty() ? firstEpoch : next);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ClusterConfig c && epoch == c.epoch && replicas == c.replicas && members.equals(c.members)
+        return o instanceof ClusterConfig c && epoch == c.epoch && replicas == c.replicas && firstEpoch == c.firstEpoch
+                && members.equals(c.members)
                 && candidates.equals(c.candidates) && Arrays.equals(primarySince, c.primarySince);
     }
 

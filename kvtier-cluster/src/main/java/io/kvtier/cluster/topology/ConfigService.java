@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.jgroups.raft.RaftHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,6 +65,9 @@ public final class ConfigService implements AutoCloseable {
     private final long incarnation;
     private final int replicas;
     private final Listener listener;
+    private final IntSupplier importing;
+    /** Leader only: when each waiting candidate (id/incarnation) was first seen ready but held back by imports. */
+    private final java.util.Map<String, Long> heldBackSince = new java.util.concurrent.ConcurrentHashMap<>();
     private final long leaseNanos;
     private final ConfigStateMachine machine;
     private final ExecutorService delivery;
@@ -78,7 +82,9 @@ public final class ConfigService implements AutoCloseable {
     private volatile long appliedEpoch;
     private volatile boolean closing;
 
-    private ConfigService(ClusterOptions options, long incarnation, int replicas, Listener listener) {
+    private ConfigService(ClusterOptions options, long incarnation, int replicas, IntSupplier importing,
+                          Listener listener) {
+        this.importing = importing;
         this.options = options;
         this.self = new Member(options.nodeId(), options.weight(), options.endpoint());
         this.incarnation = incarnation;
@@ -98,11 +104,12 @@ public final class ConfigService implements AutoCloseable {
      *
      * @param incarnation this process's identity among the lifetimes of its node id (random per start)
      * @param replicas    backups per slot, proposed if this node is the first leader
+     * @param importing   how many slots this node is importing now, reported with each renewal
      * @throws IOException if the channel cannot start
      */
-    public static ConfigService start(ClusterOptions options, long incarnation, int replicas, Listener listener)
-            throws IOException {
-        ConfigService service = new ConfigService(options, incarnation, replicas, listener);
+    public static ConfigService start(ClusterOptions options, long incarnation, int replicas, IntSupplier importing,
+                                      Listener listener) throws IOException {
+        ConfigService service = new ConfigService(options, incarnation, replicas, importing, listener);
         try {
             service.membership = Membership.create(options, (viewId, members) -> { });
             service.raft = new RaftHandle(service.membership.channel(), service.machine);
@@ -214,7 +221,7 @@ public final class ConfigService implements AutoCloseable {
             return;
         }
         long sent = System.nanoTime();
-        propose(ConfigStateMachine.renew(self, incarnation, appliedEpoch)).whenComplete((granted, e) -> {
+        propose(ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.getAsInt())).whenComplete((granted, e) -> {
             renewing.set(false);
             if (e == null && granted) {
                 long until = sent + (long) (leaseNanos * (1 - DRIFT));
@@ -265,7 +272,22 @@ public final class ConfigService implements AutoCloseable {
                     .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id())
                             && k.appliedEpoch() >= c.epoch())
                     .toList();
+            // Nobody is included while a member still imports: an excluded node included again drops its copies, and
+            // they may be the only complete ones of slots being imported (it was excluded before the others had them).
+            // Bounded: a holder that restarted has no stamps to offer, and the import would wait forever.
+            long importers = c.members().values().stream().filter(a -> a.importing() > 0).count();
+            long bound = Math.max(10_000_000_000L, 5 * leaseNanos);
+            if (!joining.isEmpty() && importers > 0) {
+                String key = joining.get(0).member().id() + "/" + joining.get(0).incarnation();
+                long since = heldBackSince.computeIfAbsent(key, k -> now);
+                if (now - since < bound) {
+                    return;
+                }
+                log.warn("{}: including {} although {} members still import, after {} ms", self.id(), key,
+                        importers, (now - since) / 1_000_000);
+            }
             if (!joining.isEmpty()) {
+                heldBackSince.clear();
                 log.info("{}: including {} at epoch {}", self.id(), joining.stream().map(k -> k.member().id()
                         + " (incarnation " + Long.toHexString(k.incarnation()) + ")").toList(), c.epoch() + 1);
                 step = propose(ConfigStateMachine.include(joining));

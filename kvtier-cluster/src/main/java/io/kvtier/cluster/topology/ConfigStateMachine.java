@@ -31,7 +31,7 @@ import org.jgroups.raft.StateMachine;
  * <p>Commands, big-endian, first byte the kind:
  * <ul>
  *   <li>{@code SETUP replicas}: sets the backups per slot once, from the first leader's settings.</li>
- *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint}: from every process, every quarter lease. If that
+ *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint importingSlots}: from every process, every quarter lease. If that
  *       incarnation is active: counts a renewal, records the epoch it has applied, and answers 1 (its lease holds from
  *       when it sent this) once it has applied the table that included it. Otherwise it is recorded as a candidate,
  *       with the epoch it has caught up to, and answered 0.</li>
@@ -82,13 +82,14 @@ public final class ConfigStateMachine implements StateMachine {
                 int replicas = in.readInt();
                 yes = before.replicas() < 0;
                 after = yes ? new ClusterConfig(before.epoch(), replicas, before.members(), before.candidates(),
-                        before.table(), before.primarySince()) : before;
+                        before.table(), before.primarySince(), before.firstEpoch()) : before;
             }
             case RENEW -> {
                 String id = in.readUTF();
                 long incarnation = in.readLong();
                 long applied = in.readLong();
                 Member member = new Member(id, in.readLong(), in.readUTF());
+                int importing = in.readInt();
                 ClusterConfig.Active a = before.members().get(id);
                 if (a != null && a.incarnation() == incarnation) {
                     // A lease only for a member that has applied the table that included it: one excluded and
@@ -96,9 +97,10 @@ public final class ConfigStateMachine implements StateMachine {
                     yes = applied >= a.includedEpoch();
                     Map<String, ClusterConfig.Active> members = new TreeMap<>(before.members());
                     members.put(id, new ClusterConfig.Active(a.member(), incarnation, a.includedEpoch(),
-                            Math.max(a.confirmedEpoch(), Math.min(applied, before.epoch())), a.renewals() + 1));
+                            Math.max(a.confirmedEpoch(), Math.min(applied, before.epoch())), a.renewals() + 1,
+                            importing));
                     after = new ClusterConfig(before.epoch(), before.replicas(), members, before.candidates(),
-                            before.table(), before.primarySince());
+                            before.table(), before.primarySince(), before.firstEpoch());
                     renewedAtNanos.put(id, System.nanoTime());
                 } else {
                     yes = false;
@@ -111,7 +113,7 @@ public final class ConfigStateMachine implements StateMachine {
                         Map<String, ClusterConfig.Candidate> candidates = new TreeMap<>(before.candidates());
                         candidates.put(id, new ClusterConfig.Candidate(member, incarnation, caughtUp));
                         after = new ClusterConfig(before.epoch(), before.replicas(), before.members(), candidates,
-                                before.table(), before.primarySince());
+                                before.table(), before.primarySince(), before.firstEpoch());
                     }
                 }
             }
@@ -125,7 +127,8 @@ public final class ConfigStateMachine implements StateMachine {
                     ClusterConfig.Candidate c = candidates.get(id);
                     if (c != null && c.incarnation() == incarnation && !members.containsKey(id)) {
                         candidates.remove(id);
-                        members.put(id, new ClusterConfig.Active(c.member(), incarnation, before.epoch() + 1, 0, 0));
+                        members.put(id, new ClusterConfig.Active(c.member(), incarnation, before.epoch() + 1, 0, 0,
+                                0));
                         renewedAtNanos.put(id, System.nanoTime());
                     }
                 }
@@ -174,6 +177,7 @@ public final class ConfigStateMachine implements StateMachine {
             out.writeLong(a.includedEpoch());
             out.writeLong(a.confirmedEpoch());
             out.writeLong(a.renewals());
+            out.writeInt(a.importing());
         }
         out.writeInt(c.candidates().size());
         for (ClusterConfig.Candidate k : c.candidates().values()) {
@@ -184,6 +188,7 @@ public final class ConfigStateMachine implements StateMachine {
         for (long since : c.primarySince()) {
             out.writeLong(since);
         }
+        out.writeLong(c.firstEpoch());
     }
 
     @Override
@@ -195,7 +200,7 @@ public final class ConfigStateMachine implements StateMachine {
         for (int i = 0; i < n; i++) {
             Member m = readMember(in);
             members.put(m.id(), new ClusterConfig.Active(m, in.readLong(), in.readLong(), in.readLong(),
-                    in.readLong()));
+                    in.readLong(), in.readInt()));
         }
         Map<String, ClusterConfig.Candidate> candidates = new HashMap<>();
         n = in.readInt();
@@ -207,10 +212,11 @@ public final class ConfigStateMachine implements StateMachine {
         for (int s = 0; s < since.length; s++) {
             since[s] = in.readLong();
         }
+        long firstEpoch = in.readLong();
         List<Member> active = new ArrayList<>();
         new TreeMap<>(members).values().forEach(a -> active.add(a.member()));
         ClusterConfig c = new ClusterConfig(epoch, replicas, members, candidates,
-                Placement.compute(epoch, active, Math.max(0, replicas)), since);
+                Placement.compute(epoch, active, Math.max(0, replicas)), since, firstEpoch);
         long now = System.nanoTime(); // a snapshot says nothing of when renewals came: count from now, the safe side
         renewedAtNanos.clear();
         members.keySet().forEach(id -> renewedAtNanos.put(id, now));
@@ -237,7 +243,7 @@ public final class ConfigStateMachine implements StateMachine {
         });
     }
 
-    static byte[] renew(Member self, long incarnation, long appliedEpoch) {
+    static byte[] renew(Member self, long incarnation, long appliedEpoch, int importing) {
         return encode(out -> {
             out.writeByte(RENEW);
             out.writeUTF(self.id());
@@ -245,6 +251,7 @@ public final class ConfigStateMachine implements StateMachine {
             out.writeLong(appliedEpoch);
             out.writeLong(self.weight());
             out.writeUTF(self.endpoint());
+            out.writeInt(importing);
         });
     }
 

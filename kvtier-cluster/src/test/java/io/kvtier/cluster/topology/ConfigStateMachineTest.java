@@ -28,7 +28,7 @@ class ConfigStateMachineTest {
 
     private void renewAll(long... incarnations) throws Exception {
         for (int i = 0; i < incarnations.length; i++) {
-            apply(ConfigStateMachine.renew(member("n" + (i + 1)), incarnations[i], machine.current().epoch()));
+            apply(ConfigStateMachine.renew(member("n" + (i + 1)), incarnations[i], machine.current().epoch(), 0));
         }
     }
 
@@ -47,8 +47,8 @@ class ConfigStateMachineTest {
         assertThat(c.members()).containsOnlyKeys("n1", "n2", "n3");
         assertThat(c.candidates()).isEmpty();
         assertThat(c.table().members()).hasSize(3);
-        assertThat(apply(ConfigStateMachine.renew(member("n1"), 11, 1))).as("active incarnation").isTrue();
-        assertThat(apply(ConfigStateMachine.renew(member("n1"), 99, 1))).as("a restarted process").isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n1"), 11, 1, 0))).as("active incarnation").isTrue();
+        assertThat(apply(ConfigStateMachine.renew(member("n1"), 99, 1, 0))).as("a restarted process").isFalse();
         assertThat(machine.current().candidates()).containsOnlyKeys("n1");
         assertThat(machine.current().epoch()).as("renewals change no table").isEqualTo(1);
     }
@@ -57,7 +57,7 @@ class ConfigStateMachineTest {
     void anExclusionAppliesOnlyIfNoRenewalCommittedSinceTheLeaderSawTheLeaseRunOut() throws Exception {
         startThree();
         long renewals = machine.current().members().get("n2").renewals();
-        apply(ConfigStateMachine.renew(member("n2"), 12, 1)); // committed between the leader's look and its command
+        apply(ConfigStateMachine.renew(member("n2"), 12, 1, 0)); // committed between the leader's look and its command
         assertThat(apply(ConfigStateMachine.exclude("n2", 12, renewals))).isFalse();
         assertThat(machine.current().members()).containsKey("n2");
         long now = machine.current().members().get("n2").renewals();
@@ -92,7 +92,7 @@ class ConfigStateMachineTest {
         assertThat(two.primarySince()[moved]).as("n1 may not serve the moved slot yet")
                 .isGreaterThan(two.fence("n1"));
         assertThat(two.primarySince()[kept]).as("n1 keeps serving its own").isLessThanOrEqualTo(two.fence("n1"));
-        apply(ConfigStateMachine.renew(member("n2"), 12, 2));
+        apply(ConfigStateMachine.renew(member("n2"), 12, 2, 0));
         assertThat(machine.current().primarySince()[moved]).isLessThanOrEqualTo(machine.current().fence("n1"));
     }
 
@@ -102,21 +102,21 @@ class ConfigStateMachineTest {
         long renewals = machine.current().members().get("n2").renewals();
         assertThat(apply(ConfigStateMachine.exclude("n2", 12, renewals))).isTrue(); // paused: its lease ran out
         // Back from the pause, still at epoch 1: a candidate, behind the configuration, so not included yet.
-        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 1))).isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 1, 0))).isFalse();
         assertThat(machine.current().candidates().get("n2").appliedEpoch()).isEqualTo(1);
         // Caught up with epoch 2 (it has applied its own exclusion and dropped its data), it is included at 3.
-        apply(ConfigStateMachine.renew(member("n2"), 12, 2));
+        apply(ConfigStateMachine.renew(member("n2"), 12, 2, 0));
         assertThat(apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n2"))))).isTrue();
         assertThat(machine.current().epoch()).isEqualTo(3);
-        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 2))).as("still serving epoch 2 here").isFalse();
-        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 3))).isTrue();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 2, 0))).as("still serving epoch 2 here").isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 3, 0))).isTrue();
     }
 
     @Test
     void aSnapshotRestoresTheSameConfiguration() throws Exception {
         startThree();
         renewAll(11, 12, 13);
-        apply(ConfigStateMachine.renew(member("n4"), 14, 0));
+        apply(ConfigStateMachine.renew(member("n4"), 14, 0, 0));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         machine.writeContentTo(new DataOutputStream(bytes));
         ConfigStateMachine copy = new ConfigStateMachine(c -> { });
