@@ -259,10 +259,11 @@ public final class KvtierProcess implements AutoCloseable {
     /** SIGTERM and wait for the graceful shutdown; returns the exit code. */
     public int stop() throws InterruptedException {
         long jvm = javaPid();
-        if (jvm != process.pid()) {
-            ProcessHandle.of(jvm).ifPresent(ProcessHandle::destroy); // the wrapper exits with it
+        if (jvm != process.pid()) { // under a wrapper, which exits with the JVM once its shutdown is done
+            ProcessHandle.of(jvm).ifPresent(ProcessHandle::destroy);
+        } else {
+            process.destroy();
         }
-        process.destroy();
         if (!process.waitFor(120, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("kvtier did not stop within 120 s of SIGTERM:\n" + logText());
