@@ -47,6 +47,14 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * cut (n1 cut from the last nodes, then from the rest). Where namespaces cannot be made (not root, no iproute2) the
  * cluster runs on loopback and the partition nemeses are skipped, saying so.
  *
+ * <p>On three nodes only, skewed clocks: leases assume bounded drift (monotonic clocks within 2% of each other) and
+ * nothing of wall clocks (ADR 0005), so n2 is killed and restarted under libfaketime ({@code faketime -f '+90s
+ * x1.01'}: its wall clock 90 s ahead and every clock 1% fast), then n3 under {@code faketime -f '-90s'} (90 s behind,
+ * 180 s from n2), each back in the cluster before the next step, the workload running through both routes; the heal
+ * restarts both without faketime. Each skewed node's {@code INFO server_time_usec} must show its offset. Where
+ * {@code faketime} is missing the phase is skipped, saying so. Its fault time is the default profile's in both
+ * profiles.
+ *
  * <p>Profiles: the default (about 4-5 minutes for both sizes) runs each nemesis once with a 4 s fault; {@code
  * -Dnemesis.profile=long} runs every nemesis three times with a 12 s fault and a longer workload between.
  * Keys move on to a fresh name after {@value #OPS_PER_KEY} operations, so each history the checker searches stays
@@ -55,7 +63,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 class ClusterNemesisIT {
     static final boolean LONG = "long".equals(System.getProperty("nemesis.profile"));
     static final int ROUNDS = LONG ? 3 : 1;
-    static final long FAULT_MS = LONG ? 12_000 : 4_000;
+    static final long DEFAULT_FAULT_MS = 4_000;
+    static final long FAULT_MS = LONG ? 12_000 : DEFAULT_FAULT_MS;
     static final long QUIET_MS = LONG ? 3_000 : 1_000;
     static final int CLIENT_TIMEOUT_MS = 2_000;
     static final int KEYS = 8;
@@ -78,8 +87,21 @@ class ClusterNemesisIT {
         return suite(5);
     }
 
-    /** One nemesis: its name, whether it needs namespaces, and the fault itself, which returns when it has healed. */
-    private record Nemesis(String name, boolean partition, Fault fault) {
+    /** One nemesis: its name, what it needs of the machine, and the fault itself, which returns when it has healed. */
+    private record Nemesis(String name, Needs needs, Fault fault) {
+    }
+
+    /** What a nemesis needs beyond the nodes themselves; a phase whose need is not met is skipped, saying why. */
+    private enum Needs {
+        NOTHING(""),
+        NAMESPACES("network namespaces cannot be made here (needs root and iproute2)"),
+        FAKETIME("faketime (libfaketime) is not installed");
+
+        final String missing;
+
+        Needs(String missing) {
+            this.missing = missing;
+        }
     }
 
     @FunctionalInterface
@@ -87,19 +109,19 @@ class ClusterNemesisIT {
         void run(TestCluster cluster, NetworkNamespaces ns, int n) throws Exception;
     }
 
-    private static List<Nemesis> nemeses() {
-        return List.of(
-                new Nemesis("kill -9", false, (c, ns, n) -> {
+    private static List<Nemesis> nemeses(int size) {
+        List<Nemesis> all = new ArrayList<>(List.of(
+                new Nemesis("kill -9", Needs.NOTHING, (c, ns, n) -> {
                     c.nodes.get(1).kill();
                     Thread.sleep(FAULT_MS);
                     c.nodes.get(1).restart();
                 }),
-                new Nemesis("SIGSTOP", false, (c, ns, n) -> {
+                new Nemesis("SIGSTOP", Needs.NOTHING, (c, ns, n) -> {
                     c.nodes.get(1).signal("STOP");
                     Thread.sleep(FAULT_MS);
                     c.nodes.get(1).signal("CONT");
                 }),
-                new Nemesis("restart-then-kill", false, (c, ns, n) -> {
+                new Nemesis("restart-then-kill", Needs.NOTHING, (c, ns, n) -> {
                     c.nodes.get(1).kill();
                     c.nodes.get(1).restart();
                     Thread.sleep(ThreadLocalRandom.current().nextInt(1_000));
@@ -107,26 +129,26 @@ class ClusterNemesisIT {
                     Thread.sleep(FAULT_MS);
                     c.nodes.get(2).restart();
                 }),
-                new Nemesis("rolling restart", false, (c, ns, n) -> {
+                new Nemesis("rolling restart", Needs.NOTHING, (c, ns, n) -> {
                     for (KvtierProcess node : c.nodes) {
                         node.stop();
                         node.restart();
                         c.awaitAgreement(n, FULL_SERVICE_LIMIT_MS, c.nodes);
                     }
                 }),
-                new Nemesis("restart-while-partitioned", true, (c, ns, n) -> {
+                new Nemesis("restart-while-partitioned", Needs.NAMESPACES, (c, ns, n) -> {
                     c.nodes.get(2).kill();
                     cutFrom(ns, 2, IntStream.range(0, n).filter(i -> i != 2).toArray());
                     c.nodes.get(2).restartUnjoined(); // cut off, it cannot join: it answers -LOADING
                     Thread.sleep(3_000);
                     ns.healCuts();
                 }),
-                new Nemesis("one node cut", true, (c, ns, n) -> {
+                new Nemesis("one node cut", Needs.NAMESPACES, (c, ns, n) -> {
                     cutFrom(ns, n - 1, IntStream.range(0, n - 1).toArray());
                     Thread.sleep(FAULT_MS);
                     ns.healCuts();
                 }),
-                new Nemesis("majority/minority split", true, (c, ns, n) -> {
+                new Nemesis("majority/minority split", Needs.NAMESPACES, (c, ns, n) -> {
                     int minority = (n - 1) / 2; // nodes 0..minority-1 against the rest
                     for (int a = 0; a < minority; a++) {
                         cutFrom(ns, a, IntStream.range(minority, n).toArray());
@@ -134,7 +156,7 @@ class ClusterNemesisIT {
                     Thread.sleep(FAULT_MS);
                     ns.healCuts();
                 }),
-                new Nemesis("bridge", true, (c, ns, n) -> {
+                new Nemesis("bridge", Needs.NAMESPACES, (c, ns, n) -> {
                     // n1 reaches everyone; the others split in two halves that do not reach each other.
                     int half = 1 + (n - 1) / 2;
                     for (int a = 1; a < half; a++) {
@@ -143,14 +165,67 @@ class ClusterNemesisIT {
                     Thread.sleep(FAULT_MS);
                     ns.healCuts();
                 }),
-                new Nemesis("two-step cut", true, (c, ns, n) -> {
+                new Nemesis("two-step cut", Needs.NAMESPACES, (c, ns, n) -> {
                     int half = 1 + (n - 1) / 2;
                     cutFrom(ns, 0, IntStream.range(half, n).toArray());
                     Thread.sleep(FAULT_MS / 2);
                     cutFrom(ns, 0, IntStream.range(1, half).toArray());
                     Thread.sleep(FAULT_MS / 2);
                     ns.healCuts();
-                }));
+                })));
+        if (size == 3) {
+            all.add(new Nemesis("skewed clocks", Needs.FAKETIME, (c, ns, n) -> {
+                skew(c, n, 1, "+90s x1.01", 90);
+                Thread.sleep(DEFAULT_FAULT_MS / 2);
+                skew(c, n, 2, "-90s", -90);
+                Thread.sleep(DEFAULT_FAULT_MS / 2);
+                for (int i : new int[] {1, 2}) {
+                    c.nodes.get(i).kill();
+                    c.nodes.get(i).restart();
+                    c.awaitAgreement(n, FULL_SERVICE_LIMIT_MS, c.nodes);
+                }
+            }));
+        }
+        return all;
+    }
+
+    /**
+     * Kills node {@code i} and restarts it under {@code faketime -f spec}, checks that its wall clock is {@code
+     * offsetSeconds} off the test's (within 10 s), and waits until every node agrees again, printing how long that
+     * took.
+     */
+    private static void skew(TestCluster c, int n, int i, String spec, long offsetSeconds) throws Exception {
+        KvtierProcess node = c.nodes.get(i);
+        node.kill();
+        long start = System.nanoTime();
+        node.restartUnder(List.of("faketime", "-f", spec));
+        long offsetMillis;
+        try (Jedis j = node.jedis(CLIENT_TIMEOUT_MS)) {
+            long before = System.currentTimeMillis();
+            long usec = Long.parseLong(j.info("server").lines().filter(l -> l.startsWith("server_time_usec:"))
+                    .findFirst().orElseThrow().substring("server_time_usec:".length()).trim());
+            offsetMillis = usec / 1000 - (before + System.currentTimeMillis()) / 2;
+        }
+        assertThat(offsetMillis).as("n" + (i + 1) + "'s wall clock under faketime -f " + spec)
+                .isBetween(offsetSeconds * 1000 - 10_000, offsetSeconds * 1000 + 10_000);
+        long agreed = c.awaitAgreement(n, FULL_SERVICE_LIMIT_MS, c.nodes);
+        System.out.printf("n%d restarted under faketime -f '%s' (wall clock %+.1f s): up after %.2f s, every node"
+                + " agreeing again %.2f s later%n", i + 1, spec, offsetMillis / 1e3,
+                (System.nanoTime() - start) / 1e9 - agreed / 1e3, agreed / 1e3);
+    }
+
+    /** Whether {@code faketime} runs here (libfaketime's launcher; .ci/run installs it). */
+    private static boolean faketimeAvailable() {
+        try {
+            Process p = new ProcessBuilder("faketime", "-f", "+0s", "true").redirectErrorStream(true).start();
+            p.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+            return p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (java.io.IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static void cutFrom(NetworkNamespaces ns, int node, int... others) throws Exception {
@@ -166,6 +241,7 @@ class ClusterNemesisIT {
     private Stream<DynamicTest> suite(int n) throws Exception {
         Path dir = java.nio.file.Files.createDirectories(tmp.resolve(n + "nodes"));
         boolean namespaced = NetworkNamespaces.available();
+        boolean faketime = faketimeAvailable();
         NetworkNamespaces ns = namespaced ? NetworkNamespaces.create(n) : null;
         TestCluster cluster;
         try {
@@ -182,11 +258,15 @@ class ClusterNemesisIT {
         long suiteStart = System.nanoTime();
         List<DynamicTest> tests = new ArrayList<>();
         for (int round = 1; round <= ROUNDS; round++) {
-            for (Nemesis nemesis : nemeses()) {
+            for (Nemesis nemesis : nemeses(n)) {
                 String phase = n + "n-" + nemesis.name().replaceAll("[^a-z0-9]+", "-") + "-r" + round;
                 tests.add(DynamicTest.dynamicTest(nemesis.name() + " (" + n + " nodes, round " + round + ")", () -> {
-                    assumeTrue(!nemesis.partition() || namespaced, nemesis.name()
-                            + ": skipped, network namespaces cannot be made here (needs root and iproute2)");
+                    boolean met = switch (nemesis.needs()) {
+                        case NOTHING -> true;
+                        case NAMESPACES -> namespaced;
+                        case FAKETIME -> faketime;
+                    };
+                    assumeTrue(met, nemesis.name() + ": skipped, " + nemesis.needs().missing);
                     runPhase(cluster, ns, n, nemesis, phase);
                 }));
             }

@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real kvtier node started through the repository's {@code ./kvtier server} launcher, on a free port with its
- * own data directory, logging to a file. {@link #stop()} sends SIGTERM and waits; {@link #kill()} is kill -9.
+ * own data directory, logging to a file. {@link #stop()} sends SIGTERM and waits; {@link #kill()} is kill -9. Both
+ * reach the JVM itself: a wrapper such as {@code faketime} forks it and stays its parent, and signals to the wrapper
+ * are not passed on.
  */
 public final class KvtierProcess implements AutoCloseable {
     public static final Path ROOT = Path.of(System.getProperty("kvtier.root", "..")).toAbsolutePath().normalize();
@@ -26,6 +28,8 @@ public final class KvtierProcess implements AutoCloseable {
     /** Where the node is reached, and what runs the launcher (e.g. {@code ip netns exec NS}); empty for as it is. */
     private final String host;
     private final List<String> prefix;
+    /** What runs the launcher inside {@link #prefix} for this run only (e.g. {@code faketime -f SPEC}); often empty. */
+    private List<String> wrapper = List.of();
     private int port;
     private Process process;
     private boolean launcherSizesHeap; // else the heap is -Xmx512m unless the test's KVTIER_HEAP says otherwise
@@ -114,9 +118,12 @@ public final class KvtierProcess implements AutoCloseable {
         return freePort();
     }
 
-    /** Starts the node again on the same port and data directory (after {@link #stop} or {@link #kill}). */
+    /**
+     * Starts the node again on the same port and data directory (after {@link #stop} or {@link #kill}), as it first
+     * started (no wrapper).
+     */
     public void restart() throws IOException {
-        launch(port, false);
+        restartUnder(List.of());
     }
 
     /**
@@ -124,7 +131,17 @@ public final class KvtierProcess implements AutoCloseable {
      * cut off from its peers answers -LOADING until it has joined, which it cannot while it is cut off.
      */
     public void restartUnjoined() throws IOException {
+        this.wrapper = List.of();
         launch(port, true);
+    }
+
+    /**
+     * Like {@link #restart}, the launcher run by {@code wrapper} (after the prefix, e.g. {@code ip netns exec NS
+     * faketime -f +90s ./kvtier ...}) for this run only.
+     */
+    public void restartUnder(List<String> wrapper) throws IOException {
+        this.wrapper = List.copyOf(wrapper);
+        launch(port);
     }
 
     private void launch(int onPort) throws IOException {
@@ -134,6 +151,7 @@ public final class KvtierProcess implements AutoCloseable {
     private void launch(int onPort, boolean loadingIsUp) throws IOException {
         this.port = onPort;
         List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(wrapper);
         cmd.addAll(List.of(ROOT.resolve("kvtier").toString(), "server", "--port", tlsOnly ? "0"
                 : Integer.toString(port), "--dir", dir.toString()));
         if (tlsOnly) {
@@ -254,7 +272,12 @@ public final class KvtierProcess implements AutoCloseable {
 
     /** SIGTERM and wait for the graceful shutdown; returns the exit code. */
     public int stop() throws InterruptedException {
-        process.destroy();
+        long jvm = javaPid();
+        if (jvm != process.pid()) { // under a wrapper, which exits with the JVM once its shutdown is done
+            ProcessHandle.of(jvm).ifPresent(ProcessHandle::destroy);
+        } else {
+            process.destroy();
+        }
         if (!process.waitFor(120, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor();
             throw new AssertionError("kvtier did not stop within 120 s of SIGTERM:\n" + logText());
@@ -262,17 +285,31 @@ public final class KvtierProcess implements AutoCloseable {
         return process.exitValue();
     }
 
-    /** kill -9. */
+    /**
+     * kill -9 of the JVM and whatever runs it. Under a wrapper the JVM goes first, so that the wrapper sees it exit and
+     * cleans up after itself (faketime's semaphore and shared memory) before it is killed too.
+     */
     public void kill() throws InterruptedException {
+        List<ProcessHandle> below = process.descendants().toList(); // taken first: orphans are no longer descendants
+        long jvm = javaPid();
+        if (jvm != process.pid()) {
+            ProcessHandle.of(jvm).ifPresent(ProcessHandle::destroyForcibly);
+            process.waitFor(5, TimeUnit.SECONDS);
+        }
         process.destroyForcibly();
+        for (ProcessHandle h : below) {
+            h.destroyForcibly();
+        }
         process.waitFor();
+        for (ProcessHandle h : below) { // bounded: an orphan is reaped by whoever adopted it
+            h.onExit().completeOnTimeout(h, 10, TimeUnit.SECONDS).join();
+        }
     }
 
     @Override
     public void close() throws InterruptedException {
         if (isAlive()) {
-            process.destroyForcibly();
-            process.waitFor();
+            kill();
         }
     }
 
