@@ -374,7 +374,10 @@ public final class ClusterNode implements AutoCloseable {
             }
             return;
         }
-        boolean alone = table.members().size() == 1;
+        // Alone, a node holds everything only in a single-node cluster (or the cluster's first table): a cluster of
+        // several voters shrunk to one member has that member's own slots complete, not the others'.
+        boolean singleNode = config != null && config.voters().size() == 1;
+        boolean alone = table.members().size() == 1 && (singleNode || c.firstTable(c.epoch()));
         int importing;
         synchronized (this) {
             if (!active && !alone && store.size() > 0) {
@@ -418,8 +421,8 @@ public final class ClusterNode implements AutoCloseable {
             SlotState next;
             if (!owner) {
                 next = SlotState.NONE;
-            } else if (old == SlotState.COMPLETE || founding || table.members().size() == 1) {
-                next = SlotState.COMPLETE; // alone, nobody else can hold newer data
+            } else if (old == SlotState.COMPLETE || founding) {
+                next = SlotState.COMPLETE; // or alone in a single-node cluster: nobody else can hold newer data
             } else {
                 next = SlotState.IMPORTING;
                 if (old == SlotState.NONE) {

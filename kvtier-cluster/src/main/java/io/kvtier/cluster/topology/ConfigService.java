@@ -77,6 +77,8 @@ public final class ConfigService implements AutoCloseable {
     private Membership membership;
     private RaftHandle raft;
     private volatile long leaseUntilNanos;
+    /** When this node last became the Raft leader (System.nanoTime), 0 while it is not; the ticker thread only. */
+    private long leaderSinceNanos;
     /** Renewals failed since the last that committed (the renewing thread and its completions, one at a time). */
     private volatile int renewFailures;
     private volatile long appliedEpoch;
@@ -241,7 +243,14 @@ public final class ConfigService implements AutoCloseable {
      * include a candidate (once the old incarnation of its id, if any, has run out); make active members voters.
      */
     private void control() {
-        if (closing || !isLeader() || !controlling.compareAndSet(false, true)) {
+        if (closing || !isLeader()) {
+            leaderSinceNanos = 0;
+            return;
+        }
+        if (leaderSinceNanos == 0) {
+            leaderSinceNanos = System.nanoTime();
+        }
+        if (!controlling.compareAndSet(false, true)) {
             return;
         }
         CompletableFuture<?> step = null;
@@ -254,12 +263,15 @@ public final class ConfigService implements AutoCloseable {
                 return;
             }
             for (ClusterConfig.Active a : c.members().values()) {
-                Long renewed = machine.renewedAtNanos(a.member().id());
+                // Counted from when this node became leader at the latest: without a leader nobody could renew, so a
+                // member's silence before that says nothing (a new leader excluded its whole majority once).
+                Long applied = machine.renewedAtNanos(a.member().id());
+                long renewed = applied == null || applied - leaderSinceNanos < 0 ? leaderSinceNanos : applied;
                 boolean self = a.member().id().equals(this.self.id()) && a.incarnation() == incarnation;
-                if (!self && (renewed == null || now - renewed > wait)) {
+                if (!self && now - renewed > wait) {
                     log.info("{}: {} (incarnation {}) renewed no lease for {} ms; excluding it", this.self.id(),
                             a.member().id(), Long.toHexString(a.incarnation()),
-                            renewed == null ? -1 : (now - renewed) / 1_000_000);
+                            (now - renewed) / 1_000_000);
                     step = propose(ConfigStateMachine.exclude(a.member().id(), a.incarnation(), a.renewals()));
                     return;
                 }
