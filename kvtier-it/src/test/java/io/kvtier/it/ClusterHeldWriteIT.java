@@ -31,7 +31,8 @@ class ClusterHeldWriteIT {
 
     @Test
     void anUnconfirmedWriteIsInvisibleUntilItsBackupConfirmsItAndProxiedCallsEndInTime() throws Exception {
-        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, i -> List.of("--failure-timeout", "60s"))) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0,
+                i -> List.of("--failure-timeout", "60s", "--lease", "30s"))) {
             List<KvtierProcess> nodes = cluster.nodes;
             int[][] owners = owners(nodes.get(0)); // slot -> {primary port, backup port}
             KvtierProcess primary = nodes.get(0);

@@ -172,21 +172,38 @@ public final class ClusterNode implements AutoCloseable {
         return replicaLocks;
     }
 
-    /** The current topology; {@code serving} false until this node is active in an agreed table. */
+    /**
+     * The current topology; {@code serving} false until this node is active in an agreed table, and while it holds
+     * no lease (cut off from the majority, or the cluster has no leader): it then answers CLUSTERDOWN, as a Redis
+     * Cluster node in a minority does.
+     */
     public Topology topology() {
+        Topology t = topology;
+        ConfigService c = config;
+        if (t.serving() && c != null && c.everLeased() && !c.leaseValid()) {
+            return new Topology(t.table(), t.self(), false, "this node holds no lease: its renewals do not commit "
+                    + "(cut off from the majority, or no leader); it serves no keys until one does");
+        }
+        return t;
+    }
+
+    /** The installed topology whatever the lease: for a held write, which a lapse of the lease must not release. */
+    public Topology installedTopology() {
         return topology;
     }
 
     /**
-     * Refuses (TRYAGAIN: nothing ran) to serve {@code slot} as its primary unless this node holds its lease, the
-     * topology is the applied configuration's, and every other active member is past the epoch since which this node
-     * has been the slot's primary (a former primary that has not applied the newer table may still serve it).
+     * Refuses (nothing ran: CLUSTERDOWN without a lease, TRYAGAIN during a handoff) to serve {@code slot} as its
+     * primary unless this node holds its lease, the topology is the applied configuration's, and every other active
+     * member is past the epoch since which this node has been the slot's primary (a former primary that has not
+     * applied the newer table may still serve it).
      */
     public void checkServable(int slot) {
         ConfigService c = config;
         if (c == null || !c.leaseValid()) {
             counters.refusedWrites().increment();
-            throw new TryAgainException("this node holds no lease (its last renewal did not commit in time); retry");
+            throw new io.kvtier.cluster.error.ClusterDownException("this node holds no lease (its last renewal did not"
+                    + " commit in time: it may be cut off from the majority); it serves no keys until it has one");
         }
         ClusterConfig now = applied;
         if (now.epoch() != topology.table().epoch() || now.primarySince()[slot] > fence) {
@@ -579,7 +596,8 @@ public final class ClusterNode implements AutoCloseable {
      * hold stale data and knows no owners); after, a node that stops serving answers -CLUSTERDOWN.
      */
     public boolean joined() {
-        return joined;
+        ConfigService c = config;
+        return joined && c != null && c.everLeased(); // a table applied, and the lease that lets it serve
     }
 
     /** Waits up to {@code timeoutMillis} for the first table; for the server's start-up. */

@@ -62,7 +62,7 @@ public final class HeldWrite {
     }
 
     private void attempt() {
-        ClusterNode.Topology t = node.topology();
+        ClusterNode.Topology t = node.installedTopology();
         if (node.closed() || !t.serving() || !primaryOfAll(t, keys)) {
             lastFailure = node.closed() ? "this node is closing" : "this node no longer serves the keys as primary";
             answer.completeExceptionally(new UnreplicatedException(unconfirmed()));

@@ -141,6 +141,11 @@ public final class ConfigService implements AutoCloseable {
         return incarnation;
     }
 
+    /** Whether this process has held a lease at least once. */
+    public boolean everLeased() {
+        return leaseUntilNanos != 0;
+    }
+
     /** Whether this node holds a lease now: a committed renewal sent less than lease * (1 - DRIFT) ago. */
     public boolean leaseValid() {
         return System.nanoTime() - leaseUntilNanos < 0;
@@ -227,7 +232,7 @@ public final class ConfigService implements AutoCloseable {
             renewing.set(false);
             if (e == null && granted) {
                 long until = sent + (long) (leaseNanos * (1 - DRIFT));
-                if (until - leaseUntilNanos > 0) {
+                if (leaseUntilNanos == 0 || until - leaseUntilNanos > 0) {
                     leaseUntilNanos = until;
                 }
                 renewFailures = 0;

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConfigServiceTest {
     private static final Duration LEASE = Duration.ofMillis(600);
+    private static final List<String> VOTERS = List.of("n1", "n2", "n3");
     private final List<ConfigService> services = new ArrayList<>();
     private final Map<String, ClusterConfig> seen = new ConcurrentHashMap<>();
     @TempDir
@@ -48,16 +49,20 @@ class ConfigServiceTest {
         return s;
     }
 
-    @Test
-    void votersAgreeOnOneTableAndHoldLeases() throws Exception {
-        int[] ports = freePorts(3);
-        List<String> voters = List.of("n1", "n2", "n3");
+    /** Three voters n1..n3 on {@code ports}, incarnations from {@code incarnation}, once all three hold leases. */
+    private List<ConfigService> startThree(int[] ports, long incarnation) throws Exception {
         List<ConfigService> nodes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            nodes.add(start("n" + (i + 1), ports[i], ports, voters, 100 + i));
+            nodes.add(start("n" + (i + 1), ports[i], ports, VOTERS, incarnation + i));
         }
         awaitUntil(Duration.ofSeconds(20), "three active members everywhere", () -> nodes.stream()
                 .allMatch(n -> n.current().members().size() == 3 && n.leaseValid()));
+        return nodes;
+    }
+
+    @Test
+    void votersAgreeOnOneTableAndHoldLeases() throws Exception {
+        List<ConfigService> nodes = startThree(freePorts(3), 100);
         long epoch = nodes.get(0).current().epoch();
         assertThat(nodes).allSatisfy(n -> {
             assertThat(n.current().epoch()).isEqualTo(epoch);
@@ -69,13 +74,7 @@ class ConfigServiceTest {
     @Test
     void aSilentMemberIsExcludedOnlyAfterItsLeaseAndItsNextIncarnationIsIncluded() throws Exception {
         int[] ports = freePorts(3);
-        List<String> voters = List.of("n1", "n2", "n3");
-        List<ConfigService> nodes = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            nodes.add(start("n" + (i + 1), ports[i], ports, voters, 200 + i));
-        }
-        awaitUntil(Duration.ofSeconds(20), "three active members", () -> nodes.stream()
-                .allMatch(n -> n.current().members().size() == 3));
+        List<ConfigService> nodes = startThree(ports, 200);
         ConfigService victim = nodes.stream().filter(n -> !n.isLeader()).findFirst().orElseThrow();
         String id = victim.current().members().keySet().stream()
                 .filter(k -> victim.current().isActive(k, victim.incarnation())).findFirst().orElseThrow();
@@ -87,7 +86,7 @@ class ConfigServiceTest {
         // Its last renewal was at most a quarter lease before the stop; the leader waits a whole lease after applying it.
         assertThat(excludedAfterMs).isGreaterThanOrEqualTo((long) (LEASE.toMillis() * 0.75));
         int port = ports[Integer.parseInt(id.substring(1)) - 1];
-        ConfigService again = start(id, port, ports, voters, 999);
+        ConfigService again = start(id, port, ports, VOTERS, 999);
         awaitUntil(Duration.ofSeconds(20), id + " included again", () -> survivor.current().isActive(id, 999)
                 && again.leaseValid());
     }
