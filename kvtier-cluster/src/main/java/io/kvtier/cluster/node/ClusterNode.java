@@ -200,6 +200,10 @@ public final class ClusterNode implements AutoCloseable {
      */
     public void checkServable(int slot) {
         ConfigService c = config;
+        if (c != null && !c.everLeased()) {
+            // Just included: its first renewal has not committed yet. A moment, not an outage: clients resend.
+            throw new TryAgainException("this node was just included and awaits its first lease; retry");
+        }
         if (c == null || !c.leaseValid()) {
             counters.refusedWrites().increment();
             throw new io.kvtier.cluster.error.ClusterDownException("this node holds no lease (its last renewal did not"
