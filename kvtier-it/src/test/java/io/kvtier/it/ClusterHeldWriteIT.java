@@ -99,6 +99,8 @@ class ClusterHeldWriteIT {
             primary.signal("STOP");
             ConcurrentLinkedQueue<Timed> calls = new ConcurrentLinkedQueue<>();
             List<CompletableFuture<Void>> clients = new ArrayList<>();
+            // A thread each: the common pool has one thread on a 2-core machine, and its clients would take turns.
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
             for (int t = 0; t < 8; t++) {
                 int client = t;
                 clients.add(CompletableFuture.runAsync(() -> {
@@ -110,7 +112,7 @@ class ClusterHeldWriteIT {
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
-                }));
+                }, threads));
             }
             AtomicLong unaffected = new AtomicLong();
             try (RawConnection c = new RawConnection(third.port())) {
@@ -121,6 +123,7 @@ class ClusterHeldWriteIT {
                 }
             }
             CompletableFuture.allOf(clients.toArray(CompletableFuture[]::new)).join();
+            threads.shutdown();
             primary.signal("CONT");
             long longest = calls.stream().mapToLong(x -> x.millis).max().orElseThrow();
             System.out.printf("proxied calls to a stopped primary: %d calls, p100 %d ms (peer timeout %s); a key of a"
@@ -136,16 +139,21 @@ class ClusterHeldWriteIT {
     /** {@code clients} connections to {@code node} sending {@code args} once each, at the same time. */
     private static List<Timed> concurrently(int clients, KvtierProcess node, String... args) {
         List<CompletableFuture<Timed>> calls = new ArrayList<>();
-        for (int i = 0; i < clients; i++) {
-            calls.add(CompletableFuture.supplyAsync(() -> {
-                try (RawConnection c = new RawConnection(node.port())) {
-                    return Timed.call(c, args);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }));
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(clients);
+        try {
+            for (int i = 0; i < clients; i++) {
+                calls.add(CompletableFuture.supplyAsync(() -> {
+                    try (RawConnection c = new RawConnection(node.port())) {
+                        return Timed.call(c, args);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }, threads));
+            }
+            return calls.stream().map(CompletableFuture::join).toList();
+        } finally {
+            threads.shutdown();
         }
-        return calls.stream().map(CompletableFuture::join).toList();
     }
 
     /** A key whose slot's primary is {@code primary} and backup {@code backup}. */

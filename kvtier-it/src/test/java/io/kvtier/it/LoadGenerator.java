@@ -98,6 +98,7 @@ final class LoadGenerator implements AutoCloseable {
     private void run(int id) {
         long version = 0;
         Jedis jedis = null;
+        String through = "";
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         while (running.get()) {
             int k = rnd.nextInt(KEYS_PER_THREAD);
@@ -110,6 +111,7 @@ final class LoadGenerator implements AutoCloseable {
                     List<KvtierProcess> live = targets.get();
                     KvtierProcess target = live.get(Math.floorMod(id + rnd.nextInt(live.size()), live.size()));
                     jedis = target.jedis(10_000);
+                    through = target.host() + ":" + target.port();
                 }
                 if (write) {
                     long v = ++version;
@@ -123,7 +125,7 @@ final class LoadGenerator implements AutoCloseable {
                 } else if (st.acked >= 0) {
                     byte[] got = jedis.get(key.getBytes(StandardCharsets.UTF_8));
                     reads.incrementAndGet();
-                    check(key, st, got);
+                    check(key, st, got, through, started);
                 }
                 bucket(opsTimeline, started);
             } catch (JedisDataException e) {
@@ -163,7 +165,7 @@ final class LoadGenerator implements AutoCloseable {
         }
     }
 
-    private void check(String key, KeyState st, byte[] got) {
+    private void check(String key, KeyState st, byte[] got, String through, long started) {
         long acked = st.acked;
         long v = got == null ? -1 : versionOf(key, got);
         if (v == acked || st.uncertain.contains(v)) {
@@ -172,7 +174,8 @@ final class LoadGenerator implements AutoCloseable {
         wrongReads.incrementAndGet();
         if (wrong.size() < 20) {
             wrong.add(key + ": read " + (got == null ? "nil" : v == -2 ? "corrupt bytes" : "version " + v)
-                    + ", acknowledged " + acked + ", unacknowledged " + st.uncertain);
+                    + ", acknowledged " + acked + ", unacknowledged " + st.uncertain + " (through " + through + ", "
+                    + java.time.Instant.now().minusNanos(System.nanoTime() - started) + ")");
         }
     }
 

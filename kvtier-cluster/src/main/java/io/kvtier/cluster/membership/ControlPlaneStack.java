@@ -11,6 +11,7 @@ import org.jgroups.protocols.FD_ALL3;
 import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.PerDestinationBundler;
 import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.UNICAST3;
@@ -127,6 +128,11 @@ final class ControlPlaneStack {
         // connection gets its own bounded queue and sender thread; a full queue drops (NAKACK2/UNICAST3 resend).
         tcp.nonBlockingSends(true);
         tcp.maxSendQueue(256);
+        // And a sender thread per destination in the bundler too: JGroups' default (one thread for all) connects to
+        // a member on that thread, so while a cut-off member's connect timed out (every sock_conn_timeout, as long as
+        // anything is sent to it: discovery, merge probes) every other member's messages waited, and a Raft leader
+        // elected after a partition committed nothing for seconds (ClusterPartitionIT with the leader cut off).
+        tcp.setBundler(new PerDestinationBundler().useSingleSenderThread(false));
         // Connecting to a cut-off member gives up well before the failure timeout.
         tcp.setSockConnTimeout((int) Math.clamp(options.failureTimeout().toMillis() / 4, 100, 1_000));
         // The address peers connect to: must be reachable from every other node (not 0.0.0.0).

@@ -232,8 +232,13 @@ public final class ConfigService implements AutoCloseable {
             renewing.set(false);
             if (e == null && granted) {
                 long until = sent + (long) (leaseNanos * (1 - DRIFT));
-                if (leaseUntilNanos == 0 || until - leaseUntilNanos > 0) {
+                long previous = leaseUntilNanos;
+                if (previous == 0 || until - previous > 0) {
                     leaseUntilNanos = until;
+                }
+                if (previous != 0 && sent - previous > 0 && !closing) {
+                    log.info("{}: lease held again; it had lapsed for {} ms", self.id(),
+                            (System.nanoTime() - previous) / 1_000_000);
                 }
                 renewFailures = 0;
             } else if (e != null && renewFailures++ == 0 && !closing) {
