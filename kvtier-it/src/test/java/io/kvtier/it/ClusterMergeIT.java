@@ -24,7 +24,7 @@ class ClusterMergeIT {
      */
     private static final List<String> FLAGS = List.of("--failure-timeout", "30s", "--peer-timeout", "3s");
 
-    @TempDir
+    @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
     Path tmp;
 
     @Test

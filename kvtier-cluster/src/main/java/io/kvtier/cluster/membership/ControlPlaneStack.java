@@ -20,7 +20,6 @@ import org.jgroups.protocols.dns.DNS_PING;
 import org.jgroups.protocols.pbcast.GMS;
 import org.jgroups.protocols.pbcast.NAKACK2;
 import org.jgroups.protocols.pbcast.STABLE;
-import org.jgroups.protocols.raft.ELECTION2;
 import org.jgroups.protocols.raft.RAFT;
 import org.jgroups.protocols.raft.REDIRECT;
 import org.jgroups.stack.Protocol;
@@ -88,7 +87,7 @@ final class ControlPlaneStack {
                 // Raft's leader election (ADR 0005), with the pre-vote round: a node cut off and back does not
                 // depose a working leader by bumping the term. Elections run among the view's members; a leader
                 // needs a majority of the configured voters, not of the view.
-                new ELECTION2(),
+                new ControlPlaneElection(),
                 raft(options),
                 // Lets any member, voter or learner, propose a command: it is forwarded to the leader.
                 new REDIRECT()));

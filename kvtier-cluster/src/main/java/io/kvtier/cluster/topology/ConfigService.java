@@ -269,7 +269,15 @@ public final class ConfigService implements AutoCloseable {
             long now = System.nanoTime();
             long wait = (long) (leaseNanos * (1 + DRIFT));
             if (c.replicas() < 0) {
-                step = propose(ConfigStateMachine.setup(replicas));
+                // The voters of a new cluster come from --voters, which only its founders were given: a learner that
+                // replays the log must find them there, or it takes itself for the only voter once it is added (and,
+                // leading an election as the view's coordinator, could elect with its own vote). Adding a voter
+                // already in the list changes nothing where it is, and is a log entry for those who replay it.
+                CompletableFuture<?> chain = CompletableFuture.completedFuture(null);
+                for (String voter : voters()) {
+                    chain = chain.thenCompose(x -> addVoter(voter));
+                }
+                step = chain.thenCompose(x -> propose(ConfigStateMachine.setup(replicas)));
                 return;
             }
             for (ClusterConfig.Active a : c.members().values()) {
@@ -319,7 +327,7 @@ public final class ConfigService implements AutoCloseable {
             for (String id : c.members().keySet()) {
                 if (!voters.contains(id)) {
                     log.info("{}: adding {} to the voters {}", self.id(), id, voters);
-                    step = raft.addServer(id).thenApply(r -> Boolean.TRUE).orTimeout(leaseNanos, TimeUnit.NANOSECONDS);
+                    step = addVoter(id);
                     return;
                 }
             }
@@ -333,6 +341,15 @@ public final class ConfigService implements AutoCloseable {
             } else {
                 step.whenComplete((r, e) -> controlling.set(false));
             }
+        }
+    }
+
+    /** Adds {@code id} to Raft's voters through the log (a no-op where it is one already); within a lease. */
+    private CompletableFuture<Boolean> addVoter(String id) {
+        try {
+            return raft.addServer(id).thenApply(r -> Boolean.TRUE).orTimeout(leaseNanos, TimeUnit.NANOSECONDS);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
