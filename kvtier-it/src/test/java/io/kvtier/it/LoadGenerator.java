@@ -125,7 +125,16 @@ final class LoadGenerator implements AutoCloseable {
                 } else if (st.acked >= 0) {
                     byte[] got = jedis.get(key.getBytes(StandardCharsets.UTF_8));
                     reads.incrementAndGet();
-                    check(key, st, got, through, started);
+                    if (!check(key, st, got, through, started) && wrong.size() < 20) {
+                        // Transient or lasting? Read it again, as another client would.
+                        List<String> again = new ArrayList<>();
+                        for (int i = 0; i < 3; i++) {
+                            sleep(50);
+                            byte[] then = jedis.get(key.getBytes(StandardCharsets.UTF_8));
+                            again.add(then == null ? "nil" : Long.toString(versionOf(key, then)));
+                        }
+                        wrong.add(key + ": read again 50 ms apart: " + again);
+                    }
                 }
                 bucket(opsTimeline, started);
             } catch (JedisDataException e) {
@@ -165,11 +174,12 @@ final class LoadGenerator implements AutoCloseable {
         }
     }
 
-    private void check(String key, KeyState st, byte[] got, String through, long started) {
+    /** Whether {@code got} is a value the key may have now; records it as wrong otherwise. */
+    private boolean check(String key, KeyState st, byte[] got, String through, long started) {
         long acked = st.acked;
         long v = got == null ? -1 : versionOf(key, got);
         if (v == acked || st.uncertain.contains(v)) {
-            return;
+            return true;
         }
         wrongReads.incrementAndGet();
         if (wrong.size() < 20) {
@@ -177,6 +187,7 @@ final class LoadGenerator implements AutoCloseable {
                     + ", acknowledged " + acked + ", unacknowledged " + st.uncertain + " (through " + through + ", "
                     + java.time.Instant.now().minusNanos(System.nanoTime() - started) + ")");
         }
+        return false;
     }
 
     private void bucket(AtomicLong[] timeline, long started) {
