@@ -90,6 +90,12 @@ public final class ClusterNode implements AutoCloseable {
     private final KeyLocks locks = new KeyLocks();
     private final SlotStates state = new SlotStates();
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
+    /**
+     * Per slot, how many times this node dropped its local keys of the slot wholesale (included again after an
+     * exclusion, or an owner again after a break): a held write from before must not replicate what the store has
+     * now, which is no longer the state it wrote (see {@link HeldWrite}).
+     */
+    private final AtomicLongArray drops = new AtomicLongArray(SlotHash.SLOTS);
     /** Keys written or deleted here while their slot was importing; a transferred copy must not overwrite them. */
     final ConcurrentHashMap<ByteKey, Boolean> tombstones = new ConcurrentHashMap<>();
     /** Taken by KVT.REPL/RDEL and transferred puts (after the write locks), never across a remote call. */
@@ -259,6 +265,15 @@ public final class ClusterNode implements AutoCloseable {
         return new InetSocketAddress(m.host(), m.port());
     }
 
+    /** How many times this node dropped its local keys of {@code keys}' slots, per key (see {@link #drops}). */
+    public long[] drops(byte[][] keys) {
+        long[] out = new long[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            out[i] = drops.get(SlotHash.slot(keys[i]));
+        }
+        return out;
+    }
+
     /** Records that {@code key} was written or deleted here, if its slot is importing (see tombstones). */
     public void wroteLocally(byte[] key) {
         if (importing(SlotHash.slot(key))) {
@@ -420,6 +435,9 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Forgets every slot and drops every local key. */
     private void dropAll() {
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            drops.incrementAndGet(s);
+        }
         store.clear().join();
         tombstones.clear();
         for (int s = 0; s < SlotHash.SLOTS; s++) {
@@ -471,6 +489,9 @@ public final class ClusterNode implements AutoCloseable {
     private void purgeSlots(BitSet slots) {
         if (slots.isEmpty()) {
             return;
+        }
+        for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+            drops.incrementAndGet(s);
         }
         List<CompletableFuture<?>> removals = new ArrayList<>();
         store.forEachKey(key -> {

@@ -16,8 +16,9 @@ import java.util.concurrent.TimeoutException;
  * <p>The client's answer comes at the latest at its deadline: OK once confirmed, {@code -UNREPLICATED} if not confirmed
  * by then. Attempts go on after that, in the background, one at a time, each bounded by the peer timeout (that of the
  * peer connection's commands) and spaced by a growing pause, until one succeeds, this node no longer serves as the
- * keys' primary (their new owners fetch the keys from the freshest holder, which waits for the lock), or the node
- * closes. Each attempt reads the keys' state from the store again: a held write keeps its keys, no copy of values.
+ * keys' primary (their new owners fetch the keys from the freshest holder, which waits for the lock), this node
+ * dropped its copies of their slots (an exclusion and inclusion, or the slots moved away and back, between two
+ * attempts: the store no longer holds the write's state), or the node closes. Each attempt reads the keys' state from the store again: a held write keeps its keys, no copy of values.
  */
 public final class HeldWrite {
     /** Pause before the second attempt; it doubles up to the peer timeout. */
@@ -26,15 +27,18 @@ public final class HeldWrite {
     private final ClusterNode node;
     private final Replicator replicator;
     private final byte[][] keys;
+    /** {@link ClusterNode#drops} of the keys when the write ran. */
+    private final long[] dropsAtWrite;
     private final Runnable unlock;
     private final CompletableFuture<Void> answer = new CompletableFuture<>();
     private volatile String lastFailure = "no answer from its backups yet";
     private long pauseMillis = FIRST_PAUSE_MILLIS;
 
-    private HeldWrite(ClusterNode node, Replicator replicator, byte[][] keys, Runnable unlock) {
+    private HeldWrite(ClusterNode node, Replicator replicator, byte[][] keys, long[] dropsAtWrite, Runnable unlock) {
         this.node = node;
         this.replicator = replicator;
         this.keys = keys;
+        this.dropsAtWrite = dropsAtWrite;
         this.unlock = unlock;
     }
 
@@ -42,10 +46,11 @@ public final class HeldWrite {
      * Confirms the write of {@code keys} (their locks held; {@code unlock} releases them, run exactly once, when the
      * write is resolved) with their backups. The returned future completes when confirmed, or fails with
      * {@link UnreplicatedException} at {@code deadlineNanos} (System.nanoTime()) if not confirmed by then.
+     * {@code dropsAtWrite}: {@link ClusterNode#drops(byte[][])} of the keys taken before the write ran.
      */
     public static CompletableFuture<Void> confirm(ClusterNode node, Replicator replicator, byte[][] keys,
-                                                  long deadlineNanos, Runnable unlock) {
-        HeldWrite w = new HeldWrite(node, replicator, keys, unlock);
+                                                  long deadlineNanos, long[] dropsAtWrite, Runnable unlock) {
+        HeldWrite w = new HeldWrite(node, replicator, keys, dropsAtWrite, unlock);
         // orTimeout, not a delayed task: its timer is cancelled when the write is confirmed in time.
         w.answer.orTimeout(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         w.attempt();
@@ -63,8 +68,15 @@ public final class HeldWrite {
 
     private void attempt() {
         ClusterNode.Topology t = node.installedTopology();
-        if (node.closed() || !t.serving() || !primaryOfAll(t, keys)) {
-            lastFailure = node.closed() ? "this node is closing" : "this node no longer serves the keys as primary";
+        boolean dropped = !java.util.Arrays.equals(dropsAtWrite, node.drops(keys));
+        if (node.closed() || !t.serving() || !primaryOfAll(t, keys) || dropped) {
+            // Dropped: this node was excluded and included again (its store emptied), or the keys' slots moved away
+            // and back (purged), between two attempts. What the store holds now is not the write's state: sending
+            // it would delete the keys on the backups (they were absent here), acknowledged values included. The
+            // write is lost unseen; the keys are fetched from their freshest holder.
+            lastFailure = node.closed() ? "this node is closing" : dropped ? "this node dropped its copies of the keys'"
+                    + " slots since (excluded and included again, or the slots moved away and back)"
+                    : "this node no longer serves the keys as primary";
             answer.completeExceptionally(new UnreplicatedException(unconfirmed()));
             unlock.run();
             return;

@@ -346,6 +346,7 @@ final class ClusterRouter {
         }
         recheckServable(node, keys, unlock, cleanup);
         boolean sync = node.settings().syncReplication();
+        long[] drops = node.drops(keys);
         r.hold();
         CompletableFuture<Void> applied;
         try {
@@ -353,13 +354,13 @@ final class ClusterRouter {
         } catch (RuntimeException e) {
             r.dropHeld();
             cleanup.run();
-            settle(node, s, keys, t, sync, deadline, unlock);
+            settle(node, s, keys, t, sync, deadline, drops, unlock);
             throw e;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         (applied == null ? CompletableFuture.<Void>completedFuture(null) : applied).whenCompleteAsync((v, e) -> {
             cleanup.run();
-            CompletableFuture<Void> copies = settle(node, s, keys, t, sync, deadline, unlock);
+            CompletableFuture<Void> copies = settle(node, s, keys, t, sync, deadline, drops, unlock);
             if (e != null) {
                 r.dropHeld();
                 done.completeExceptionally(e);
@@ -389,7 +390,7 @@ final class ClusterRouter {
      * the returned future fails with UNREPLICATED if that is not by {@code deadline}. With async, after one attempt.
      */
     private static CompletableFuture<Void> settle(ClusterNode node, Session s, byte[][] keys, ClusterNode.Topology t,
-                                                  boolean sync, long deadline, Runnable unlock) {
+                                                  boolean sync, long deadline, long[] drops, Runnable unlock) {
         if (!sync) {
             CompletableFuture<Void> copies = replicate(s, keys, t);
             copies.whenComplete((x, f) -> unlock.run());
@@ -397,7 +398,7 @@ final class ClusterRouter {
         }
         long now = System.nanoTime();
         long answerBy = now - deadline > 0 ? now + node.settings().peerTimeout().toNanos() : deadline;
-        return HeldWrite.confirm(node, s.server.replicator(), keys, answerBy, unlock);
+        return HeldWrite.confirm(node, s.server.replicator(), keys, answerBy, drops, unlock);
     }
 
     /**
