@@ -13,13 +13,22 @@ import java.util.concurrent.TimeUnit;
  * namespace's link down cuts it off from every other one and from the test, as a pulled cable would; its processes
  * keep running. Needs root and iproute2 ({@link #available()}); everything is removed on {@link #close()}.
  * Nothing here routes beyond the bridge: the subnet's route points at it, so no test traffic leaves the machine.
+ *
+ * <p>{@link #cut} silences one pair of namespaces only (a partial partition: the test, and every other namespace,
+ * still reach both): each side's neighbour entry for the other's address points at a hardware address nobody has,
+ * so frames go nowhere and neither side hears anything, not even a refusal, as with a dropping firewall; it needs
+ * nothing beyond iproute2 (no iptables, nft or tc actions, which a container's kernel may lack).
  */
 final class NetworkNamespaces implements AutoCloseable {
     static final String SUBNET = "10.231.0";
+    /** A locally administered hardware address no interface has: where {@link #cut} sends a peer's frames. */
+    private static final String NOWHERE = "02:00:00:00:de:ad";
 
     private final String tag = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
     private final String bridge = "kvtbr" + tag;
     private final int count;
+    /** Pairs {@link #cut} and not yet healed, as {a, b} with a &lt; b. */
+    private final java.util.Set<java.util.List<Integer>> cuts = new java.util.LinkedHashSet<>();
 
     private NetworkNamespaces(int count) {
         this.count = count;
@@ -76,6 +85,23 @@ final class NetworkNamespaces implements AutoCloseable {
     /** Reconnects namespace {@code i}. */
     void heal(int i) throws IOException {
         ip("link", "set", hostLink(i), "up");
+    }
+
+    /** Silences the path between namespaces {@code a} and {@code b}, both ways; everything else still flows. */
+    synchronized void cut(int a, int b) throws IOException {
+        if (cuts.add(List.of(Math.min(a, b), Math.max(a, b)))) {
+            ip("-n", name(a), "neigh", "replace", address(b), "lladdr", NOWHERE, "dev", "eth0", "nud", "permanent");
+            ip("-n", name(b), "neigh", "replace", address(a), "lladdr", NOWHERE, "dev", "eth0", "nud", "permanent");
+        }
+    }
+
+    /** Restores every path {@link #cut} silenced (neighbours are then resolved afresh). */
+    synchronized void healCuts() throws IOException {
+        for (List<Integer> pair : cuts) {
+            ip("-n", name(pair.get(0)), "neigh", "del", address(pair.get(1)), "dev", "eth0");
+            ip("-n", name(pair.get(1)), "neigh", "del", address(pair.get(0)), "dev", "eth0");
+        }
+        cuts.clear();
     }
 
     /** Runs {@code command} inside namespace {@code i} and returns its output (stdout and stderr). */
