@@ -19,12 +19,6 @@ import redis.clients.jedis.util.SafeEncoder;
 final class TestCluster implements AutoCloseable {
     static final String FAILURE_TIMEOUT = "2s";
     static final String PEER_TIMEOUT = "1s";
-    /**
-     * Whether each node of the initial cluster gets {@code --voters n1,...,nN} (the ids of the initial members; nodes
-     * added later get none), which a cluster whose configuration is agreed by consensus needs to bootstrap; the one
-     * switch for every test cluster, off while the server has no such flag.
-     */
-    static final boolean VOTERS_FLAG = false;
 
     private final Path dir;
     /** Null: every node on 127.0.0.1. */
@@ -32,13 +26,10 @@ final class TestCluster implements AutoCloseable {
     private final List<Integer> respPorts = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
     final List<KvtierProcess> nodes = new ArrayList<>();
-    /** How many nodes the cluster started with (the voters of {@link #VOTERS_FLAG}). */
-    private final int initialMembers;
 
-    private TestCluster(Path dir, NetworkNamespaces namespaces, int initialMembers) {
+    private TestCluster(Path dir, NetworkNamespaces namespaces) {
         this.dir = dir;
         this.namespaces = namespaces;
-        this.initialMembers = initialMembers;
     }
 
     /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
@@ -63,7 +54,7 @@ final class TestCluster implements AutoCloseable {
 
     private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
                                      IntFunction<List<String>> extraFlags) throws Exception {
-        TestCluster c = new TestCluster(dir, namespaces, n);
+        TestCluster c = new TestCluster(dir, namespaces);
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());
@@ -103,10 +94,6 @@ final class TestCluster implements AutoCloseable {
         List<String> flags = new ArrayList<>(List.of("--memory", "64m", "--disk", "512m", "--cluster-port",
                 Integer.toString(clusterPorts.get(i)), "--seeds", seeds, "--node-id", "n" + (i + 1), "--replicas", "1",
                 "--failure-timeout", FAILURE_TIMEOUT, "--peer-timeout", PEER_TIMEOUT));
-        if (VOTERS_FLAG && i < initialMembers) {
-            flags.addAll(List.of("--voters", java.util.stream.IntStream.rangeClosed(1, initialMembers)
-                    .mapToObj(k -> "n" + k).collect(Collectors.joining(","))));
-        }
         if (namespaces != null) {
             // A namespace's address is not loopback: without a password, protected mode would refuse to start.
             flags.addAll(List.of("--bind", host(i), "--protected-mode", "no"));
