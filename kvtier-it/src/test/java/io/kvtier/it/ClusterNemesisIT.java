@@ -368,7 +368,9 @@ class ClusterNemesisIT {
         void close();
     }
 
-    /** Lettuce's cluster client, one connection shared by the workers, topology refreshed periodically and on errors. */
+    /**
+     * Lettuce's cluster client, one connection shared by the workers, topology refreshed periodically and on errors.
+     */
     private static final class ClusterRoute implements Route {
         private final RedisClusterClient client;
         private final StatefulRedisClusterConnection<String, String> connection;

@@ -32,10 +32,9 @@ final class TestCluster implements AutoCloseable {
      */
     private final int initialMembers;
 
-    private TestCluster(Path dir, NetworkNamespaces namespaces, int initialMembers) {
+    private TestCluster(Path dir, NetworkNamespaces namespaces) {
         this.dir = dir;
         this.namespaces = namespaces;
-        this.initialMembers = initialMembers;
     }
 
     /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
@@ -60,7 +59,7 @@ final class TestCluster implements AutoCloseable {
 
     private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
                                      IntFunction<List<String>> extraFlags) throws Exception {
-        TestCluster c = new TestCluster(dir, namespaces, n);
+        TestCluster c = new TestCluster(dir, namespaces);
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());

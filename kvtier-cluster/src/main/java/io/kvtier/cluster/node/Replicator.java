@@ -15,14 +15,14 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Primary-to-backup replication by state: after a write, each touched key's resulting value (or its absence) is sent
  * to the slot's backups as {@code KVT.REPL epoch version key expireAt value} or {@code KVT.RDEL epoch version key},
- * each state with a new {@link StateVersions version} so that a backup never applies an older state over a newer one. Shipping state
- * rather than commands keeps conditional commands (SETNX, SET XX, GETEX) from diverging on a backup that is still
- * importing. The caller holds the keys' locks until the returned future completes, so one key's states reach a
- * backup in the order they were applied. What has been sent and not acknowledged is the replication lag, counted in
- * {@link ClusterNode#replicationBacklog}.
+ * each state with a new {@link StateVersions version} so that a backup never applies an older state over a newer one.
+ * Shipping state rather than commands keeps conditional commands (SETNX, SET XX, GETEX) from diverging on a backup
+ * that is still importing. The caller holds the keys' locks until the returned future completes, so one key's states
+ * reach a backup in the order they were applied. What has been sent and not acknowledged is the replication lag,
+ * counted in {@link ClusterNode#replicationBacklog}.
  */
 public final class Replicator {
-    /** The error code of a backup's refusal of a state older than one it has applied: {@code STALEVERSION newest ...}. */
+    /** The error code of a backup's refusal of a state older than one it applied: {@code STALEVERSION newest ...}. */
     public static final String STALE_VERSION = "STALEVERSION";
 
     private final ClusterNode node;
@@ -91,9 +91,9 @@ public final class Replicator {
 
     /**
      * The state of several keys written by one command or transaction, as one unit: each backup gets one
-     * {@code KVT.REPLM epoch version key expireAt|- value ...} (one version for the unit) with the keys it backs, and applies them all while holding
-     * them (no reader there sees some applied and not the others; a primary that dies mid-way left it all or nothing
-     * on each backup that acknowledged).
+     * {@code KVT.REPLM epoch version key expireAt|- value ...} (one version for the unit) with the keys it backs, and
+     * applies them all while holding them (no reader there sees some applied and not the others; a primary that dies
+     * mid-way left it all or nothing on each backup that acknowledged).
      */
     private CompletableFuture<Void> replicateTogether(byte[][] keys, ClusterNode.Topology t) {
         long startNanos = System.nanoTime();

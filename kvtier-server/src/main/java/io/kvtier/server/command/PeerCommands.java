@@ -185,9 +185,10 @@ final class PeerCommands {
     }
 
     /**
-     * KVT.REPLM epoch[:deadline] version (key expireAt|- value)...: a backup applies the state of several keys written by one
-     * command or transaction as one unit, under their replica locks; "-" is a key the primary no longer has. (A
-     * READONLY read here does not take those locks: it may see the unit part-applied for the moment this takes.)
+     * KVT.REPLM epoch[:deadline] version (key expireAt|- value)...: a backup applies the state of several keys
+     * written by one command or transaction as one unit, under their replica locks; "-" is a key the primary no
+     * longer has. (A READONLY read here does not take those locks: it may see the unit part-applied for the moment
+     * this takes.)
      */
     private static CompletableFuture<Void> replm(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
