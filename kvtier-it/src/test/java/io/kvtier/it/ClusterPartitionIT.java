@@ -136,7 +136,8 @@ class ClusterPartitionIT {
     }
 
     /** Polls the cut-off node from inside its namespace until a write is refused with CLUSTERDOWN; ms since the cut. */
-    private static long awaitMinorityRefuses(NetworkNamespaces ns, int index, KvtierProcess node, long cutAt, long timeoutMillis)
+    private static long awaitMinorityRefuses(NetworkNamespaces ns, int index, KvtierProcess node, long cutAt,
+                                             long timeoutMillis)
             throws Exception {
         String last = "";
         while ((System.nanoTime() - cutAt) / 1_000_000 < timeoutMillis) {

@@ -16,8 +16,8 @@ import org.jgroups.raft.util.Utils;
  * gets too few votes starts the next one at once with a higher term. A learner that knows no voters yet (a joiner
  * whose seeds did not answer: its view is itself, its voters an empty list, so its majority is one) thus ran rounds
  * without pause, raising its term by thousands a second; once merged with the cluster, its term made it refuse the
- * leader's appends, and it never caught up (ClusterMergeIT). Here a round starts only, and goes on only, while a majority
- * of the voters is in the view; a later view that has one starts it as ELECTION2 does.
+ * leader's appends, and it never caught up (ClusterMergeIT). Here a round starts only, and goes on only, while a
+ * majority of the voters is in the view; a later view that has one starts it as ELECTION2 does.
  *
  * <p>Wire-compatible with ELECTION2: it uses ELECTION2's protocol id, so its headers are ELECTION2's.
  */
@@ -35,7 +35,8 @@ final class ControlPlaneElection extends ELECTION2 {
     @Override
     protected void runVotingProcess() {
         if (votersInView() < raft().majority()) {
-            // Voters left the view during the election: ELECTION2 stops its thread, without a new term, when interrupted.
+            // Voters left the view during the election: ELECTION2 stops its thread, without a new term, when
+            // interrupted.
             Thread.currentThread().interrupt();
         }
         super.runVotingProcess();

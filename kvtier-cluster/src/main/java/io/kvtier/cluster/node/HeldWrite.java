@@ -18,7 +18,8 @@ import java.util.concurrent.TimeoutException;
  * peer connection's commands) and spaced by a growing pause, until one succeeds, this node no longer serves as the
  * keys' primary (their new owners fetch the keys from the freshest holder, which waits for the lock), this node
  * dropped its copies of their slots (an exclusion and inclusion, or the slots moved away and back, between two
- * attempts: the store no longer holds the write's state), or the node closes. Each attempt reads the keys' state from the store again: a held write keeps its keys, no copy of values.
+ * attempts: the store no longer holds the write's state), or the node closes. Each attempt reads the keys' state from
+ * the store again: a held write keeps its keys, no copy of values.
  */
 public final class HeldWrite {
     /** Pause before the second attempt; it doubles up to the peer timeout. */

@@ -228,7 +228,8 @@ public final class ConfigService implements AutoCloseable {
             return;
         }
         long sent = System.nanoTime();
-        propose(ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.getAsInt())).whenComplete((granted, e) -> {
+        byte[] renewal = ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.getAsInt());
+        propose(renewal).whenComplete((granted, e) -> {
             renewing.set(false);
             if (e == null && granted) {
                 long until = sent + (long) (leaseNanos * (1 - DRIFT));
