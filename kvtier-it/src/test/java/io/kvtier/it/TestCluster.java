@@ -32,9 +32,10 @@ final class TestCluster implements AutoCloseable {
      */
     private final int initialMembers;
 
-    private TestCluster(Path dir, NetworkNamespaces namespaces) {
+    private TestCluster(Path dir, NetworkNamespaces namespaces, int initialMembers) {
         this.dir = dir;
         this.namespaces = namespaces;
+        this.initialMembers = initialMembers;
     }
 
     /** Starts {@code n} nodes (ids n1..nN) and waits until they agree; {@code capacity} more may join later. */
@@ -59,7 +60,7 @@ final class TestCluster implements AutoCloseable {
 
     private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
                                      IntFunction<List<String>> extraFlags) throws Exception {
-        TestCluster c = new TestCluster(dir, namespaces);
+        TestCluster c = new TestCluster(dir, namespaces, n);
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());
