@@ -226,6 +226,15 @@ public final class ClusterNode implements AutoCloseable {
         return config;
     }
 
+    /**
+     * Whether every active member has confirmed (applied and renewed under) table {@code epoch}, the one this node has
+     * applied: from then on every write, on any primary, is replicated to this table's owners.
+     */
+    boolean everyMemberConfirmed(long epoch) {
+        ClusterConfig c = applied;
+        return c.epoch() == epoch && c.members().values().stream().allMatch(a -> a.fence() >= epoch);
+    }
+
     /** Whether this node holds all of {@code slot}'s data as one of its owners. */
     public boolean complete(int slot) {
         return state.get(slot) == SlotState.COMPLETE;

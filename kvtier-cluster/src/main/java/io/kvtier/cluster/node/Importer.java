@@ -221,6 +221,14 @@ final class Importer implements AutoCloseable {
      */
     private void importRound(BitSet want) throws InterruptedException {
         long epoch = node.epoch();
+        if (!node.everyMemberConfirmed(epoch)) {
+            // A primary that keeps its slot but has not applied this table yet still writes under the old one, to the
+            // old backups only: a copy taken before it confirmed could miss a write acknowledged after. Members
+            // confirm (renew) as soon as they apply a table, so this waits a log commit or two.
+            sleepQuietly(20);
+            woken = true;
+            return;
+        }
         ImportProgress progress = node.importProgress;
         progress.begin(epoch, want.cardinality());
         Member[] best = freshestHolders(want, epoch);
