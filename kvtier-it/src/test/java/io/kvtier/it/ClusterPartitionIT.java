@@ -3,7 +3,6 @@ package io.kvtier.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -119,14 +118,9 @@ class ClusterPartitionIT {
     static int leaderIndex(TestCluster cluster) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {
-            KvtierProcess n1 = cluster.nodes.get(0);
-            try (Jedis j = new Jedis(n1.host(), n1.port(), 5_000)) {
-                byte[] status = (byte[]) j.sendCommand(() -> "KVT.STATUS".getBytes(StandardCharsets.US_ASCII));
-                for (String line : new String(status, StandardCharsets.UTF_8).split("\r\n")) {
-                    if (line.startsWith("kvtier_raft_leader_id:n")) {
-                        return Integer.parseInt(line.substring("kvtier_raft_leader_id:n".length())) - 1;
-                    }
-                }
+            String leader = TestCluster.status(cluster.nodes.get(0)).get("kvtier_raft_leader_id");
+            if (leader != null && leader.startsWith("n")) {
+                return Integer.parseInt(leader.substring(1)) - 1;
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("no Raft leader reported by n1 within 10 s");

@@ -515,29 +515,30 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    /** Members to ask for a slot's data: everyone else in the table. */
-    List<Member> others() {
-        Topology t = topology;
-        return t.table().members().stream().filter(m -> !t.isSelf(m) && !m.endpoint().isEmpty()).toList();
+    /**
+     * The members an importer asks for a slot's data: {@code all} starts with everyone else in the table (the first
+     * {@code required}, who must all answer), then the reachable nodes that are not in it (excluded ones keep their
+     * copies until they are included again, see install), asked too but not waited for, since after two changes in a
+     * row one of them may hold the newest complete copy of a slot.
+     */
+    record Sources(List<Member> all, int required) {
     }
 
-    /**
-     * Everyone else in the table, then the reachable nodes that are not in it (excluded ones keep their copies until
-     * they are included again, see install): an importer asks them too, since after two changes in a row one of them
-     * may hold the newest complete copy of a slot, but does not wait for them.
-     */
-    List<Member> sources() {
-        List<Member> out = new ArrayList<>(others());
+    /** {@link Sources} under the installed table, read once. */
+    Sources sources() {
+        Topology t = topology;
+        List<Member> out = new ArrayList<>(t.table().members().stream()
+                .filter(m -> !t.isSelf(m) && !m.endpoint().isEmpty()).toList());
+        int required = out.size();
         ConfigService c = config;
         if (c != null) {
-            Topology t = topology;
             for (Member m : c.membership().members()) {
                 if (!t.isSelf(m) && !m.endpoint().isEmpty() && out.stream().noneMatch(o -> o.id().equals(m.id()))) {
                     out.add(m);
                 }
             }
         }
-        return out;
+        return new Sources(out, required);
     }
 
     long epoch() {

@@ -107,8 +107,9 @@ final class Importer implements AutoCloseable {
      * unless every member answered.
      */
     private CompletableFuture<Member> findHolder(byte[] key) {
-        List<Member> others = node.sources();
-        int required = node.others().size(); // the table's members come first in sources(); the rest may be silent
+        ClusterNode.Sources sources = node.sources();
+        List<Member> others = sources.all();
+        int required = sources.required();
         if (others.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
@@ -284,8 +285,9 @@ final class Importer implements AutoCloseable {
      * KVT.SLOTINFO; null when some member did not answer (its copy might be the newest).
      */
     private Member[] freshestHolders(BitSet want, long epoch) {
-        List<Member> others = node.sources();
-        int required = node.others().size(); // the table's members come first in sources(); the rest may be silent
+        ClusterNode.Sources sources = node.sources();
+        List<Member> others = sources.all();
+        int required = sources.required();
         Member[] best = new Member[SlotHash.SLOTS];
         long[] bestEpoch = new long[SlotHash.SLOTS];
         int asked = 0;

@@ -346,7 +346,7 @@ final class ClusterRouter {
         }
         recheckServable(node, keys, unlock, cleanup);
         boolean sync = node.settings().syncReplication();
-        long[] drops = node.drops(keys);
+        long[] drops = sync ? node.drops(keys) : null; // only a held write (sync) checks them
         r.hold();
         CompletableFuture<Void> applied;
         try {
