@@ -39,12 +39,17 @@ import java.util.TreeMap;
 public record ClusterConfig(long epoch, int replicas, Map<String, Active> members, Map<String, Candidate> candidates,
                             SlotTable table, long[] primarySince, long firstEpoch) {
     /**
-     * An active member; {@code importing} is how many slots it reported still importing with its latest renewal (the
-     * leader includes no one while a member imports: a node included again drops its copies, which may be the only
-     * complete ones of slots still being imported).
+     * An active member; {@code importing} is how many slots it reported still importing with its latest renewal, or
+     * {@link #NOT_REPORTED} until its first renewal after its inclusion (the leader includes no one while a member
+     * imports or has not reported: a node included again drops its copies, which may be the only complete ones of
+     * slots still being imported, and a table that came before the first table's slots were complete would find no
+     * complete copy of them anywhere, for ever).
      */
     public record Active(Member member, long incarnation, long includedEpoch, long confirmedEpoch, long renewals,
                          int importing) {
+        /** {@code importing} of a member just included: unknown, taken as importing. */
+        public static final int NOT_REPORTED = -1;
+
         /** The epoch this member is known to be past: no table older than this can be served by it any more. */
         public long fence() {
             return Math.max(includedEpoch, confirmedEpoch);

@@ -31,10 +31,10 @@ import org.jgroups.raft.StateMachine;
  * <p>Commands, big-endian, first byte the kind:
  * <ul>
  *   <li>{@code SETUP replicas}: sets the backups per slot once, from the first leader's settings.</li>
- *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint importingSlots}: from every process, every quarter lease. If that
- *       incarnation is active: counts a renewal, records the epoch it has applied, and answers 1 (its lease holds from
- *       when it sent this) once it has applied the table that included it. Otherwise it is recorded as a candidate,
- *       with the epoch it has caught up to, and answered 0.</li>
+ *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint importingSlots}: from every process, every quarter
+ *       lease. If that incarnation is active: counts a renewal, records the epoch it has applied, and answers 1 (its
+ *       lease holds from when it sent this) once it has applied the table that included it. Otherwise it is recorded
+ *       as a candidate, with the epoch it has caught up to, and answered 0.</li>
  *   <li>{@code INCLUDE n (id incarnation)*}: makes candidates active, each if no incarnation of its id is (an older
  *       one is excluded first, once its lease has run out); one new table for all of them.</li>
  *   <li>{@code EXCLUDE id incarnation expectedRenewals}: removes an active member whose lease ran out, if no renewal
@@ -128,7 +128,7 @@ public final class ConfigStateMachine implements StateMachine {
                     if (c != null && c.incarnation() == incarnation && !members.containsKey(id)) {
                         candidates.remove(id);
                         members.put(id, new ClusterConfig.Active(c.member(), incarnation, before.epoch() + 1, 0, 0,
-                                0));
+                                ClusterConfig.Active.NOT_REPORTED));
                         renewedAtNanos.put(id, System.nanoTime());
                     }
                 }
