@@ -312,11 +312,11 @@ public final class ClusterNode implements AutoCloseable {
         counters.fetchedBytes().add(bytes);
     }
 
-    /** Marks {@code slots} complete if the topology is still at {@code epoch}; called by the importer. */
-    void completed(java.util.BitSet slots, long epoch) {
+    /** Marks {@code slots} complete if the topology is still at {@code epoch}, and says whether it was. */
+    boolean completed(java.util.BitSet slots, long epoch) {
         synchronized (this) {
             if (topology.table().epoch() != epoch) {
-                return;
+                return false;
             }
             for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
                 if (state.moveIf(s, SlotState.IMPORTING, SlotState.COMPLETE)) {
@@ -327,6 +327,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         log.info("{}: {} slots imported at epoch {}; {} still importing", topology.self().id(), slots.cardinality(),
                 epoch, importingSlots());
+        return true;
     }
 
     /** Slots this node is importing, for the importer. */

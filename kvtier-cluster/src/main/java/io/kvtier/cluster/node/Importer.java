@@ -266,12 +266,12 @@ final class Importer implements AutoCloseable {
         }
         BitSet done = new BitSet();
         bySource.values().forEach(done::or);
-        node.completed(done, epoch);
+        boolean applied = node.completed(done, epoch);
         if (!nobody.isEmpty() && !node.firstTable()) {
             sleepQuietly(500); // then again: the holders that are away may be back
             woken = true;
         }
-        if (node.epoch() == epoch) {
+        if (applied) {
             progress.finished();
         } else {
             progress.superseded(); // completed() ignored a round of an older table
