@@ -221,6 +221,35 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses (TRYAGAIN, not run) a write to {@code slot} unless, in the configuration applied here, the slot is
+     * complete at the installed table's epoch: one of its owners is known to hold all of its data, and receives this
+     * write too. Otherwise every owner is still importing it, and a write acknowledged now would live only on owners
+     * whose copies carry no complete stamp; after one more table change an importer could not tell their copy from an
+     * older complete one ({@link ClusterConfig#completeEpoch}). Only with --replication sync: async promises nothing
+     * on failover anyway.
+     */
+    public void checkWritable(int slot) {
+        if (!settings.syncReplication()) {
+            return;
+        }
+        long epoch = topology.table().epoch();
+        ClusterConfig now = applied;
+        if (now.epoch() != epoch || now.completeEpoch()[slot] != epoch) {
+            counters.refusedWrites().increment();
+            throw new TryAgainException("slot " + slot + " has no complete copy among its owners at epoch " + epoch
+                    + " yet (they are importing it); writes wait for one; retry");
+        }
+    }
+
+    /**
+     * The epoch a copy of {@code slot} must be complete at, or later, to hold every acknowledged write of it
+     * ({@link ClusterConfig#completeEpoch}): an importer takes no older one, whoever is within reach.
+     */
+    long completeEpochRequired(int slot) {
+        return applied.completeEpoch()[slot];
+    }
+
     /** The agreed configuration applied here, with its lease, voters and leader; null before {@link #join}. */
     public ConfigService config() {
         return config;
@@ -327,6 +356,10 @@ public final class ClusterNode implements AutoCloseable {
         }
         log.info("{}: {} slots imported at epoch {}; {} still importing", topology.self().id(), slots.cardinality(),
                 epoch, importingSlots());
+        ConfigService c = config;
+        if (c != null && importingSlots() == 0) {
+            c.renewNow(); // reports it: the log marks its slots complete, and writes to them may go on
+        }
         return true;
     }
 
@@ -432,7 +465,7 @@ public final class ClusterNode implements AutoCloseable {
                 dropAll();
             }
             active = true;
-            importing = moveSlots(table, alone, new BitSet(SlotHash.SLOTS));
+            importing = moveSlots(table, alone, c.completeEpoch());
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
             joined = true;
@@ -458,12 +491,15 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * Moves every slot to its state under {@code table}: not an owner, NONE; an owner already complete (or alone),
-     * COMPLETE; otherwise IMPORTING, purging leftovers of an earlier ownership first. Returns how many import.
+     * COMPLETE; an owner again whose leftover copy from an earlier ownership was complete at an epoch no older than the
+     * slot's {@code completeEpoch} (nobody can have written it since), COMPLETE too; otherwise IMPORTING, purging such
+     * leftovers first (stale). Returns how many import.
      */
-    private int moveSlots(SlotTable table, boolean founding, BitSet dropped) {
+    private int moveSlots(SlotTable table, boolean founding, long[] completeEpoch) {
         Member self = topology.self();
         BitSet purge = new BitSet(SlotHash.SLOTS);
         int importing = 0;
+        int reused = 0;
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             boolean owner = table.owners(s).stream().anyMatch(m -> m.id().equals(self.id()));
             SlotState old = state.get(s);
@@ -472,11 +508,13 @@ public final class ClusterNode implements AutoCloseable {
                 next = SlotState.NONE;
             } else if (old == SlotState.COMPLETE || founding) {
                 next = SlotState.COMPLETE; // or alone in a single-node cluster: nobody else can hold newer data
+            } else if (old == SlotState.NONE && lastComplete.get(s) != 0
+                    && epochOf(lastComplete.get(s)) >= completeEpoch[s]) {
+                next = SlotState.COMPLETE;
+                reused++;
             } else {
                 next = SlotState.IMPORTING;
-                if (old == SlotState.NONE) {
-                    purge.set(s, !dropped.get(s)); // leftovers from an earlier ownership: stale
-                }
+                purge.set(s, old == SlotState.NONE); // leftovers from an earlier ownership: stale
             }
             if (next == SlotState.COMPLETE) {
                 lastComplete.set(s, stamp(table));
@@ -485,6 +523,9 @@ public final class ClusterNode implements AutoCloseable {
                 importing++;
             }
             state.move(s, next);
+        }
+        if (reused > 0) {
+            log.info("{}: {} slots it owns again are complete here already (written nowhere since)", self.id(), reused);
         }
         purgeSlots(purge);
         // A tombstone speaks only for the import it was made in: keep none past it, nor into a new ownership.

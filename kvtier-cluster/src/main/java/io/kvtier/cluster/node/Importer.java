@@ -151,11 +151,14 @@ final class Importer implements AutoCloseable {
                 throw new TryAgainException((required - answered) + " of " + required
                         + " other nodes did not answer for a key of importing slot " + SlotHash.slot(key));
             }
-            if (bestEpoch <= 0 && !node.firstTable()) {
-                // Nobody within reach ever held the slot completely: its complete copies are on nodes that are away
-                // (excluded, cut off). "Absent" would be a guess; the key waits for them.
-                throw new TryAgainException("no complete copy of slot " + SlotHash.slot(key)
-                        + " is within reach; its holders are away");
+            int slot = SlotHash.slot(key);
+            if (!node.firstTable() && (bestEpoch <= 0
+                    || ClusterNode.epochOf(bestEpoch) < node.completeEpochRequired(slot))) {
+                // No copy within reach is complete as of the newest epoch the log knows the slot complete at: the
+                // copies that are, and may hold writes acknowledged since, are on nodes away (excluded, cut off).
+                // An older copy's value or "absent" would be a guess; the key waits for them.
+                throw new TryAgainException("no copy of slot " + slot + " within reach is complete as of epoch "
+                        + node.completeEpochRequired(slot) + "; its holders are away");
             }
             return bestEpoch > 0 && bestHas ? best : null;
         });
@@ -281,8 +284,9 @@ final class Importer implements AutoCloseable {
     }
 
     /**
-     * Per slot of {@code want}, the member holding the newest complete copy (null: nobody), from every other member's
-     * KVT.SLOTINFO; null when some member did not answer (its copy might be the newest).
+     * Per slot of {@code want}, the member holding the newest complete copy (null: nobody, or only copies older than
+     * the slot's {@link ClusterNode#completeEpochRequired}), from every other member's KVT.SLOTINFO; null when some
+     * member did not answer (its copy might be the newest).
      */
     private Member[] freshestHolders(BitSet want, long epoch) {
         ClusterNode.Sources sources = node.sources();
@@ -311,6 +315,11 @@ final class Importer implements AutoCloseable {
             log.info("import at epoch {}: {} of {} members answered SLOTINFO; retrying later", epoch, asked,
                     required);
             return null;
+        }
+        for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
+            if (best[s] != null && ClusterNode.epochOf(bestEpoch[s]) < node.completeEpochRequired(s)) {
+                best[s] = null; // older than a complete copy the log knows of: that one is away, the slot waits for it
+            }
         }
         return best;
     }

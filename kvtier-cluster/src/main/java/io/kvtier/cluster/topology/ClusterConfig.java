@@ -6,6 +6,7 @@ import io.kvtier.cluster.Placement;
 import io.kvtier.cluster.SlotTable;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,12 @@ import java.util.TreeMap;
  *   <li>{@code primarySince[slot]}: the epoch from which the slot's current primary (that id and incarnation) has
  *       been its primary without a break. The primary serves the slot once every other active member is known to be
  *       past that epoch ({@link #fence}): none of them can still serve it under an older table.</li>
+ *   <li>{@code completeEpoch[slot]}: the newest epoch at which the log knows some owner of the slot held all of its
+ *       data: one that reported, in a renewal at that epoch, that it imports nothing ({@link Active#complete}), or
+ *       that was such an owner at the epoch before and stayed one. A write is acknowledged only at an epoch the slot
+ *       is complete at (that owner receives it too, replication being synchronous), so a copy stamped complete at
+ *       this epoch or later holds every acknowledged write of the slot: the importers' rule for a source, whoever is
+ *       within reach (ADR 0005).</li>
  * </ul>
  *
  * @param epoch        table changes so far, 0 before the first
@@ -35,24 +42,31 @@ import java.util.TreeMap;
  * @param table        the slot table over the active members at {@code epoch}
  * @param primarySince per slot, see above; shared between configurations of one epoch, never written
  * @param firstEpoch   the epoch of the first table with members, 0 before it
+ * @param completeEpoch per slot, see above; shared between configurations, never written (a change copies it)
  */
 public record ClusterConfig(long epoch, int replicas, Map<String, Active> members, Map<String, Candidate> candidates,
-                            SlotTable table, long[] primarySince, long firstEpoch) {
+                            SlotTable table, long[] primarySince, long firstEpoch, long[] completeEpoch) {
     /**
      * An active member; {@code importing} is how many slots it reported still importing with its latest renewal, or
      * {@link #NOT_REPORTED} until its first renewal after its inclusion (the leader includes no one while a member
      * imports or has not reported: a node included again drops its copies, which may be the only complete ones of
      * slots still being imported, and a table that came before the first table's slots were complete would find no
-     * complete copy of them anywhere, for ever).
+     * complete copy of them anywhere, for ever). {@code complete}: the log knows it holds all the data of every slot
+     * it owns in this table (see {@code completeEpoch}).
      */
     public record Active(Member member, long incarnation, long includedEpoch, long confirmedEpoch, long renewals,
-                         int importing) {
+                         int importing, boolean complete) {
         /** {@code importing} of a member just included: unknown, taken as importing. */
         public static final int NOT_REPORTED = -1;
 
         /** The epoch this member is known to be past: no table older than this can be served by it any more. */
         public long fence() {
             return Math.max(includedEpoch, confirmedEpoch);
+        }
+
+        Active withComplete(boolean now) {
+            return now == complete ? this
+                    : new Active(member, incarnation, includedEpoch, confirmedEpoch, renewals, importing, now);
         }
     }
 
@@ -68,7 +82,7 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
     /** The configuration before the first command: no members, nothing owned. */
     public static ClusterConfig empty() {
         return new ClusterConfig(0, -1, Map.of(), Map.of(), Placement.compute(0, List.of(), 0),
-                new long[SlotHash.SLOTS], 0);
+                new long[SlotHash.SLOTS], 0, new long[SlotHash.SLOTS]);
     }
 
     /**
@@ -107,7 +121,12 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         return min;
     }
 
-    /** A table over {@code active} at the next epoch, with {@code primarySince} carried over where primaries stay. */
+    /**
+     * A table over {@code active} at the next epoch, with {@code primarySince} carried over where primaries stay, and
+     * completeness where complete owners stay: a slot is complete at the next epoch if one of its new owners held it
+     * completely before (it receives every write from now on); a member stays complete if it owned before every slot
+     * it owns now. In the cluster's first table every slot is complete: nobody ever held any.
+     */
     ClusterConfig withTable(Map<String, Active> active, Map<String, Candidate> waiting) {
         long next = epoch + 1;
         List<Member> list = new ArrayList<>();
@@ -122,15 +141,55 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
                     && members.get(before.id()).incarnation() == active.get(after.id()).incarnation();
             since[s] = same ? primarySince[s] : next;
         }
-        return new ClusterConfig(next, replicas, active, waiting, nextTable, since,
-                firstEpoch != 0 || active.isEmpty() ? firstEpoch : next);
+        long first = firstEpoch != 0 || active.isEmpty() ? firstEpoch : next;
+        boolean founding = first == next;
+        long[] complete = completeEpoch.clone();
+        Map<String, Active> marked = new TreeMap<>();
+        for (Active a : active.values()) {
+            Active was = members.get(a.member().id());
+            boolean held = was != null && was.incarnation() == a.incarnation() && was.complete();
+            BitSet owns = nextTable.slotsOf(a.member());
+            BitSet owned = held ? table.slotsOf(was.member()) : new BitSet();
+            BitSet kept = (BitSet) owns.clone();
+            kept.and(owned);
+            for (int s = kept.nextSetBit(0); s >= 0; s = kept.nextSetBit(s + 1)) {
+                complete[s] = next; // a complete owner of it stays one
+            }
+            BitSet gained = (BitSet) owns.clone();
+            gained.andNot(owned);
+            marked.put(a.member().id(), a.withComplete(founding || held && gained.isEmpty()));
+        }
+        if (founding) {
+            Arrays.fill(complete, next);
+        }
+        return new ClusterConfig(next, replicas, marked, waiting, nextTable, since, first, complete);
+    }
+
+    /**
+     * This configuration after {@code id} (active) reported, at this epoch, that it imports nothing: it is complete,
+     * and so is every slot it owns, at this epoch. Itself if the log knew it already.
+     */
+    ClusterConfig reportedComplete(String id) {
+        Active a = members.get(id);
+        if (a == null || a.complete()) {
+            return this;
+        }
+        long[] complete = completeEpoch.clone();
+        BitSet owns = table.slotsOf(a.member());
+        for (int s = owns.nextSetBit(0); s >= 0; s = owns.nextSetBit(s + 1)) {
+            complete[s] = epoch;
+        }
+        Map<String, Active> marked = new TreeMap<>(members);
+        marked.put(id, a.withComplete(true));
+        return new ClusterConfig(epoch, replicas, marked, candidates, table, primarySince, firstEpoch, complete);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof ClusterConfig c && epoch == c.epoch && replicas == c.replicas && firstEpoch == c.firstEpoch
                 && members.equals(c.members)
-                && candidates.equals(c.candidates) && Arrays.equals(primarySince, c.primarySince);
+                && candidates.equals(c.candidates) && Arrays.equals(primarySince, c.primarySince)
+                && Arrays.equals(completeEpoch, c.completeEpoch);
     }
 
     @Override

@@ -32,8 +32,9 @@ import org.jgroups.raft.StateMachine;
  * <ul>
  *   <li>{@code SETUP replicas}: sets the backups per slot once, from the first leader's settings.</li>
  *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint importingSlots}: from every process, every quarter
- *       lease. If that incarnation is active: counts a renewal, records the epoch it has applied, and answers 1 (its
- *       lease holds from when it sent this) once it has applied the table that included it. Otherwise it is recorded
+ *       lease. If that incarnation is active: counts a renewal, records the epoch it has applied (and, if it imports
+ *       nothing under the current table, that it is complete: {@link ClusterConfig#completeEpoch}), and answers 1
+ *       (its lease holds from when it sent this) once it has applied the table that included it. Otherwise it is recorded
  *       as a candidate, with the epoch it has caught up to, and answered 0.</li>
  *   <li>{@code INCLUDE n (id incarnation)*}: makes candidates active, each if no incarnation of its id is (an older
  *       one is excluded first, once its lease has run out); one new table for all of them.</li>
@@ -82,7 +83,7 @@ public final class ConfigStateMachine implements StateMachine {
                 int replicas = in.readInt();
                 yes = before.replicas() < 0;
                 after = yes ? new ClusterConfig(before.epoch(), replicas, before.members(), before.candidates(),
-                        before.table(), before.primarySince(), before.firstEpoch()) : before;
+                        before.table(), before.primarySince(), before.firstEpoch(), before.completeEpoch()) : before;
             }
             case RENEW -> {
                 String id = in.readUTF();
@@ -98,9 +99,14 @@ public final class ConfigStateMachine implements StateMachine {
                     Map<String, ClusterConfig.Active> members = new TreeMap<>(before.members());
                     members.put(id, new ClusterConfig.Active(a.member(), incarnation, a.includedEpoch(),
                             Math.max(a.confirmedEpoch(), Math.min(applied, before.epoch())), a.renewals() + 1,
-                            importing));
+                            importing, a.complete()));
                     after = new ClusterConfig(before.epoch(), before.replicas(), members, before.candidates(),
-                            before.table(), before.primarySince(), before.firstEpoch());
+                            before.table(), before.primarySince(), before.firstEpoch(), before.completeEpoch());
+                    if (importing == 0 && applied == before.epoch()) {
+                        // It counted nothing importing under this very table (a count taken under an older one is
+                        // committed after the newer table, so it fails this test).
+                        after = after.reportedComplete(id);
+                    }
                     renewedAtNanos.put(id, System.nanoTime());
                 } else {
                     yes = false;
@@ -113,7 +119,7 @@ public final class ConfigStateMachine implements StateMachine {
                         Map<String, ClusterConfig.Candidate> candidates = new TreeMap<>(before.candidates());
                         candidates.put(id, new ClusterConfig.Candidate(member, incarnation, caughtUp));
                         after = new ClusterConfig(before.epoch(), before.replicas(), before.members(), candidates,
-                                before.table(), before.primarySince(), before.firstEpoch());
+                                before.table(), before.primarySince(), before.firstEpoch(), before.completeEpoch());
                     }
                 }
             }
@@ -128,7 +134,7 @@ public final class ConfigStateMachine implements StateMachine {
                     if (c != null && c.incarnation() == incarnation && !members.containsKey(id)) {
                         candidates.remove(id);
                         members.put(id, new ClusterConfig.Active(c.member(), incarnation, before.epoch() + 1, 0, 0,
-                                ClusterConfig.Active.NOT_REPORTED));
+                                ClusterConfig.Active.NOT_REPORTED, false));
                         renewedAtNanos.put(id, System.nanoTime());
                     }
                 }
@@ -178,6 +184,7 @@ public final class ConfigStateMachine implements StateMachine {
             out.writeLong(a.confirmedEpoch());
             out.writeLong(a.renewals());
             out.writeInt(a.importing());
+            out.writeBoolean(a.complete());
         }
         out.writeInt(c.candidates().size());
         for (ClusterConfig.Candidate k : c.candidates().values()) {
@@ -189,6 +196,9 @@ public final class ConfigStateMachine implements StateMachine {
             out.writeLong(since);
         }
         out.writeLong(c.firstEpoch());
+        for (long complete : c.completeEpoch()) {
+            out.writeLong(complete);
+        }
     }
 
     @Override
@@ -200,7 +210,7 @@ public final class ConfigStateMachine implements StateMachine {
         for (int i = 0; i < n; i++) {
             Member m = readMember(in);
             members.put(m.id(), new ClusterConfig.Active(m, in.readLong(), in.readLong(), in.readLong(),
-                    in.readLong(), in.readInt()));
+                    in.readLong(), in.readInt(), in.readBoolean()));
         }
         Map<String, ClusterConfig.Candidate> candidates = new HashMap<>();
         n = in.readInt();
@@ -213,10 +223,14 @@ public final class ConfigStateMachine implements StateMachine {
             since[s] = in.readLong();
         }
         long firstEpoch = in.readLong();
+        long[] complete = new long[SlotHash.SLOTS];
+        for (int s = 0; s < complete.length; s++) {
+            complete[s] = in.readLong();
+        }
         List<Member> active = new ArrayList<>();
         new TreeMap<>(members).values().forEach(a -> active.add(a.member()));
         ClusterConfig c = new ClusterConfig(epoch, replicas, members, candidates,
-                Placement.compute(epoch, active, Math.max(0, replicas)), since, firstEpoch);
+                Placement.compute(epoch, active, Math.max(0, replicas)), since, firstEpoch, complete);
         long now = System.nanoTime(); // a snapshot says nothing of when renewals came: count from now, the safe side
         renewedAtNanos.clear();
         members.keySet().forEach(id -> renewedAtNanos.put(id, now));

@@ -125,4 +125,82 @@ class ConfigStateMachineTest {
         assertThat(copy.current().table()).isEqualTo(machine.current().table());
         assertThat(copy.renewedAtNanos("n2")).isNotNull();
     }
+
+    /** Whether some owner of {@code slot} in {@code after} owned it in {@code before} too. */
+    private static boolean keptOwner(ClusterConfig before, ClusterConfig after, int slot) {
+        return after.table().owners(slot).stream().anyMatch(m -> before.table().owners(slot).stream()
+                .anyMatch(o -> o.id().equals(m.id())));
+    }
+
+    @Test
+    void aSlotIsCompleteAtAnEpochOnlyWhereTheLogKnowsAnOwnerHoldsAllOfIt() throws Exception {
+        startThree();
+        ClusterConfig one = machine.current();
+        assertThat(one.completeEpoch()).as("the first table: nobody held anything").containsOnly(1L);
+        assertThat(one.members().values()).allMatch(ClusterConfig.Active::complete);
+        // n4 joins: a slot stays complete where one of its new owners owned it before.
+        apply(ConfigStateMachine.renew(member("n4"), 14, 1, 0));
+        assertThat(apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n4"))))).isTrue();
+        ClusterConfig two = machine.current();
+        int stale = 0;
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            assertThat(two.completeEpoch()[s]).as("slot %d", s).isEqualTo(keptOwner(one, two, s) ? 2L : 1L);
+            stale += two.completeEpoch()[s] == 1 ? 1 : 0;
+        }
+        assertThat(two.members().get("n4").complete()).isFalse();
+        // A report under the previous table says nothing of this one; under this one, it marks n4's slots.
+        apply(ConfigStateMachine.renew(member("n4"), 14, 1, 0));
+        assertThat(machine.current().members().get("n4").complete()).isFalse();
+        apply(ConfigStateMachine.renew(member("n4"), 14, 2, 3));
+        assertThat(machine.current().members().get("n4").complete()).as("still importing 3 slots").isFalse();
+        apply(ConfigStateMachine.renew(member("n4"), 14, 2, 0));
+        ClusterConfig reported = machine.current();
+        assertThat(reported.members().get("n4").complete()).isTrue();
+        java.util.BitSet n4 = reported.table().slotsOf(reported.members().get("n4").member());
+        for (int s = n4.nextSetBit(0); s >= 0; s = n4.nextSetBit(s + 1)) {
+            assertThat(reported.completeEpoch()[s]).isEqualTo(2);
+        }
+        // n4 leaves before anyone else reported: its slots stay complete only where an owner that was complete stays.
+        assertThat(apply(ConfigStateMachine.leave("n4", 14))).isTrue();
+        ClusterConfig three = machine.current();
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            int slot = s;
+            boolean completeOwnerStays = three.table().owners(s).stream().anyMatch(m -> {
+                ClusterConfig.Active a = reported.members().get(m.id());
+                return a.complete() && reported.table().owners(slot).stream().anyMatch(o -> o.id().equals(m.id()));
+            });
+            assertThat(three.completeEpoch()[s]).as("slot %d", s)
+                    .isEqualTo(completeOwnerStays ? 3L : reported.completeEpoch()[s]);
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        machine.writeContentTo(new DataOutputStream(bytes));
+        ConfigStateMachine copy = new ConfigStateMachine(c -> { });
+        copy.readContentFrom(new DataInputStream(new ByteArrayInputStream(bytes.toByteArray())));
+        assertThat(copy.current()).as("a snapshot keeps completeness").isEqualTo(three);
+        assertThat(copy.current().members().get("n1").complete()).isEqualTo(three.members().get("n1").complete());
+    }
+
+    @Test
+    void withoutBackupsASlotMovedToANewMemberStaysAtItsOldEpochUntilTheNewOwnerReports() throws Exception {
+        assertThat(apply(ConfigStateMachine.setup(0))).isTrue();
+        renewAll(11, 12);
+        apply(ConfigStateMachine.include(new ArrayList<>(machine.current().candidates().values())));
+        ClusterConfig one = machine.current();
+        apply(ConfigStateMachine.renew(member("n3"), 13, 1, 0));
+        apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n3"))));
+        ClusterConfig two = machine.current();
+        java.util.BitSet moved = two.table().slotsOf(two.members().get("n3").member());
+        assertThat(moved.cardinality()).isGreaterThan(0);
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            assertThat(two.completeEpoch()[s]).as("slot %d", s).isEqualTo(keptOwner(one, two, s) ? 2L : 1L);
+            assertThat(!moved.get(s) || two.completeEpoch()[s] == 1).as("slot %d moved to n3", s).isTrue();
+        }
+        apply(ConfigStateMachine.renew(member("n3"), 13, 2, 0));
+        for (int s = moved.nextSetBit(0); s >= 0; s = moved.nextSetBit(s + 1)) {
+            assertThat(machine.current().completeEpoch()[s]).isEqualTo(2);
+        }
+        renewAll(11, 12, 13); // everyone reports nothing importing under epoch 2
+        assertThat(machine.current().completeEpoch()).containsOnly(2L);
+        assertThat(one.completeEpoch()).as("configurations share nothing they change").containsOnly(1L);
+    }
 }

@@ -245,6 +245,9 @@ final class ClusterRouter {
         boolean write = isWrite(spec);
         checkNotBehind(node, write);
         checkServable(node, keyBytes);
+        if (write) {
+            checkWritable(node, keyBytes); // early, before fetching; checked again under the keys' locks
+        }
         CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
         if (!write && ready == null && !node.settings().syncReplication()) {
             return spec.action().execute(s, c, r);
@@ -271,6 +274,18 @@ final class ClusterRouter {
             int slot = SlotHash.slot(key);
             if (slot != last) {
                 node.checkServable(slot);
+                last = slot;
+            }
+        }
+    }
+
+    /** TRYAGAIN (nothing ran) unless every one of {@code keys}' slots takes writes ({@link ClusterNode#checkWritable}). */
+    static void checkWritable(ClusterNode node, byte[][] keys) {
+        int last = -1;
+        for (byte[] key : keys) {
+            int slot = SlotHash.slot(key);
+            if (slot != last) {
+                node.checkWritable(slot);
                 last = slot;
             }
         }
@@ -345,6 +360,13 @@ final class ClusterRouter {
             throw new TryAgainException("the slot table changed while this write waited for its keys; retry");
         }
         recheckServable(node, keys, unlock, cleanup);
+        try {
+            checkWritable(node, keys);
+        } catch (RuntimeException e) {
+            unlock.run();
+            cleanup.run();
+            throw e;
+        }
         boolean sync = node.settings().syncReplication();
         long[] drops = sync ? node.drops(keys) : null; // only a held write (sync) checks them
         r.hold();
