@@ -90,6 +90,8 @@ public final class ClusterNode implements AutoCloseable {
     private final KeyLocks locks = new KeyLocks();
     private final SlotStates state = new SlotStates();
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
+    /** Per importing slot, the epoch since which this node has been importing it without a break. */
+    private final AtomicLongArray importingSince = new AtomicLongArray(SlotHash.SLOTS);
     /**
      * Per slot, how many times this node dropped its local keys of the slot wholesale (included again after an
      * exclusion, or an owner again after a break): a held write from before must not replicate what the store has
@@ -151,7 +153,7 @@ public final class ClusterNode implements AutoCloseable {
     /** Joins the cluster; the first slot table may still be on its way when this returns. */
     public void join() throws IOException {
         try {
-            config = ConfigService.start(settings.membership(), incarnation, settings.replicas(), this::importingSlots,
+            config = ConfigService.start(settings.membership(), incarnation, settings.replicas(), this::importingSet,
                     this::configured);
         } catch (IOException | RuntimeException e) {
             lanes.values().forEach(PeerPool::close);
@@ -243,11 +245,14 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * The epoch a copy of {@code slot} must be complete at, or later, to hold every acknowledged write of it
-     * ({@link ClusterConfig#completeEpoch}): an importer takes no older one, whoever is within reach.
+     * The epoch a copy of {@code slot} must be complete at, or later, for this importing node to take it: one complete
+     * at the slot's {@link ClusterConfig#completeEpoch} holds every acknowledged write of it; and one complete at the
+     * epoch before this node started importing the slot is enough too, since every write after that reached this node
+     * as an owner and stays here (a local write or delete wins over a transferred copy). An importer takes no older
+     * copy, whoever is within reach.
      */
     long completeEpochRequired(int slot) {
-        return applied.completeEpoch()[slot];
+        return Math.min(applied.completeEpoch()[slot], importingSince.get(slot) - 1);
     }
 
     /** The agreed configuration applied here, with its lease, voters and leader; null before {@link #join}. */
@@ -521,6 +526,9 @@ public final class ClusterNode implements AutoCloseable {
             }
             if (next == SlotState.IMPORTING) {
                 importing++;
+                if (old != SlotState.IMPORTING) {
+                    importingSince.set(s, table.epoch());
+                }
             }
             state.move(s, next);
         }

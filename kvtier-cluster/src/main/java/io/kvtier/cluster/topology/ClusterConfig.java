@@ -51,11 +51,11 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
      * {@link #NOT_REPORTED} until its first renewal after its inclusion (the leader includes no one while a member
      * imports or has not reported: a node included again drops its copies, which may be the only complete ones of
      * slots still being imported, and a table that came before the first table's slots were complete would find no
-     * complete copy of them anywhere, for ever). {@code complete}: the log knows it holds all the data of every slot
-     * it owns in this table (see {@code completeEpoch}).
+     * complete copy of them anywhere, for ever). {@code complete}: the slots it owns in this table that the log knows
+     * it holds all the data of (see {@code completeEpoch}); never written once made.
      */
     public record Active(Member member, long incarnation, long includedEpoch, long confirmedEpoch, long renewals,
-                         int importing, boolean complete) {
+                         int importing, BitSet complete) {
         /** {@code importing} of a member just included: unknown, taken as importing. */
         public static final int NOT_REPORTED = -1;
 
@@ -64,8 +64,8 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
             return Math.max(includedEpoch, confirmedEpoch);
         }
 
-        Active withComplete(boolean now) {
-            return now == complete ? this
+        Active withComplete(BitSet now) {
+            return now.equals(complete) ? this
                     : new Active(member, incarnation, includedEpoch, confirmedEpoch, renewals, importing, now);
         }
     }
@@ -123,9 +123,9 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
 
     /**
      * A table over {@code active} at the next epoch, with {@code primarySince} carried over where primaries stay, and
-     * completeness where complete owners stay: a slot is complete at the next epoch if one of its new owners held it
-     * completely before (it receives every write from now on); a member stays complete if it owned before every slot
-     * it owns now. In the cluster's first table every slot is complete: nobody ever held any.
+     * completeness where complete owners stay: a member stays complete for the slots it was complete for and still
+     * owns (it receives every write of them from now on), and those slots are complete at the next epoch. In the
+     * cluster's first table every slot is complete: nobody ever held any.
      */
     ClusterConfig withTable(Map<String, Active> active, Map<String, Candidate> waiting) {
         long next = epoch + 1;
@@ -147,17 +147,14 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         Map<String, Active> marked = new TreeMap<>();
         for (Active a : active.values()) {
             Active was = members.get(a.member().id());
-            boolean held = was != null && was.incarnation() == a.incarnation() && was.complete();
-            BitSet owns = nextTable.slotsOf(a.member());
-            BitSet owned = held ? table.slotsOf(was.member()) : new BitSet();
-            BitSet kept = (BitSet) owns.clone();
-            kept.and(owned);
-            for (int s = kept.nextSetBit(0); s >= 0; s = kept.nextSetBit(s + 1)) {
-                complete[s] = next; // a complete owner of it stays one
+            BitSet kept = nextTable.slotsOf(a.member());
+            if (!founding) {
+                kept.and(was != null && was.incarnation() == a.incarnation() ? was.complete() : new BitSet());
             }
-            BitSet gained = (BitSet) owns.clone();
-            gained.andNot(owned);
-            marked.put(a.member().id(), a.withComplete(founding || held && gained.isEmpty()));
+            for (int s = kept.nextSetBit(0); s >= 0; s = kept.nextSetBit(s + 1)) {
+                complete[s] = next;
+            }
+            marked.put(a.member().id(), a.withComplete(kept));
         }
         if (founding) {
             Arrays.fill(complete, next);
@@ -166,21 +163,26 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
     }
 
     /**
-     * This configuration after {@code id} (active) reported, at this epoch, that it imports nothing: it is complete,
-     * and so is every slot it owns, at this epoch. Itself if the log knew it already.
+     * This configuration after {@code id} (active) reported, under this epoch's table, the slots it is still
+     * importing: it is complete for the others it owns, and so are they, at this epoch. Itself if nothing changed.
      */
-    ClusterConfig reportedComplete(String id) {
+    ClusterConfig reported(String id, BitSet importing) {
         Active a = members.get(id);
-        if (a == null || a.complete()) {
+        if (a == null) {
+            return this;
+        }
+        BitSet now = table.slotsOf(a.member());
+        now.andNot(importing);
+        now.or(a.complete()); // completeness within a table is never taken back
+        if (now.equals(a.complete())) {
             return this;
         }
         long[] complete = completeEpoch.clone();
-        BitSet owns = table.slotsOf(a.member());
-        for (int s = owns.nextSetBit(0); s >= 0; s = owns.nextSetBit(s + 1)) {
+        for (int s = now.nextSetBit(0); s >= 0; s = now.nextSetBit(s + 1)) {
             complete[s] = epoch;
         }
         Map<String, Active> marked = new TreeMap<>(members);
-        marked.put(id, a.withComplete(true));
+        marked.put(id, a.withComplete(now));
         return new ClusterConfig(epoch, replicas, marked, candidates, table, primarySince, firstEpoch, complete);
     }
 

@@ -4,6 +4,7 @@ import io.kvtier.cluster.Member;
 import io.kvtier.cluster.membership.ClusterOptions;
 import io.kvtier.cluster.membership.Membership;
 import java.io.IOException;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -12,7 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.jgroups.raft.RaftHandle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +66,7 @@ public final class ConfigService implements AutoCloseable {
     private final long incarnation;
     private final int replicas;
     private final Listener listener;
-    private final IntSupplier importing;
+    private final Supplier<BitSet> importing;
     /** Leader only: when each waiting candidate (id/incarnation) was first seen ready but held back by imports. */
     private final java.util.Map<String, Long> heldBackSince = new java.util.concurrent.ConcurrentHashMap<>();
     private final long leaseNanos;
@@ -84,7 +85,7 @@ public final class ConfigService implements AutoCloseable {
     private volatile long appliedEpoch;
     private volatile boolean closing;
 
-    private ConfigService(ClusterOptions options, long incarnation, int replicas, IntSupplier importing,
+    private ConfigService(ClusterOptions options, long incarnation, int replicas, Supplier<BitSet> importing,
                           Listener listener) {
         this.importing = importing;
         this.options = options;
@@ -106,10 +107,10 @@ public final class ConfigService implements AutoCloseable {
      *
      * @param incarnation this process's identity among the lifetimes of its node id (random per start)
      * @param replicas    backups per slot, proposed if this node is the first leader
-     * @param importing   how many slots this node is importing now, reported with each renewal
+     * @param importing   the slots this node is importing now, reported with each renewal
      * @throws IOException if the channel cannot start
      */
-    public static ConfigService start(ClusterOptions options, long incarnation, int replicas, IntSupplier importing,
+    public static ConfigService start(ClusterOptions options, long incarnation, int replicas, Supplier<BitSet> importing,
                                       Listener listener) throws IOException {
         ConfigService service = new ConfigService(options, incarnation, replicas, importing, listener);
         try {
@@ -228,7 +229,7 @@ public final class ConfigService implements AutoCloseable {
             return;
         }
         long sent = System.nanoTime();
-        byte[] renewal = ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.getAsInt());
+        byte[] renewal = ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.get());
         propose(renewal).whenComplete((granted, e) -> {
             renewing.set(false);
             if (e == null && granted) {

@@ -31,9 +31,9 @@ import org.jgroups.raft.StateMachine;
  * <p>Commands, big-endian, first byte the kind:
  * <ul>
  *   <li>{@code SETUP replicas}: sets the backups per slot once, from the first leader's settings.</li>
- *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint importingSlots}: from every process, every quarter
- *       lease. If that incarnation is active: counts a renewal, records the epoch it has applied (and, if it imports
- *       nothing under the current table, that it is complete: {@link ClusterConfig#completeEpoch}), and answers 1
+ *   <li>{@code RENEW id incarnation appliedEpoch weight endpoint importingSlotRanges}: from every process, every quarter
+ *       lease. If that incarnation is active: counts a renewal, records the epoch it has applied (and, if that is the
+ *       current table, which of its slots it is complete for: {@link ClusterConfig#completeEpoch}), and answers 1
  *       (its lease holds from when it sent this) once it has applied the table that included it. Otherwise it is recorded
  *       as a candidate, with the epoch it has caught up to, and answered 0.</li>
  *   <li>{@code INCLUDE n (id incarnation)*}: makes candidates active, each if no incarnation of its id is (an older
@@ -90,7 +90,8 @@ public final class ConfigStateMachine implements StateMachine {
                 long incarnation = in.readLong();
                 long applied = in.readLong();
                 Member member = new Member(id, in.readLong(), in.readUTF());
-                int importing = in.readInt();
+                java.util.BitSet importingSlots = readSlots(in);
+                int importing = importingSlots.cardinality();
                 ClusterConfig.Active a = before.members().get(id);
                 if (a != null && a.incarnation() == incarnation) {
                     // A lease only for a member that has applied the table that included it: one excluded and
@@ -102,10 +103,10 @@ public final class ConfigStateMachine implements StateMachine {
                             importing, a.complete()));
                     after = new ClusterConfig(before.epoch(), before.replicas(), members, before.candidates(),
                             before.table(), before.primarySince(), before.firstEpoch(), before.completeEpoch());
-                    if (importing == 0 && applied == before.epoch()) {
-                        // It counted nothing importing under this very table (a count taken under an older one is
-                        // committed after the newer table, so it fails this test).
-                        after = after.reportedComplete(id);
+                    if (applied == before.epoch()) {
+                        // Its importing slots as of this very table (a report taken under an older one commits
+                        // after the newer table, so it fails this test).
+                        after = after.reported(id, importingSlots);
                     }
                     renewedAtNanos.put(id, System.nanoTime());
                 } else {
@@ -134,7 +135,7 @@ public final class ConfigStateMachine implements StateMachine {
                     if (c != null && c.incarnation() == incarnation && !members.containsKey(id)) {
                         candidates.remove(id);
                         members.put(id, new ClusterConfig.Active(c.member(), incarnation, before.epoch() + 1, 0, 0,
-                                ClusterConfig.Active.NOT_REPORTED, false));
+                                ClusterConfig.Active.NOT_REPORTED, new java.util.BitSet()));
                         renewedAtNanos.put(id, System.nanoTime());
                     }
                 }
@@ -184,7 +185,7 @@ public final class ConfigStateMachine implements StateMachine {
             out.writeLong(a.confirmedEpoch());
             out.writeLong(a.renewals());
             out.writeInt(a.importing());
-            out.writeBoolean(a.complete());
+            writeSlots(out, a.complete());
         }
         out.writeInt(c.candidates().size());
         for (ClusterConfig.Candidate k : c.candidates().values()) {
@@ -210,7 +211,7 @@ public final class ConfigStateMachine implements StateMachine {
         for (int i = 0; i < n; i++) {
             Member m = readMember(in);
             members.put(m.id(), new ClusterConfig.Active(m, in.readLong(), in.readLong(), in.readLong(),
-                    in.readLong(), in.readInt(), in.readBoolean()));
+                    in.readLong(), in.readInt(), readSlots(in)));
         }
         Map<String, ClusterConfig.Candidate> candidates = new HashMap<>();
         n = in.readInt();
@@ -244,6 +245,35 @@ public final class ConfigStateMachine implements StateMachine {
         out.writeUTF(m.endpoint());
     }
 
+    /** {@code slots} as ranges of consecutive slots: their count, then each one's first and last slot. */
+    private static void writeSlots(DataOutput out, java.util.BitSet slots) throws IOException {
+        List<int[]> ranges = new ArrayList<>();
+        for (int s = slots.nextSetBit(0); s >= 0; ) {
+            int end = slots.nextClearBit(s);
+            ranges.add(new int[] {s, end - 1});
+            s = slots.nextSetBit(end);
+        }
+        out.writeInt(ranges.size());
+        for (int[] r : ranges) {
+            out.writeShort(r[0]);
+            out.writeShort(r[1]);
+        }
+    }
+
+    private static java.util.BitSet readSlots(DataInput in) throws IOException {
+        java.util.BitSet slots = new java.util.BitSet(SlotHash.SLOTS);
+        int n = in.readInt();
+        for (int i = 0; i < n; i++) {
+            int first = in.readUnsignedShort();
+            int last = in.readUnsignedShort();
+            if (first > last || last >= SlotHash.SLOTS) {
+                throw new IOException("bad slot range " + first + "-" + last);
+            }
+            slots.set(first, last + 1);
+        }
+        return slots;
+    }
+
     private static Member readMember(DataInput in) throws IOException {
         return new Member(in.readUTF(), in.readLong(), in.readUTF());
     }
@@ -257,7 +287,7 @@ public final class ConfigStateMachine implements StateMachine {
         });
     }
 
-    static byte[] renew(Member self, long incarnation, long appliedEpoch, int importing) {
+    static byte[] renew(Member self, long incarnation, long appliedEpoch, java.util.BitSet importing) {
         return encode(out -> {
             out.writeByte(RENEW);
             out.writeUTF(self.id());
@@ -265,7 +295,7 @@ public final class ConfigStateMachine implements StateMachine {
             out.writeLong(appliedEpoch);
             out.writeLong(self.weight());
             out.writeUTF(self.endpoint());
-            out.writeInt(importing);
+            writeSlots(out, importing);
         });
     }
 

@@ -43,7 +43,7 @@ class ConfigServiceTest {
 
     private ConfigService start(String id, int port, int[] ports, List<String> voters, long incarnation)
             throws Exception {
-        ConfigService s = ConfigService.start(options(id, port, ports, voters), incarnation, 1, () -> 0,
+        ConfigService s = ConfigService.start(options(id, port, ports, voters), incarnation, 1, java.util.BitSet::new,
                 c -> seen.put(id + "/" + incarnation, c));
         services.add(s);
         return s;

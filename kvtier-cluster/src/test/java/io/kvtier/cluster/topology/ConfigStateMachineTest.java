@@ -17,6 +17,15 @@ class ConfigStateMachineTest {
     private final List<ClusterConfig> seen = new ArrayList<>();
     private final ConfigStateMachine machine = new ConfigStateMachine(seen::add);
 
+    private static final java.util.BitSet NONE = new java.util.BitSet();
+
+    /** The first slot {@code id} owns in {@code c}'s table, as an importing set. */
+    private static java.util.BitSet firstOf(ClusterConfig c, String id) {
+        java.util.BitSet one = new java.util.BitSet();
+        one.set(c.table().slotsOf(c.members().get(id).member()).nextSetBit(0));
+        return one;
+    }
+
     private static Member member(String id) {
         return new Member(id, 1, "127.0.0.1:" + (7000 + id.charAt(1)));
     }
@@ -28,7 +37,7 @@ class ConfigStateMachineTest {
 
     private void renewAll(long... incarnations) throws Exception {
         for (int i = 0; i < incarnations.length; i++) {
-            apply(ConfigStateMachine.renew(member("n" + (i + 1)), incarnations[i], machine.current().epoch(), 0));
+            apply(ConfigStateMachine.renew(member("n" + (i + 1)), incarnations[i], machine.current().epoch(), NONE));
         }
     }
 
@@ -47,8 +56,8 @@ class ConfigStateMachineTest {
         assertThat(c.members()).containsOnlyKeys("n1", "n2", "n3");
         assertThat(c.candidates()).isEmpty();
         assertThat(c.table().members()).hasSize(3);
-        assertThat(apply(ConfigStateMachine.renew(member("n1"), 11, 1, 0))).as("active incarnation").isTrue();
-        assertThat(apply(ConfigStateMachine.renew(member("n1"), 99, 1, 0))).as("a restarted process").isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n1"), 11, 1, NONE))).as("active incarnation").isTrue();
+        assertThat(apply(ConfigStateMachine.renew(member("n1"), 99, 1, NONE))).as("a restarted process").isFalse();
         assertThat(machine.current().candidates()).containsOnlyKeys("n1");
         assertThat(machine.current().epoch()).as("renewals change no table").isEqualTo(1);
     }
@@ -57,7 +66,7 @@ class ConfigStateMachineTest {
     void anExclusionAppliesOnlyIfNoRenewalCommittedSinceTheLeaderSawTheLeaseRunOut() throws Exception {
         startThree();
         long renewals = machine.current().members().get("n2").renewals();
-        apply(ConfigStateMachine.renew(member("n2"), 12, 1, 0)); // committed between the leader's look and its command
+        apply(ConfigStateMachine.renew(member("n2"), 12, 1, NONE)); // committed between the leader's look and its command
         assertThat(apply(ConfigStateMachine.exclude("n2", 12, renewals))).isFalse();
         assertThat(machine.current().members()).containsKey("n2");
         long now = machine.current().members().get("n2").renewals();
@@ -92,7 +101,7 @@ class ConfigStateMachineTest {
         assertThat(two.primarySince()[moved]).as("n1 may not serve the moved slot yet")
                 .isGreaterThan(two.fence("n1"));
         assertThat(two.primarySince()[kept]).as("n1 keeps serving its own").isLessThanOrEqualTo(two.fence("n1"));
-        apply(ConfigStateMachine.renew(member("n2"), 12, 2, 0));
+        apply(ConfigStateMachine.renew(member("n2"), 12, 2, NONE));
         assertThat(machine.current().primarySince()[moved]).isLessThanOrEqualTo(machine.current().fence("n1"));
     }
 
@@ -102,21 +111,21 @@ class ConfigStateMachineTest {
         long renewals = machine.current().members().get("n2").renewals();
         assertThat(apply(ConfigStateMachine.exclude("n2", 12, renewals))).isTrue(); // paused: its lease ran out
         // Back from the pause, still at epoch 1: a candidate, behind the configuration, so not included yet.
-        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 1, 0))).isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 1, NONE))).isFalse();
         assertThat(machine.current().candidates().get("n2").appliedEpoch()).isEqualTo(1);
         // Caught up with epoch 2 (it has applied its own exclusion and dropped its data), it is included at 3.
-        apply(ConfigStateMachine.renew(member("n2"), 12, 2, 0));
+        apply(ConfigStateMachine.renew(member("n2"), 12, 2, NONE));
         assertThat(apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n2"))))).isTrue();
         assertThat(machine.current().epoch()).isEqualTo(3);
-        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 2, 0))).as("still serving epoch 2 here").isFalse();
-        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 3, 0))).isTrue();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 2, NONE))).as("still serving epoch 2 here").isFalse();
+        assertThat(apply(ConfigStateMachine.renew(member("n2"), 12, 3, NONE))).isTrue();
     }
 
     @Test
     void aSnapshotRestoresTheSameConfiguration() throws Exception {
         startThree();
         renewAll(11, 12, 13);
-        apply(ConfigStateMachine.renew(member("n4"), 14, 0, 0));
+        apply(ConfigStateMachine.renew(member("n4"), 14, 0, NONE));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         machine.writeContentTo(new DataOutputStream(bytes));
         ConfigStateMachine copy = new ConfigStateMachine(c -> { });
@@ -137,9 +146,9 @@ class ConfigStateMachineTest {
         startThree();
         ClusterConfig one = machine.current();
         assertThat(one.completeEpoch()).as("the first table: nobody held anything").containsOnly(1L);
-        assertThat(one.members().values()).allMatch(ClusterConfig.Active::complete);
+        assertThat(one.members().values()).allMatch(a -> a.complete().equals(one.table().slotsOf(a.member())));
         // n4 joins: a slot stays complete where one of its new owners owned it before.
-        apply(ConfigStateMachine.renew(member("n4"), 14, 1, 0));
+        apply(ConfigStateMachine.renew(member("n4"), 14, 1, NONE));
         assertThat(apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n4"))))).isTrue();
         ClusterConfig two = machine.current();
         int stale = 0;
@@ -147,15 +156,19 @@ class ConfigStateMachineTest {
             assertThat(two.completeEpoch()[s]).as("slot %d", s).isEqualTo(keptOwner(one, two, s) ? 2L : 1L);
             stale += two.completeEpoch()[s] == 1 ? 1 : 0;
         }
-        assertThat(two.members().get("n4").complete()).isFalse();
+        assertThat(two.members().get("n4").complete().isEmpty()).isTrue();
         // A report under the previous table says nothing of this one; under this one, it marks n4's slots.
-        apply(ConfigStateMachine.renew(member("n4"), 14, 1, 0));
-        assertThat(machine.current().members().get("n4").complete()).isFalse();
-        apply(ConfigStateMachine.renew(member("n4"), 14, 2, 3));
-        assertThat(machine.current().members().get("n4").complete()).as("still importing 3 slots").isFalse();
-        apply(ConfigStateMachine.renew(member("n4"), 14, 2, 0));
+        apply(ConfigStateMachine.renew(member("n4"), 14, 1, NONE));
+        assertThat(machine.current().members().get("n4").complete().isEmpty()).isTrue();
+        apply(ConfigStateMachine.renew(member("n4"), 14, 2, firstOf(machine.current(), "n4")));
+        ClusterConfig partly = machine.current();
+        java.util.BitSet owned = partly.table().slotsOf(partly.members().get("n4").member());
+        java.util.BitSet expected = (java.util.BitSet) owned.clone();
+        expected.andNot(firstOf(partly, "n4"));
+        assertThat(partly.members().get("n4").complete()).as("all but the slot it still imports").isEqualTo(expected);
+        apply(ConfigStateMachine.renew(member("n4"), 14, 2, NONE));
         ClusterConfig reported = machine.current();
-        assertThat(reported.members().get("n4").complete()).isTrue();
+        assertThat(reported.members().get("n4").complete()).isEqualTo(owned);
         java.util.BitSet n4 = reported.table().slotsOf(reported.members().get("n4").member());
         for (int s = n4.nextSetBit(0); s >= 0; s = n4.nextSetBit(s + 1)) {
             assertThat(reported.completeEpoch()[s]).isEqualTo(2);
@@ -167,7 +180,7 @@ class ConfigStateMachineTest {
             int slot = s;
             boolean completeOwnerStays = three.table().owners(s).stream().anyMatch(m -> {
                 ClusterConfig.Active a = reported.members().get(m.id());
-                return a.complete() && reported.table().owners(slot).stream().anyMatch(o -> o.id().equals(m.id()));
+                return a.complete().get(slot);
             });
             assertThat(three.completeEpoch()[s]).as("slot %d", s)
                     .isEqualTo(completeOwnerStays ? 3L : reported.completeEpoch()[s]);
@@ -186,7 +199,7 @@ class ConfigStateMachineTest {
         renewAll(11, 12);
         apply(ConfigStateMachine.include(new ArrayList<>(machine.current().candidates().values())));
         ClusterConfig one = machine.current();
-        apply(ConfigStateMachine.renew(member("n3"), 13, 1, 0));
+        apply(ConfigStateMachine.renew(member("n3"), 13, 1, NONE));
         apply(ConfigStateMachine.include(List.of(machine.current().candidates().get("n3"))));
         ClusterConfig two = machine.current();
         java.util.BitSet moved = two.table().slotsOf(two.members().get("n3").member());
@@ -195,7 +208,7 @@ class ConfigStateMachineTest {
             assertThat(two.completeEpoch()[s]).as("slot %d", s).isEqualTo(keptOwner(one, two, s) ? 2L : 1L);
             assertThat(!moved.get(s) || two.completeEpoch()[s] == 1).as("slot %d moved to n3", s).isTrue();
         }
-        apply(ConfigStateMachine.renew(member("n3"), 13, 2, 0));
+        apply(ConfigStateMachine.renew(member("n3"), 13, 2, NONE));
         for (int s = moved.nextSetBit(0); s >= 0; s = moved.nextSetBit(s + 1)) {
             assertThat(machine.current().completeEpoch()[s]).isEqualTo(2);
         }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The node-to-node commands (KVT.*), sent over kvtier-client connections; every one carries the sender's slot-table
  * epoch. A replication from an older epoch than this node's is refused (-STALE), so a primary that missed a table
- * change cannot acknowledge a write the new owners will not see. Clients may call them (they are plain RESP), but
+ * change cannot acknowledge a write the new owners will not see; one from a newer epoch waits (-TRYAGAIN) until this
+ * node has installed it. Clients may call them (they are plain RESP), but
  * they are internal: not in COMMAND's documentation and subject to change.
  */
 final class PeerCommands {
@@ -255,12 +256,22 @@ final class PeerCommands {
         });
     }
 
+    /**
+     * Refuses a replication from another epoch than this node's: an older one (-STALE: its sender missed a table
+     * change), or a newer one this node has not installed yet (-TRYAGAIN, its sender retries): installing it may drop
+     * the keys' slot here (an owner again after a break purges its leftovers, one included again drops everything),
+     * and a state applied just before would be lost although acknowledged.
+     */
     private static void refuseStale(ClusterNode node, long epoch) {
         long mine = node.topology().table().epoch();
         if (epoch < mine) {
             throw new CommandException("STALE epoch " + epoch + " is older than this node's " + mine);
         }
         node.observe(epoch);
+        if (epoch > mine) {
+            throw new TryAgainException(node.topology().self().id() + " has not installed epoch " + epoch
+                    + " yet (it is at " + mine + "); retry");
+        }
     }
 
     /**
