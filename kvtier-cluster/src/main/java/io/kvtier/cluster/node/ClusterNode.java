@@ -485,13 +485,11 @@ public final class ClusterNode implements AutoCloseable {
     private void dropAll() {
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             drops.incrementAndGet(s);
+            state.move(s, SlotState.NONE);
+            lastComplete.set(s, 0); // before the keys go: a transfer read checks the stamp after the value
         }
         store.clear().join();
         tombstones.clear();
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            state.move(s, SlotState.NONE);
-            lastComplete.set(s, 0);
-        }
     }
 
     /**
@@ -519,7 +517,10 @@ public final class ClusterNode implements AutoCloseable {
                 reused++;
             } else {
                 next = SlotState.IMPORTING;
-                purge.set(s, old == SlotState.NONE); // leftovers from an earlier ownership: stale
+                if (old == SlotState.NONE) {
+                    purge.set(s); // leftovers from an earlier ownership: stale
+                    lastComplete.set(s, 0); // and no longer a complete copy for importers to take
+                }
             }
             if (next == SlotState.COMPLETE) {
                 lastComplete.set(s, stamp(table));

@@ -175,6 +175,13 @@ final class Importer implements AutoCloseable {
                 if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
                     throw new IllegalStateException("unexpected KVT.PEEK reply from " + holder.id() + ": " + r);
                 }
+                long stamp = integer(a.elements().get(0));
+                int slot = SlotHash.slot(key);
+                if (!node.firstTable() && (stamp <= 0
+                        || ClusterNode.epochOf(stamp) < node.completeEpochRequired(slot))) {
+                    // It dropped its copy since it was chosen (included again, or importing the slot itself).
+                    throw new TryAgainException(holder.id() + " no longer holds a complete copy of slot " + slot);
+                }
                 long expireAt = integer(a.elements().get(1));
                 if (expireAt == -2 || !(a.elements().get(2) instanceof Reply.Bulk bulk)) {
                     return CompletableFuture.<Void>completedFuture(null);
@@ -237,7 +244,8 @@ final class Importer implements AutoCloseable {
         }
         ImportProgress progress = node.importProgress;
         progress.begin(epoch, want.cardinality());
-        Member[] best = freshestHolders(want, epoch);
+        long[] stamps = new long[SlotHash.SLOTS];
+        Member[] best = freshestHolders(want, epoch, stamps);
         if (best == null) {
             sleepQuietly(200);
             woken = true;
@@ -267,6 +275,11 @@ final class Importer implements AutoCloseable {
         if (keys < 0) {
             return; // the table changed: start over with the new one
         }
+        if (!sourcesUnchanged(bySource, stamps, epoch)) {
+            sleepQuietly(200);
+            woken = true;
+            return; // a source dropped its copy meanwhile (included again, or importing the slot itself): start over
+        }
         BitSet done = new BitSet();
         bySource.values().forEach(done::or);
         boolean applied = node.completed(done, epoch);
@@ -286,14 +299,13 @@ final class Importer implements AutoCloseable {
     /**
      * Per slot of {@code want}, the member holding the newest complete copy (null: nobody, or only copies older than
      * the slot's {@link ClusterNode#completeEpochRequired}), from every other member's KVT.SLOTINFO; null when some
-     * member did not answer (its copy might be the newest).
+     * member did not answer (its copy might be the newest). Fills {@code bestEpoch} with each holder's stamp.
      */
-    private Member[] freshestHolders(BitSet want, long epoch) {
+    private Member[] freshestHolders(BitSet want, long epoch, long[] bestEpoch) {
         ClusterNode.Sources sources = node.sources();
         List<Member> others = sources.all();
         int required = sources.required();
         Member[] best = new Member[SlotHash.SLOTS];
-        long[] bestEpoch = new long[SlotHash.SLOTS];
         int asked = 0;
         for (int i = 0; i < others.size(); i++) {
             Member m = others.get(i);
@@ -322,6 +334,26 @@ final class Importer implements AutoCloseable {
             }
         }
         return best;
+    }
+
+    /**
+     * Whether every source still stamps the slots taken from it as when the round chose it: a source that dropped its
+     * copy meanwhile (included again after an exclusion, or an owner again after a break, purging its leftovers) may
+     * have listed none of their keys, and completing them would serve the keys as absent.
+     */
+    private boolean sourcesUnchanged(Map<Member, BitSet> bySource, long[] stamps, long epoch) {
+        for (Map.Entry<Member, BitSet> e : bySource.entrySet()) {
+            long[] now = slotInfo(e.getKey(), epoch);
+            BitSet slots = e.getValue();
+            for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+                if (now == null || now[s] != stamps[s]) {
+                    log.info("import at epoch {}: {} no longer holds the copy of slot {} it was chosen for (stamp {},"
+                            + " now {}); starting over", epoch, e.getKey().id(), s, stamps[s], now == null ? "?" : now[s]);
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**

@@ -276,17 +276,20 @@ final class PeerCommands {
 
     /**
      * KVT.PEEK epoch key [META]: [lastComplete epoch of the key's slot here, expireAt (0 none, -2 absent), value]
-     * (META: the value's length instead). Read under the key's lock, so never half-way through a write.
+     * (META: the value's length instead). Read under the key's lock, so never half-way through a write; the stamp is
+     * read after the value.
      */
     private static CompletableFuture<Void> peek(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         node.observe(epoch(c));
         byte[] key = c.bytes(2);
         boolean meta = c.argCount() > 3 && Args.lower(c.bytes(3)).equals("meta");
-        long complete = node.lastComplete(SlotHash.slot(key));
         CompletableFuture<Runnable> locked = node.locks().lock(key);
         return Async.then(locked, r, unlock -> {
             ValueRef ref = s.server.store().get(key);
+            // After the value: a node dropping its copy zeroes the stamp before deleting the keys, so a stamp still
+            // set means the value above came from the copy it stamps.
+            long complete = node.lastComplete(SlotHash.slot(key));
             r.array(3);
             r.integer(complete);
             if (ref == null) {
