@@ -90,6 +90,14 @@ public final class ClusterNode implements AutoCloseable {
     private final KeyLocks locks = new KeyLocks();
     private final SlotStates state = new SlotStates();
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
+    /**
+     * Per importing slot, 1 while this node still holds its leftover copy from an earlier ownership (stamped in
+     * lastComplete): not served (a key of it counts as here only once written here or settled from a fresh copy), but
+     * offered to other importers, for whom it may be the copy they need (see moveSlots). Dropped by the importer once
+     * it has found a fresh enough copy itself.
+     */
+    private final java.util.concurrent.atomic.AtomicIntegerArray leftover =
+            new java.util.concurrent.atomic.AtomicIntegerArray(SlotHash.SLOTS);
     /** Per importing slot, the epoch since which this node has been importing it without a break. */
     private final AtomicLongArray importingSince = new AtomicLongArray(SlotHash.SLOTS);
     /**
@@ -331,7 +339,9 @@ public final class ClusterNode implements AutoCloseable {
     public CompletableFuture<Void> ensureLocal(byte[]... keys) {
         List<CompletableFuture<Void>> pending = null;
         for (byte[] key : keys) {
-            if (importing(SlotHash.slot(key)) && !store.exists(key) && !tombstones.containsKey(new ByteKey(key))) {
+            int slot = SlotHash.slot(key);
+            if (importing(slot) && !tombstones.containsKey(new ByteKey(key))
+                    && (leftover.get(slot) != 0 || !store.exists(key))) {
                 if (pending == null) {
                     pending = new ArrayList<>();
                 }
@@ -485,6 +495,7 @@ public final class ClusterNode implements AutoCloseable {
     private void dropAll() {
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             drops.incrementAndGet(s);
+            leftover.set(s, 0);
             state.move(s, SlotState.NONE);
             lastComplete.set(s, 0); // before the keys go: a transfer read checks the stamp after the value
         }
@@ -517,10 +528,18 @@ public final class ClusterNode implements AutoCloseable {
                 reused++;
             } else {
                 next = SlotState.IMPORTING;
-                if (old == SlotState.NONE) {
-                    purge.set(s); // leftovers from an earlier ownership: stale
-                    lastComplete.set(s, 0); // and no longer a complete copy for importers to take
+                if (old == SlotState.NONE && lastComplete.get(s) != 0) {
+                    // A complete copy from an earlier ownership, older than the slot's newest writes: stale here, but
+                    // it may be the very copy another importer needs (one owner since the epoch after it), so it
+                    // stays, unserved, until this node's own import finds a fresher one (dropLeftovers).
+                    leftover.set(s, 1);
+                    drops.incrementAndGet(s);
+                } else if (old == SlotState.NONE) {
+                    purge.set(s); // whatever else is here of it: stale
                 }
+            }
+            if (next != SlotState.IMPORTING) {
+                leftover.set(s, 0);
             }
             if (next == SlotState.COMPLETE) {
                 lastComplete.set(s, stamp(table));
@@ -597,6 +616,82 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
+     * A fresh copy says {@code key} is absent: if its slot still holds a leftover copy here, the leftover key goes
+     * (unless written here since) and the key counts as settled. Under the key's write and replica locks.
+     */
+    CompletableFuture<Void> settleAbsent(byte[] key) {
+        if (leftover.get(SlotHash.slot(key)) == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
+            CompletableFuture<?> removed = CompletableFuture.completedFuture(null);
+            ByteKey k = new ByteKey(key);
+            if (leftover.get(SlotHash.slot(key)) != 0 && !tombstones.containsKey(k)) {
+                removed = store.remove(key, false);
+            }
+            return removed.handle((r, e) -> {
+                if (e == null) {
+                    tombstones.put(k, Boolean.TRUE);
+                }
+                unlockReplicas.run();
+                unlockWrites.run();
+                if (e != null) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+                return (Void) null;
+            });
+        }));
+    }
+
+    /**
+     * Drops this node's leftover copies of {@code slots} (see {@link #leftover}) once its import has found a fresh
+     * enough copy of them elsewhere: the stamp first (importers stop taking it), then every key not written or settled
+     * here since, each under its locks. Returns false if the table changed meanwhile.
+     */
+    boolean dropLeftovers(BitSet slots, long epoch) {
+        BitSet mine = new BitSet();
+        synchronized (this) {
+            if (topology.table().epoch() != epoch) {
+                return false;
+            }
+            for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+                if (leftover.get(s) != 0 && state.get(s) == SlotState.IMPORTING) {
+                    lastComplete.set(s, 0);
+                    drops.incrementAndGet(s);
+                    mine.set(s);
+                }
+            }
+        }
+        if (mine.isEmpty()) {
+            return true;
+        }
+        List<byte[]> keys = new ArrayList<>();
+        store.forEachKey(key -> {
+            if (mine.get(SlotHash.slot(key)) && !tombstones.containsKey(new ByteKey(key))) {
+                keys.add(key);
+            }
+        });
+        List<CompletableFuture<?>> removals = new ArrayList<>();
+        for (byte[] key : keys) {
+            removals.add(locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
+                CompletableFuture<?> removed = tombstones.containsKey(new ByteKey(key))
+                        ? CompletableFuture.completedFuture(null) : store.remove(key, false);
+                return removed.whenComplete((r, e) -> {
+                    unlockReplicas.run();
+                    unlockWrites.run();
+                });
+            })));
+        }
+        CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)).join();
+        for (int s = mine.nextSetBit(0); s >= 0; s = mine.nextSetBit(s + 1)) {
+            leftover.set(s, 0);
+        }
+        log.info("{}: dropped {} leftover keys of {} slots it imports afresh", topology.self().id(), keys.size(),
+                mine.cardinality());
+        return true;
+    }
+
+    /**
      * Puts a transferred value if the key is still absent and was not written or deleted here; under the key's write
      * lock (against local writes) and its replica lock (against replication from the primary).
      */
@@ -607,15 +702,20 @@ public final class ClusterNode implements AutoCloseable {
                 unlockWrites.run();
             };
             try {
-                if (store.exists(key) || tombstones.containsKey(new ByteKey(key))
+                boolean stale = leftover.get(SlotHash.slot(key)) != 0; // a leftover here is older: replace it
+                if (!stale && store.exists(key) || tombstones.containsKey(new ByteKey(key))
                         || expireAt > 0 && expireAt <= System.currentTimeMillis()) {
                     value.release();
                     unlock.run();
                     return CompletableFuture.<Void>completedFuture(null);
                 }
                 long length = value.readableBytes();
-                return LocalPuts.put(store, key, value, new PutOptions(expireAt, Condition.IF_ABSENT, false, false))
+                return LocalPuts.put(store, key, value, new PutOptions(expireAt,
+                                stale ? Condition.ALWAYS : Condition.IF_ABSENT, false, false))
                         .handle((r, e) -> {
+                            if (stale && e == null) {
+                                tombstones.put(new ByteKey(key), Boolean.TRUE); // settled: fresher than the leftover
+                            }
                             unlock.run();
                             if (e != null) {
                                 throw new java.util.concurrent.CompletionException(e);

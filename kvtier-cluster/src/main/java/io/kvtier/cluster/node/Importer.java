@@ -184,7 +184,7 @@ final class Importer implements AutoCloseable {
                 }
                 long expireAt = integer(a.elements().get(1));
                 if (expireAt == -2 || !(a.elements().get(2) instanceof Reply.Bulk bulk)) {
-                    return CompletableFuture.<Void>completedFuture(null);
+                    return node.settleAbsent(key);
                 }
                 ByteBuf value = bulk.content().retain();
                 return node.putTransferred(key, expireAt, value);
@@ -271,6 +271,11 @@ final class Importer implements AutoCloseable {
                     nobody.cardinality());
         }
         long started = System.nanoTime();
+        BitSet found = new BitSet();
+        bySource.values().forEach(found::or);
+        if (!node.dropLeftovers(found, epoch)) {
+            return; // the table changed: start over with the new one
+        }
         long keys = copyFromSources(bySource, epoch, progress);
         if (keys < 0) {
             return; // the table changed: start over with the new one

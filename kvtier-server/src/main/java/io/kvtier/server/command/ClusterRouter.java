@@ -333,6 +333,13 @@ final class ClusterRouter {
         if (!write) {
             return Async.then(locked, r, unlock -> {
                 recheckServable(node, keys, unlock, cleanup); // the wait may have outlasted the lease or the table
+                if (!HeldWrite.primaryOfAll(node.topology(), keys)) {
+                    // The table changed while it waited: a write it waited for may have been given up unconfirmed
+                    // (its value still here, never to be seen), and the keys' new primary serves them now.
+                    unlock.run();
+                    cleanup.run();
+                    throw new TryAgainException("the slot table changed while this read waited for its keys; retry");
+                }
                 return Async.andFinally(() -> Async.andFinally(body, cleanup), unlock);
             });
         }
