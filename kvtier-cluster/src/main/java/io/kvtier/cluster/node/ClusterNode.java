@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *   lastComplete[slot] stamps the newest table in which this node was a complete owner of the slot: its epoch, and
  *   the table's fingerprint below it (stamp()), since the two sides of a partition can each publish a table of the
  *   same epoch. Between nodes, the holder with the highest lastComplete has the freshest copy: every write after that
- *   epoch went to the newer owners.
- *   That is how an importer picks its source, with no history of earlier tables (a joiner has none).
+ *   epoch went to the newer owners. Which epoch is fresh enough comes from the Raft log (ClusterConfig.completeEpoch:
+ *   the newest epoch an owner of the slot was known complete at; writes wait for one, checkWritable), so an importer
+ *   never takes an older copy because the fresh ones are out of reach (completeEpochRequired, ADR 0005 Decision 5b).
  * - Import. An owner that is IMPORTING first fetches, on demand, every key a command touches (ensureLocal), then runs
  *   the command locally; a background Importer copies the rest of the slot from the freshest holder, throttled
  *   (--rebalance-rate), one value in flight per source, then makes a second pass after the peer timeout to catch
@@ -480,7 +481,11 @@ public final class ClusterNode implements AutoCloseable {
                 dropAll();
             }
             active = true;
-            importing = moveSlots(table, alone, c.completeEpoch());
+            // In the cluster's first table every owner holds all its slots' data, none having been written yet (a
+            // member that had local data dropped it above, unless alone): it serves them complete at once. Importing
+            // them instead left them unstamped, and a second table that came before those imports finished found no
+            // complete copy anywhere and waited for ever (a five-node start in CI).
+            importing = moveSlots(table, alone || c.firstTable(c.epoch()), c.completeEpoch());
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
             joined = true;
@@ -506,8 +511,9 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * Moves every slot to its state under {@code table}: not an owner, NONE; an owner already complete (or alone),
      * COMPLETE; an owner again whose leftover copy from an earlier ownership was complete at an epoch no older than the
-     * slot's {@code completeEpoch} (nobody can have written it since), COMPLETE too; otherwise IMPORTING, purging such
-     * leftovers first (stale). Returns how many import.
+     * slot's {@code completeEpoch} (nobody can have written it since), COMPLETE too; otherwise IMPORTING, keeping an
+     * older complete leftover unserved as a source for other importers ({@link #leftover}) and purging anything else
+     * left of it. Returns how many import.
      */
     private int moveSlots(SlotTable table, boolean founding, long[] completeEpoch) {
         Member self = topology.self();
