@@ -264,6 +264,14 @@ public final class ClusterNode implements AutoCloseable {
         return Math.min(applied.completeEpoch()[slot], importingSince.get(slot) - 1);
     }
 
+    /**
+     * Whether a copy of {@code slot} stamped {@code stamp} (a lastComplete, 0 for none) is one this node may import:
+     * complete at {@link #completeEpochRequired} or later; any in the cluster's first table, nothing being older.
+     */
+    boolean freshEnough(int slot, long stamp) {
+        return firstTable() || stamp > 0 && epochOf(stamp) >= completeEpochRequired(slot);
+    }
+
     /** The agreed configuration applied here, with its lease, voters and leader; null before {@link #join}. */
     public ConfigService config() {
         return config;
@@ -370,10 +378,11 @@ public final class ClusterNode implements AutoCloseable {
             }
             tombstones.keySet().removeIf(k -> !importing(SlotHash.slot(k.bytes())));
         }
+        int left = importingSlots();
         log.info("{}: {} slots imported at epoch {}; {} still importing", topology.self().id(), slots.cardinality(),
-                epoch, importingSlots());
+                epoch, left);
         ConfigService c = config;
-        if (c != null && importingSlots() == 0) {
+        if (c != null && left == 0) {
             c.renewNow(); // reports it: the log marks its slots complete, and writes to them may go on
         }
         return true;
@@ -629,24 +638,12 @@ public final class ClusterNode implements AutoCloseable {
         if (leftover.get(SlotHash.slot(key)) == 0) {
             return CompletableFuture.completedFuture(null);
         }
-        return locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
-            CompletableFuture<?> removed = CompletableFuture.completedFuture(null);
-            ByteKey k = new ByteKey(key);
-            if (leftover.get(SlotHash.slot(key)) != 0 && !tombstones.containsKey(k)) {
-                removed = store.remove(key, false);
-            }
-            return removed.handle((r, e) -> {
-                if (e == null) {
-                    tombstones.put(k, Boolean.TRUE);
-                }
-                unlockReplicas.run();
-                unlockWrites.run();
-                if (e != null) {
-                    throw new java.util.concurrent.CompletionException(e);
-                }
-                return (Void) null;
-            });
-        }));
+        ByteKey k = new ByteKey(key);
+        return underKeyLocks(key, () -> {
+            CompletableFuture<?> removed = leftover.get(SlotHash.slot(key)) != 0 && !tombstones.containsKey(k)
+                    ? store.remove(key, false) : CompletableFuture.completedFuture(null);
+            return removed.thenRun(() -> tombstones.put(k, Boolean.TRUE));
+        });
     }
 
     /**
@@ -679,14 +676,8 @@ public final class ClusterNode implements AutoCloseable {
         });
         List<CompletableFuture<?>> removals = new ArrayList<>();
         for (byte[] key : keys) {
-            removals.add(locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
-                CompletableFuture<?> removed = tombstones.containsKey(new ByteKey(key))
-                        ? CompletableFuture.completedFuture(null) : store.remove(key, false);
-                return removed.whenComplete((r, e) -> {
-                    unlockReplicas.run();
-                    unlockWrites.run();
-                });
-            })));
+            removals.add(underKeyLocks(key, () -> tombstones.containsKey(new ByteKey(key))
+                    ? CompletableFuture.completedFuture(null) : store.remove(key, false)));
         }
         CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)).join();
         for (int s = mine.nextSetBit(0); s >= 0; s = mine.nextSetBit(s + 1)) {
@@ -702,40 +693,48 @@ public final class ClusterNode implements AutoCloseable {
      * lock (against local writes) and its replica lock (against replication from the primary).
      */
     CompletableFuture<Void> putTransferred(byte[] key, long expireAt, ByteBuf value) {
-        return locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
-            Runnable unlock = () -> {
-                unlockReplicas.run();
-                unlockWrites.run();
-            };
+        return underKeyLocks(key, () -> {
             try {
                 boolean stale = leftover.get(SlotHash.slot(key)) != 0; // a leftover here is older: replace it
                 if (!stale && store.exists(key) || tombstones.containsKey(new ByteKey(key))
                         || expireAt > 0 && expireAt <= System.currentTimeMillis()) {
                     value.release();
-                    unlock.run();
                     return CompletableFuture.<Void>completedFuture(null);
                 }
                 long length = value.readableBytes();
                 return LocalPuts.put(store, key, value, new PutOptions(expireAt,
                                 stale ? Condition.ALWAYS : Condition.IF_ABSENT, false, false))
-                        .handle((r, e) -> {
-                            if (stale && e == null) {
+                        .thenRun(() -> {
+                            if (stale) {
                                 tombstones.put(new ByteKey(key), Boolean.TRUE); // settled: fresher than the leftover
                             }
-                            unlock.run();
-                            if (e != null) {
-                                throw new java.util.concurrent.CompletionException(e);
-                            }
                             fetched(length);
-                            return null;
                         });
             } catch (RuntimeException e) {
                 if (value.refCnt() > 0) {
                     value.release();
                 }
-                unlock.run();
-                return CompletableFuture.<Void>failedFuture(e);
+                throw e;
             }
+        });
+    }
+
+    /**
+     * Runs {@code body} under {@code key}'s write lock (against local writes), then its replica lock (against
+     * replication from the primary), the order every transfer takes them; releases both when it completes, or fails.
+     */
+    private <T> CompletableFuture<T> underKeyLocks(byte[] key, java.util.function.Supplier<CompletableFuture<T>> body) {
+        return locks.lock(key).thenCompose(unlockWrites -> replicaLocks.lock(key).thenCompose(unlockReplicas -> {
+            CompletableFuture<T> done;
+            try {
+                done = body.get();
+            } catch (RuntimeException e) {
+                done = CompletableFuture.failedFuture(e);
+            }
+            return done.whenComplete((r, e) -> {
+                unlockReplicas.run();
+                unlockWrites.run();
+            });
         }));
     }
 

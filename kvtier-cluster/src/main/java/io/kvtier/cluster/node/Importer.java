@@ -152,8 +152,7 @@ final class Importer implements AutoCloseable {
                         + " other nodes did not answer for a key of importing slot " + SlotHash.slot(key));
             }
             int slot = SlotHash.slot(key);
-            if (!node.firstTable() && (bestEpoch <= 0
-                    || ClusterNode.epochOf(bestEpoch) < node.completeEpochRequired(slot))) {
+            if (!node.freshEnough(slot, bestEpoch)) {
                 // No copy within reach is complete as of the newest epoch the log knows the slot complete at: the
                 // copies that are, and may hold writes acknowledged since, are on nodes away (excluded, cut off).
                 // An older copy's value or "absent" would be a guess; the key waits for them.
@@ -177,8 +176,7 @@ final class Importer implements AutoCloseable {
                 }
                 long stamp = integer(a.elements().get(0));
                 int slot = SlotHash.slot(key);
-                if (!node.firstTable() && (stamp <= 0
-                        || ClusterNode.epochOf(stamp) < node.completeEpochRequired(slot))) {
+                if (!node.freshEnough(slot, stamp)) {
                     // It dropped its copy since it was chosen (included again, or importing the slot itself).
                     throw new TryAgainException(holder.id() + " no longer holds a complete copy of slot " + slot);
                 }
@@ -271,9 +269,9 @@ final class Importer implements AutoCloseable {
                     nobody.cardinality());
         }
         long started = System.nanoTime();
-        BitSet found = new BitSet();
-        bySource.values().forEach(found::or);
-        if (!node.dropLeftovers(found, epoch)) {
+        BitSet done = new BitSet();
+        bySource.values().forEach(done::or);
+        if (!node.dropLeftovers(done, epoch)) {
             return; // the table changed: start over with the new one
         }
         long keys = copyFromSources(bySource, epoch, progress);
@@ -285,8 +283,6 @@ final class Importer implements AutoCloseable {
             woken = true;
             return; // a source dropped its copy meanwhile (included again, or importing the slot itself): start over
         }
-        BitSet done = new BitSet();
-        bySource.values().forEach(done::or);
         boolean applied = node.completed(done, epoch);
         if (!nobody.isEmpty() && !node.firstTable()) {
             sleepQuietly(500); // then again: the holders that are away may be back
@@ -334,7 +330,7 @@ final class Importer implements AutoCloseable {
             return null;
         }
         for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
-            if (best[s] != null && ClusterNode.epochOf(bestEpoch[s]) < node.completeEpochRequired(s)) {
+            if (best[s] != null && !node.freshEnough(s, bestEpoch[s])) {
                 best[s] = null; // older than a complete copy the log knows of: that one is away, the slot waits for it
             }
         }

@@ -28,8 +28,8 @@ import java.util.TreeMap;
  *       been its primary without a break. The primary serves the slot once every other active member is known to be
  *       past that epoch ({@link #fence}): none of them can still serve it under an older table.</li>
  *   <li>{@code completeEpoch[slot]}: the newest epoch at which the log knows some owner of the slot held all of its
- *       data: one that reported, in a renewal at that epoch, that it imports nothing ({@link Active#complete}), or
- *       that was such an owner at the epoch before and stayed one. A write is acknowledged only at an epoch the slot
+ *       data: one whose renewal at that epoch did not list the slot among those it still imports
+ *       ({@link Active#complete}), or that was such an owner at the epoch before and stayed one. A write is acknowledged only at an epoch the slot
  *       is complete at (that owner receives it too, replication being synchronous), so a copy stamped complete at
  *       this epoch or later holds every acknowledged write of the slot: the importers' rule for a source, whoever is
  *       within reach (ADR 0005).</li>

@@ -12,6 +12,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +91,7 @@ public final class ConfigStateMachine implements StateMachine {
                 long incarnation = in.readLong();
                 long applied = in.readLong();
                 Member member = new Member(id, in.readLong(), in.readUTF());
-                java.util.BitSet importingSlots = readSlots(in);
+                BitSet importingSlots = readSlots(in);
                 int importing = importingSlots.cardinality();
                 ClusterConfig.Active a = before.members().get(id);
                 if (a != null && a.incarnation() == incarnation) {
@@ -135,7 +136,7 @@ public final class ConfigStateMachine implements StateMachine {
                     if (c != null && c.incarnation() == incarnation && !members.containsKey(id)) {
                         candidates.remove(id);
                         members.put(id, new ClusterConfig.Active(c.member(), incarnation, before.epoch() + 1, 0, 0,
-                                ClusterConfig.Active.NOT_REPORTED, new java.util.BitSet()));
+                                ClusterConfig.Active.NOT_REPORTED, new BitSet()));
                         renewedAtNanos.put(id, System.nanoTime());
                     }
                 }
@@ -246,7 +247,7 @@ public final class ConfigStateMachine implements StateMachine {
     }
 
     /** {@code slots} as ranges of consecutive slots: their count, then each one's first and last slot. */
-    private static void writeSlots(DataOutput out, java.util.BitSet slots) throws IOException {
+    private static void writeSlots(DataOutput out, BitSet slots) throws IOException {
         List<int[]> ranges = new ArrayList<>();
         for (int s = slots.nextSetBit(0); s >= 0; ) {
             int end = slots.nextClearBit(s);
@@ -260,8 +261,8 @@ public final class ConfigStateMachine implements StateMachine {
         }
     }
 
-    private static java.util.BitSet readSlots(DataInput in) throws IOException {
-        java.util.BitSet slots = new java.util.BitSet(SlotHash.SLOTS);
+    private static BitSet readSlots(DataInput in) throws IOException {
+        BitSet slots = new BitSet(SlotHash.SLOTS);
         int n = in.readInt();
         for (int i = 0; i < n; i++) {
             int first = in.readUnsignedShort();
@@ -287,7 +288,7 @@ public final class ConfigStateMachine implements StateMachine {
         });
     }
 
-    static byte[] renew(Member self, long incarnation, long appliedEpoch, java.util.BitSet importing) {
+    static byte[] renew(Member self, long incarnation, long appliedEpoch, BitSet importing) {
         return encode(out -> {
             out.writeByte(RENEW);
             out.writeUTF(self.id());

@@ -269,32 +269,30 @@ final class ClusterRouter {
      * and no former primary can still be serving them (see {@link ClusterNode#checkServable}).
      */
     static void checkServable(ClusterNode node, byte[][] keys) {
-        int last = -1;
-        for (byte[] key : keys) {
-            int slot = SlotHash.slot(key);
-            if (slot != last) {
-                node.checkServable(slot);
-                last = slot;
-            }
-        }
+        eachSlot(keys, node::checkServable);
     }
 
     /** TRYAGAIN (nothing ran) unless every one of {@code keys}' slots takes writes ({@link ClusterNode#checkWritable}). */
     static void checkWritable(ClusterNode node, byte[][] keys) {
+        eachSlot(keys, node::checkWritable);
+    }
+
+    /** Runs {@code check} on the slot of each of {@code keys}, once per run of keys in the same slot. */
+    private static void eachSlot(byte[][] keys, java.util.function.IntConsumer check) {
         int last = -1;
         for (byte[] key : keys) {
             int slot = SlotHash.slot(key);
             if (slot != last) {
-                node.checkWritable(slot);
+                check.accept(slot);
                 last = slot;
             }
         }
     }
 
-    /** {@link #checkServable} for a command that holds its keys' locks: on refusal, releases them and cleans up. */
-    private static void recheckServable(ClusterNode node, byte[][] keys, Runnable unlock, Runnable cleanup) {
+    /** Runs {@code check} for a command that holds its keys' locks: on refusal, releases them and cleans up. */
+    private static void recheck(Runnable check, Runnable unlock, Runnable cleanup) {
         try {
-            checkServable(node, keys);
+            check.run();
         } catch (RuntimeException e) {
             unlock.run();
             cleanup.run();
@@ -332,14 +330,15 @@ final class ClusterRouter {
         });
         if (!write) {
             return Async.then(locked, r, unlock -> {
-                recheckServable(node, keys, unlock, cleanup); // the wait may have outlasted the lease or the table
-                if (!HeldWrite.primaryOfAll(node.topology(), keys)) {
-                    // The table changed while it waited: a write it waited for may have been given up unconfirmed
-                    // (its value still here, never to be seen), and the keys' new primary serves them now.
-                    unlock.run();
-                    cleanup.run();
-                    throw new TryAgainException("the slot table changed while this read waited for its keys; retry");
-                }
+                recheck(() -> {
+                    checkServable(node, keys); // the wait may have outlasted the lease or the table
+                    if (!HeldWrite.primaryOfAll(node.topology(), keys)) {
+                        // The table changed while it waited: a write it waited for may have been given up unconfirmed
+                        // (its value still here, never to be seen), and the keys' new primary serves them now.
+                        throw new TryAgainException("the slot table changed while this read waited for its keys;"
+                                + " retry");
+                    }
+                }, unlock, cleanup);
                 return Async.andFinally(() -> Async.andFinally(body, cleanup), unlock);
             });
         }
@@ -366,14 +365,10 @@ final class ClusterRouter {
             node.counters.refusedWrites().increment();
             throw new TryAgainException("the slot table changed while this write waited for its keys; retry");
         }
-        recheckServable(node, keys, unlock, cleanup);
-        try {
+        recheck(() -> {
+            checkServable(node, keys);
             checkWritable(node, keys);
-        } catch (RuntimeException e) {
-            unlock.run();
-            cleanup.run();
-            throw e;
-        }
+        }, unlock, cleanup);
         boolean sync = node.settings().syncReplication();
         long[] drops = sync ? node.drops(keys) : null; // only a held write (sync) checks them
         r.hold();
