@@ -3,10 +3,12 @@ package io.kvtier.cli.simulate;
 import io.kvtier.common.Durations;
 import io.kvtier.common.Sizes;
 import io.kvtier.common.Units;
+import io.kvtier.kvcache.simulate.BlockTrace;
 import io.kvtier.kvcache.simulate.Budget;
 import io.kvtier.kvcache.simulate.ChatTraceGenerator;
 import io.kvtier.kvcache.simulate.ChatTraceOptions;
 import io.kvtier.kvcache.simulate.ChunkOptions;
+import io.kvtier.kvcache.simulate.ChunkedTrace;
 import io.kvtier.kvcache.simulate.SimulationResult;
 import io.kvtier.kvcache.simulate.Sweep;
 import io.kvtier.kvcache.simulate.Trace;
@@ -29,9 +31,10 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvtier simulate}: replays a chat trace (synthetic, or a JSONL file) through LMCache's chunking and the
- * store's tiering for every memory x disk budget given, and prints the hit rate and bytes per tier of each, as a
- * table or JSON, optionally with a chart. No server, no sockets, no real bytes: see docs/simulate.md.
+ * {@code kvtier simulate}: replays a chat trace (synthetic, or a JSONL file in kvtier's chat format or in Mooncake's,
+ * told apart by {@link TraceFormat}) through LMCache's chunking and the store's tiering for every memory x disk budget
+ * given, and prints the hit rate and bytes per tier of each, as a table or JSON, optionally with a chart. No server,
+ * no sockets, no real bytes: see docs/simulate.md.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Hit-rate simulator: replays a multi-round chat trace through LMCache's chunking and kvtier's "
@@ -50,13 +53,15 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--trace", paramLabel = "FILE",
             description = "JSONL trace, one request a line: {\"session\": \"u1\", \"turn\": 0, \"prompt_tokens\": "
-                    + "1024, \"new_tokens\": 256} (+ optional time, prefix, prefix_tokens). Default: a synthetic "
-                    + "chat service shaped by the flags below.")
+                    + "1024, \"new_tokens\": 256} (+ optional time, prefix, prefix_tokens), or Mooncake's format, "
+                    + "detected by its hash_ids: {\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 50, "
+                    + "\"hash_ids\": [0, 1, 2]}. Default: a synthetic chat service shaped by the flags below.")
     Path trace;
 
-    @Option(names = "--chunk-tokens", paramLabel = "N", defaultValue = "256",
-            description = "Tokens per chunk, LMCache's chunk_size (default: ${DEFAULT-VALUE}).")
-    int chunkTokens;
+    @Option(names = "--chunk-tokens", paramLabel = "N",
+            description = "Tokens per chunk, LMCache's chunk_size (default: 256); with a Mooncake trace, the tokens "
+                    + "of one hash_ids block (default: 512, as in Mooncake's traces).")
+    Integer chunkTokens;
 
     @Option(names = "--bytes-per-token", paramLabel = "N",
             description = "KV-cache bytes per token; 131072 = Llama-3.1-8B in bf16 (the default).")
@@ -143,10 +148,13 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        ChunkOptions chunks = new ChunkOptions(chunkTokens, bytesPerToken(), saveDecode);
+        TraceFormat format = trace == null ? TraceFormat.CHAT : TraceFormat.of(trace);
+        ChunkOptions chunks = new ChunkOptions(chunkTokens == null ? format.defaultChunkTokens : chunkTokens,
+                bytesPerToken(), saveDecode);
         List<Budget> budgets = budgets();
         String source = trace == null ? "synthetic chat (seed " + seed + ")" : trace.toString();
-        Trace t = trace == null ? ChatTraceGenerator.generate(chatOptions()) : readTrace(trace);
+        ChunkedTrace t = trace == null ? ChatTraceGenerator.generate(chatOptions())
+                : readTrace(trace, format, chunks.chunkTokens());
         int n = threads == null ? Runtime.getRuntime().availableProcessors() : threads;
         if (n < 1) {
             throw new IllegalArgumentException("--threads " + n + " must be at least 1");
@@ -188,24 +196,22 @@ public final class SimulateCommand implements Callable<Integer> {
         }
     }
 
-    private static Trace readTrace(Path file) throws IOException {
+    private static ChunkedTrace readTrace(Path file, TraceFormat format, int chunkTokens) throws IOException {
         try (var in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return TraceFile.read(in, file.toString());
+            return format.read(in, file.toString(), chunkTokens);
         }
     }
 
-    static String report(String source, Trace t, ChunkOptions chunks, Sweep.Outcome outcome, Path chart) {
+    static String report(String source, ChunkedTrace t, ChunkOptions chunks, Sweep.Outcome outcome, Path chart) {
         StringBuilder s = new StringBuilder();
-        s.append(String.format(Locale.ROOT, "trace:   %s: %d sessions, %d requests, %d prompt tokens%n", source,
-                t.sessions(), t.size(), t.totalPromptTokens()));
-        s.append(String.format(Locale.ROOT, "chunks:  %d tokens x %d bytes = %s; full chunks only; %s%n",
-                chunks.chunkTokens(), chunks.bytesPerToken(), Units.bytes(chunks.chunkBytes()),
-                chunks.saveDecode() ? "prompts and answers stored" : "prompts stored, answers not (LMCache "
-                        + "save_decode_cache off)"));
+        boolean blocks = t instanceof BlockTrace;
+        s.append(traceLine(source, t));
+        s.append(chunksLine(chunks, blocks));
         SimulationResult unlimited = outcome.unlimited();
-        s.append(String.format(Locale.ROOT, "ceiling: %s hit rate with unlimited memory, which stores %s of chunks"
-                + "%n%n", SweepTable.percent(unlimited.hitRate()), Units.bytes(unlimited.writtenBytes())));
-        s.append(SweepTable.format(outcome.results()));
+        String ofBlocks = blocks ? " (" + SweepTable.percent(unlimited.chunkHitRate()) + " of looked-up blocks)" : "";
+        s.append(String.format(Locale.ROOT, "ceiling: %s hit rate%s with unlimited memory, which stores %s of chunks"
+                + "%n%n", SweepTable.percent(unlimited.hitRate()), ofBlocks, Units.bytes(unlimited.writtenBytes())));
+        s.append(SweepTable.format(outcome.results(), blocks));
         s.append(String.format(Locale.ROOT, "%nsimulated %d requests x %d budgets in %.1f s%n", t.size(),
                 outcome.results().size(), outcome.elapsed().toNanos() / 1e9));
         if (chart != null) {
@@ -214,7 +220,30 @@ public final class SimulateCommand implements Callable<Integer> {
         return s.toString();
     }
 
-    private static String chartTitle(Trace t, ChunkOptions chunks) {
+    /** The report's first line: what the trace holds. */
+    private static String traceLine(String source, ChunkedTrace t) {
+        return switch (t) {
+            case Trace c -> String.format(Locale.ROOT, "trace:   %s: %d sessions, %d requests, %d prompt tokens%n",
+                    source, c.sessions(), c.size(), c.totalPromptTokens());
+            case BlockTrace b -> String.format(Locale.ROOT, "trace:   %s: Mooncake format, %d requests, %d prompt "
+                    + "tokens, %d blocks (%d full: BLK HIT = hit / full blocks)%n", source, b.size(),
+                    b.totalPromptTokens(), b.totalBlocks(), b.fullBlocks());
+        };
+    }
+
+    /** The report's second line: what a chunk is, and which are stored. */
+    private static String chunksLine(ChunkOptions chunks, boolean blocks) {
+        String size = String.format(Locale.ROOT, "%d tokens x %d bytes = %s", chunks.chunkTokens(),
+                chunks.bytesPerToken(), Units.bytes(chunks.chunkBytes()));
+        if (blocks) {
+            return String.format(Locale.ROOT, "chunks:  one per block, %s; full blocks only (a partial last one is "
+                    + "neither looked up nor stored); answers not stored%n", size);
+        }
+        return String.format(Locale.ROOT, "chunks:  %s; full chunks only; %s%n", size, chunks.saveDecode()
+                ? "prompts and answers stored" : "prompts stored, answers not (LMCache save_decode_cache off)");
+    }
+
+    private static String chartTitle(ChunkedTrace t, ChunkOptions chunks) {
         return String.format(Locale.ROOT, "Hit rate by budget: %d requests, %s chunks", t.size(),
                 Units.bytes(chunks.chunkBytes()));
     }

@@ -5,22 +5,21 @@ package io.kvtier.kvcache.simulate;
  * request: the prompt's full chunks are looked up in order and the leading ones that exist are read, stopping at
  * the first miss (LMCache's prefix lookup: chunk k's key hashes the whole prefix up to it); those tokens are the
  * request's hits. Then the full chunks of the prompt (and of the answer with {@code saveDecode}) from the first miss
- * on are stored, skipping any the store still holds. A chunk's key is its session's (or, within the shared prefix,
- * the prefix's) identity plus its index, which is exactly when two prompts' chunk hashes agree. Not thread-safe.
+ * on are stored, skipping any the store still holds. Chunk keys come from the trace ({@link ChunkedTrace#chunkKey}),
+ * which makes two keys equal exactly when the two prompts' chunk hashes would agree. Not thread-safe.
  */
 public final class Replay {
-    private static final long SHARED = 1L << 62;
-    private static final int INDEX_BITS = 24;
-
     private Replay() {
     }
 
     /**
      * Replays {@code trace} against a store with {@code budget}.
      *
-     * @throws IllegalArgumentException if the budget cannot hold one chunk (see {@link TierModel#refusal})
+     * @throws IllegalArgumentException if the budget cannot hold one chunk (see {@link TierModel#refusal}), or the
+     *                                  trace cannot be cut into these chunks ({@link ChunkedTrace#refusal})
      */
-    public static SimulationResult run(Trace trace, ChunkOptions chunks, Budget budget) {
+    public static SimulationResult run(ChunkedTrace trace, ChunkOptions chunks, Budget budget) {
+        checkReplayable(trace, chunks);
         String refusal = TierModel.refusal(budget, chunks.chunkBytes());
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
@@ -28,15 +27,24 @@ public final class Replay {
         return replay(trace, chunks, budget, new TierModel(budget));
     }
 
-    static SimulationResult replay(Trace trace, ChunkOptions chunks, Budget budget, TierModel store) {
+    static void checkReplayable(ChunkedTrace trace, ChunkOptions chunks) {
+        String refusal = trace.refusal(chunks);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+    }
+
+    static SimulationResult replay(ChunkedTrace trace, ChunkOptions chunks, Budget budget, TierModel store) {
         int c = chunks.chunkTokens();
         long memoryHitChunks = 0;
         long diskHitChunks = 0;
+        long lookedUpChunks = 0;
         for (int r = 0; r < trace.size(); r++) {
             int promptChunks = trace.promptTokens(r) / c;
+            lookedUpChunks += promptChunks;
             int hit = 0;
             while (hit < promptChunks) {
-                TierModel.Hit h = store.get(key(trace, r, hit, c));
+                TierModel.Hit h = store.get(trace.chunkKey(r, hit, c));
                 if (h == TierModel.Hit.MISS) {
                     break;
                 }
@@ -50,7 +58,7 @@ public final class Replay {
             long saved = trace.promptTokens(r) + (chunks.saveDecode() ? (long) trace.newTokens(r) : 0);
             long savedChunks = saved / c;
             for (int k = hit; k < savedChunks; k++) {
-                long key = key(trace, r, k, c);
+                long key = trace.chunkKey(r, k, c);
                 if (!store.contains(key)) {
                     store.put(key, chunks.chunkBytes());
                 }
@@ -59,26 +67,15 @@ public final class Replay {
         return new SimulationResult(budget, trace.size(), trace.totalPromptTokens(), memoryHitChunks * c,
                 diskHitChunks * c, store.counters.memoryReadBytes, store.counters.diskReadBytes,
                 store.counters.writtenBytes, store.counters.diskWrittenBytes, store.counters.evictedBytes,
-                store.counters.promotions, store.evictedRegions());
-    }
-
-    /** The identity of chunk {@code k} of request {@code r}: shared while the chunk lies inside the prefix. */
-    static long key(Trace trace, int r, int k, int chunkTokens) {
-        if (k >= 1 << INDEX_BITS) {
-            throw new IllegalArgumentException("a prompt of more than " + (1 << INDEX_BITS) + " chunks");
-        }
-        int p = trace.prefix(r);
-        if (p >= 0 && (long) (k + 1) * chunkTokens <= trace.prefixTokens(r)) {
-            return SHARED | (long) p << INDEX_BITS | k;
-        }
-        return (long) trace.session(r) << INDEX_BITS | k;
+                store.counters.promotions, store.evictedRegions(), memoryHitChunks + diskHitChunks, lookedUpChunks);
     }
 
     /**
      * The hit rate with unlimited memory: every chunk stored stays. The ceiling no budget can pass, and with it the
      * bytes of every chunk ever stored (the working set).
      */
-    public static SimulationResult unlimited(Trace trace, ChunkOptions chunks) {
+    public static SimulationResult unlimited(ChunkedTrace trace, ChunkOptions chunks) {
+        checkReplayable(trace, chunks);
         long huge = Long.MAX_VALUE / 4;
         return replay(trace, chunks, new Budget(huge, 0), new TierModel(new Budget(huge, 0)));
     }

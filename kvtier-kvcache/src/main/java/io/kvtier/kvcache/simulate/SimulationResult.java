@@ -2,16 +2,20 @@ package io.kvtier.kvcache.simulate;
 
 /**
  * What one budget did with the whole trace. Hit rate = prompt tokens served from the store / all prompt tokens;
- * a token is served from memory or from disk according to where its chunk was when read. Bytes are values' bytes
- * (KV data), without record headers or keys. Immutable.
+ * a token is served from memory or from disk according to where its chunk was when read. Chunk hit rate = chunks
+ * read / chunks looked up, the full chunks of all prompts (for a {@link BlockTrace}: hit blocks / full blocks).
+ * Bytes are values' bytes (KV data), without record headers or keys. Immutable.
  *
  * @param writtenBytes     chunks stored (SET), into memory or (too large for it) straight to disk
  * @param diskWrittenBytes values written to the disk log: demotions of values not yet on disk, and direct writes
  * @param evictedBytes     values lost: their region was evicted (or, with no disk, they left memory)
+ * @param hitChunks        chunks read, from either tier: the hit tokens in chunks
+ * @param lookedUpChunks   every prompt's full chunks: those after a request's first miss count as missed
  */
 public record SimulationResult(Budget budget, long requests, long promptTokens, long memoryHitTokens,
                                long diskHitTokens, long memoryReadBytes, long diskReadBytes, long writtenBytes,
-                               long diskWrittenBytes, long evictedBytes, long promotions, long evictedRegions) {
+                               long diskWrittenBytes, long evictedBytes, long promotions, long evictedRegions,
+                               long hitChunks, long lookedUpChunks) {
     public long hitTokens() {
         return memoryHitTokens + diskHitTokens;
     }
@@ -26,6 +30,10 @@ public record SimulationResult(Budget budget, long requests, long promptTokens, 
 
     public double diskHitRate() {
         return ratio(diskHitTokens);
+    }
+
+    public double chunkHitRate() {
+        return lookedUpChunks == 0 ? 0 : (double) hitChunks / lookedUpChunks;
     }
 
     private double ratio(long tokens) {

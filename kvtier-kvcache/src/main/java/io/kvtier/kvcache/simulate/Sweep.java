@@ -22,9 +22,11 @@ public final class Sweep {
     }
 
     /**
-     * @throws IllegalArgumentException if a budget cannot hold one chunk; checked for all before any runs
+     * @throws IllegalArgumentException if the trace cannot be cut into these chunks or a budget cannot hold one;
+     *                                  checked before any runs
      */
-    public static Outcome run(Trace trace, ChunkOptions chunks, List<Budget> budgets, int threads) {
+    public static Outcome run(ChunkedTrace trace, ChunkOptions chunks, List<Budget> budgets, int threads) {
+        Replay.checkReplayable(trace, chunks);
         for (Budget b : budgets) {
             String refusal = TierModel.refusal(b, chunks.chunkBytes());
             if (refusal != null) {

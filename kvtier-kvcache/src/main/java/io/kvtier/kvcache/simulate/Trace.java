@@ -9,9 +9,13 @@ import java.util.Map;
  * lengths in tokens, and the shared prefix (a system prompt) its prompt starts with, if any. A session's prompts
  * extend each other: turn t's prompt is turn t-1's prompt + answer + the new user message, so the chunks of two
  * prompts of one session coincide wherever both are full, and the first {@code prefixTokens} tokens coincide with
- * every other request naming the same prefix. Immutable; built by {@link Builder}, which checks all of that.
+ * every other request naming the same prefix. A chunk's key is therefore its session's (or, inside the prefix, the
+ * prefix's) identity plus its index. Immutable; built by {@link Builder}, which checks all of that.
  */
-public final class Trace {
+public final class Trace implements ChunkedTrace {
+    private static final long SHARED = 1L << 62;
+    private static final int INDEX_BITS = 24;
+
     private final int[] session;
     private final int[] promptTokens;
     private final int[] newTokens;
@@ -32,6 +36,7 @@ public final class Trace {
         return new Builder();
     }
 
+    @Override
     public int size() {
         return session.length;
     }
@@ -44,10 +49,12 @@ public final class Trace {
         return session[request];
     }
 
+    @Override
     public int promptTokens(int request) {
         return promptTokens[request];
     }
 
+    @Override
     public int newTokens(int request) {
         return newTokens[request];
     }
@@ -61,13 +68,32 @@ public final class Trace {
         return prefixTokens[request];
     }
 
-    /** Sum of all prompts' tokens: the denominator of the hit rate. */
+    @Override
     public long totalPromptTokens() {
         long sum = 0;
         for (int p : promptTokens) {
             sum += p;
         }
         return sum;
+    }
+
+    /** Shared while the chunk lies inside the request's prefix, else its session's. */
+    @Override
+    public long chunkKey(int request, int k, int chunkTokens) {
+        if (k >= 1 << INDEX_BITS) {
+            throw new IllegalArgumentException("a prompt of more than " + (1 << INDEX_BITS) + " chunks");
+        }
+        int p = prefix[request];
+        if (p >= 0 && (long) (k + 1) * chunkTokens <= prefixTokens[request]) {
+            return SHARED | (long) p << INDEX_BITS | k;
+        }
+        return (long) session[request] << INDEX_BITS | k;
+    }
+
+    /** Any chunk size and both storing modes: keys follow from the sessions. */
+    @Override
+    public String refusal(ChunkOptions chunks) {
+        return null;
     }
 
     /**
@@ -90,8 +116,7 @@ public final class Trace {
         private int[] answer = new int[64];
         private int[] prefix = new int[64];
         private int[] prefixTokens = new int[64];
-        private double[] time = new double[64];
-        private Boolean timed;
+        private final ServingOrder order = new ServingOrder("time");
 
         private Builder() {
         }
@@ -109,7 +134,7 @@ public final class Trace {
             checkRange("prompt_tokens", promptTokens, 1);
             checkRange("new_tokens", newTokens, 0);
             checkRange("turn", turn, 0);
-            checkTime(time);
+            order.check(time);
             Integer known = sessionIds.get(sessionName);
             int s = known == null ? newSession(sessionName) : known;
             int p = prefixName == null ? -1 : prefixId(prefixName, prefixLength);
@@ -124,8 +149,8 @@ public final class Trace {
             lastTurn[s] = (int) turn;
             lastEnd[s] = promptTokens + newTokens;
             lastTime[s] = time == null ? 0 : time;
-            append(s, (int) promptTokens, (int) newTokens, p, p < 0 ? 0 : (int) prefixLength,
-                    time == null ? 0 : time);
+            append(s, (int) promptTokens, (int) newTokens, p, p < 0 ? 0 : (int) prefixLength);
+            order.add(time);
             return this;
         }
 
@@ -133,18 +158,6 @@ public final class Trace {
             if (value < min || value > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException(field + " " + value + " must be between " + min + " and "
                         + Integer.MAX_VALUE);
-            }
-        }
-
-        private void checkTime(Double t) {
-            if (timed == null) {
-                timed = t != null;
-            } else if (timed != (t != null)) {
-                throw new IllegalArgumentException(timed ? "time is missing; earlier requests have one, so every "
-                        + "request needs one" : "time is given, but earlier requests have none: give all or none");
-            }
-            if (t != null && !(t >= 0 && Double.isFinite(t))) {
-                throw new IllegalArgumentException("time " + t + " must be a finite number of seconds >= 0");
             }
         }
 
@@ -200,7 +213,7 @@ public final class Trace {
             return p;
         }
 
-        private void append(int s, int promptTokens, int newTokens, int p, int pTokens, double t) {
+        private void append(int s, int promptTokens, int newTokens, int p, int pTokens) {
             if (size == session.length) {
                 int n = size * 2;
                 session = Arrays.copyOf(session, n);
@@ -208,14 +221,12 @@ public final class Trace {
                 answer = Arrays.copyOf(answer, n);
                 prefix = Arrays.copyOf(prefix, n);
                 prefixTokens = Arrays.copyOf(prefixTokens, n);
-                time = Arrays.copyOf(time, n);
             }
             session[size] = s;
             prompt[size] = promptTokens;
             answer[size] = newTokens;
             prefix[size] = p;
             prefixTokens[size] = pTokens;
-            time[size] = t;
             size++;
         }
 
@@ -223,20 +234,14 @@ public final class Trace {
             if (size == 0) {
                 throw new IllegalArgumentException("the trace has no requests");
             }
-            Integer[] order = new Integer[size];
-            for (int i = 0; i < size; i++) {
-                order[i] = i;
-            }
-            if (Boolean.TRUE.equals(timed)) {
-                Arrays.sort(order, (a, b) -> Double.compare(time[a], time[b])); // stable: ties keep input order
-            }
+            int[] served = order.order();
             int[] s = new int[size];
             int[] pr = new int[size];
             int[] an = new int[size];
             int[] px = new int[size];
             int[] pt = new int[size];
             for (int i = 0; i < size; i++) {
-                int j = order[i];
+                int j = served[i];
                 s[i] = session[j];
                 pr[i] = prompt[j];
                 an[i] = answer[j];
