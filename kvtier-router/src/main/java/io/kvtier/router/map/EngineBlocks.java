@@ -1,0 +1,107 @@
+package io.kvtier.router.map;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What one engine holds, per medium ({@code GPU}, or {@code CPU} for vLLM's own CPU offload), as its KV events told
+ * the map, with the block size its events carry. Guarded by its own monitor: events for one engine are applied by one
+ * subscriber thread, lookups read it from any thread.
+ */
+final class EngineBlocks {
+    final String engine;
+    final String model;
+    private final Map<String, HeldBlocks> media = new TreeMap<>();
+    private int blockSize;
+    long stored;
+    long removed;
+    long orphans;
+    long unknownRemovals;
+    long clears;
+
+    EngineBlocks(String engine, String model) {
+        this.engine = engine;
+        this.model = model;
+    }
+
+    synchronized int blockSize() {
+        return blockSize;
+    }
+
+    /**
+     * Records blocks {@code engineHashes} (consecutive, the first one following {@code parent}, or the prompt's start
+     * where {@code parent} is null), holding {@code tokens} in blocks of {@code size}. Blocks whose parent the map does
+     * not know cannot be placed in a prompt and are counted as orphans: the engine stored the parent before the map
+     * listened, or its event was lost.
+     */
+    synchronized void stored(String medium, long[] engineHashes, Long parent, int[] tokens, int size, String lora,
+            long[] salts) {
+        if (size <= 0 || (long) size * engineHashes.length != tokens.length) {
+            throw new IllegalArgumentException(engine + ": " + engineHashes.length + " blocks of " + size
+                    + " tokens do not match " + tokens.length + " token ids");
+        }
+        if (blockSize != size) {
+            if (blockSize != 0) {
+                clear(); // another block size: an engine restarted with other settings, nothing held is comparable
+            }
+            blockSize = size;
+        }
+        HeldBlocks held = media.computeIfAbsent(medium, m -> new HeldBlocks());
+        long prefix;
+        if (parent == null) {
+            prefix = PrefixHash.root(lora);
+        } else if (held.knows(parent)) {
+            prefix = held.prefixOf(parent);
+        } else {
+            orphans += engineHashes.length;
+            return;
+        }
+        for (int b = 0; b < engineHashes.length; b++) {
+            prefix = PrefixHash.next(prefix, tokens, b * size, (b + 1) * size);
+            if (salts != null && salts[b] != 0) {
+                prefix = PrefixHash.salted(prefix, salts[b]);
+            }
+            held.add(engineHashes[b], prefix);
+        }
+        stored += engineHashes.length;
+    }
+
+    synchronized void removed(String medium, long[] engineHashes) {
+        HeldBlocks held = media.get(medium);
+        for (long h : engineHashes) {
+            if (held != null && held.remove(h)) {
+                removed++;
+            } else {
+                unknownRemovals++;
+            }
+        }
+    }
+
+    /** Forgets everything: the engine cleared its cache, restarted, or the map lost track of its events. */
+    synchronized void clear() {
+        media.values().forEach(HeldBlocks::clear);
+        media.clear();
+        clears++;
+    }
+
+    /** How many leading blocks of {@code prefixHashes} this engine holds on each medium (media holding none left out). */
+    synchronized Map<String, Integer> prefixBlocks(long[] prefixHashes) {
+        Map<String, Integer> out = new TreeMap<>();
+        media.forEach((medium, held) -> {
+            int n = 0;
+            while (n < prefixHashes.length && held.holds(prefixHashes[n])) {
+                n++;
+            }
+            if (n > 0) {
+                out.put(medium, n);
+            }
+        });
+        return out;
+    }
+
+    synchronized Map<String, Integer> blocksByMedium() {
+        Map<String, Integer> out = new TreeMap<>();
+        media.forEach((medium, held) -> out.put(medium, held.size()));
+        return out;
+    }
+}

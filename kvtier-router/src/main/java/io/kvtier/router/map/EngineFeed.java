@@ -1,0 +1,102 @@
+package io.kvtier.router.map;
+
+import io.kvtier.router.events.KvEvent;
+import io.kvtier.router.events.KvEventBatch;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Applies one engine's KV event batches, in order, to the map. Not thread-safe: one feed per engine, fed by that
+ * engine's subscriber thread.
+ *
+ * <p>Which blocks count. A prefix hit needs the blocks of the attention that covers the whole prompt, so, as Dynamo's
+ * router does, stores are taken from full-attention (or MLA) cache groups where the event names the group's kind, else
+ * from group 0 (every group, before vLLM had groups); a sliding-window group's blocks would credit prefixes the engine
+ * has partly dropped. Removals follow the groups whose stores were taken. A LoRA adapter named only by its id (vLLM
+ * before 0.15) keys its blocks apart from the base model's and from every adapter name, so that no lookup credits them.
+ */
+public final class EngineFeed {
+    private static final Set<String> FULL_KINDS = Set.of("full_attention", "mla_attention", "sink_full_attention");
+
+    private final KvCacheMap map;
+    private final String engine;
+    private final Set<Long> groups = ConcurrentHashMap.newKeySet();
+    private volatile double lastTs;
+
+    public EngineFeed(KvCacheMap map, String engine) {
+        this.map = map;
+        this.engine = engine;
+        groups.add(0L);
+    }
+
+    /** The engine's clock when it sent the newest batch applied (seconds since the epoch), 0 before the first. */
+    public double lastTs() {
+        return lastTs;
+    }
+
+    public void apply(KvEventBatch batch) {
+        for (KvEvent e : batch.events()) {
+            switch (e) {
+                case KvEvent.BlockStored s -> stored(s);
+                case KvEvent.BlockRemoved r -> {
+                    if (r.groupIdx() == null || groups.contains(r.groupIdx())) {
+                        map.removed(engine, r.medium(), r.blockHashes());
+                    }
+                }
+                case KvEvent.AllBlocksCleared c -> map.cleared(engine);
+            }
+        }
+        lastTs = batch.ts();
+    }
+
+    private void stored(KvEvent.BlockStored s) {
+        boolean full = s.kvCacheSpecKind() != null ? FULL_KINDS.contains(s.kvCacheSpecKind())
+                : s.groupIdx() == null || s.groupIdx() == 0;
+        if (!full) {
+            return;
+        }
+        if (s.groupIdx() != null) {
+            groups.add(s.groupIdx());
+        }
+        String lora = s.loraName() != null ? s.loraName() : s.loraId() != null ? "\0lora-id:" + s.loraId() : null;
+        map.stored(engine, s.medium(), s.blockHashes(), s.parentBlockHash(), s.tokenIds(), s.blockSize(), lora,
+                salts(s.extraKeys(), s.loraName()));
+    }
+
+    /**
+     * Per block, what else the engine hashed with its tokens, as 64 bits (0: nothing but its LoRA adapter's name, which
+     * the chain's root already stands for); null where no block has more. A block hashed with a multimodal input or a
+     * cache salt then matches no lookup by tokens alone, as the engine would not reuse it for such a prompt either.
+     */
+    static long[] salts(byte[][] extraKeys, String loraName) {
+        if (extraKeys == null) {
+            return null;
+        }
+        byte[] loraOnly = loraName == null ? null : loraOnly(loraName);
+        long[] salts = null;
+        for (int b = 0; b < extraKeys.length; b++) {
+            byte[] extra = extraKeys[b];
+            if (extra != null && !java.util.Arrays.equals(extra, loraOnly) && !isEmptyArray(extra)) {
+                if (salts == null) {
+                    salts = new long[extraKeys.length];
+                }
+                salts[b] = PrefixHash.ofBytes(extra) | 1; // never 0
+            }
+        }
+        return salts;
+    }
+
+    private static boolean isEmptyArray(byte[] raw) {
+        return raw.length == 1 && raw[0] == (byte) 0x90;
+    }
+
+    private static byte[] loraOnly(String loraName) {
+        try (org.msgpack.core.MessageBufferPacker p = org.msgpack.core.MessagePack.newDefaultBufferPacker()) {
+            p.packArrayHeader(1);
+            p.packString(loraName);
+            return p.toByteArray();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package io.kvtier.router.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A subscriber against a publisher that speaks vLLM's ZMQ protocol, over real TCP sockets: batches arrive once and in
+ * order across a late start, lost messages, a short replay buffer and an engine restart, and every loss that cannot be
+ * repaired is a resync.
+ */
+class EventSubscriberTest {
+    private static final Duration REPLAY_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Records what the subscriber delivers: batch timestamps (each test numbers its batches by ts) and resyncs. */
+    static final class Recorder implements EventSubscriber.Listener {
+        final List<Double> batches = new CopyOnWriteArrayList<>();
+        final List<String> resyncs = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void batch(KvEventBatch batch) {
+            batches.add(batch.ts());
+        }
+
+        @Override
+        public void resync(String why) {
+            resyncs.add(why);
+            batches.add(-1.0);
+        }
+    }
+
+    private static KvEventBatch batch(double n) {
+        return new KvEventBatch(n, List.of(new KvEvent.AllBlocksCleared()), 0L);
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 10 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    private static EventSubscriber subscribe(EventPublisher pub, boolean replay, Recorder recorder) {
+        return new EventSubscriber("e1", "tcp://127.0.0.1:" + pub.port(),
+                replay ? "tcp://127.0.0.1:" + pub.replayPort() : null, "kv@", REPLAY_TIMEOUT, recorder).start();
+    }
+
+    @Test
+    void aLateSubscriberReplaysTheEnginesBufferThenFollowsLive() throws Exception {
+        Recorder r = new Recorder();
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
+                Layout.MAP_V0_26, 100)) {
+            for (int i = 0; i < 5; i++) {
+                pub.publish(batch(i));
+            }
+            try (EventSubscriber sub = subscribe(pub, true, r)) {
+                // A SUB socket sees nothing sent before it joined: publish until the first live batch arrives.
+                double n = 5;
+                while (r.batches.isEmpty()) {
+                    pub.publish(batch(n++));
+                    Thread.sleep(20);
+                }
+                double last = n - 1;
+                await(() -> r.batches.contains(last));
+                assertThat(r.batches).containsExactly(java.util.stream.DoubleStream.iterate(0, x -> x <= last, x -> x + 1)
+                        .boxed().toArray(Double[]::new));
+                assertThat(r.resyncs).isEmpty();
+                assertThat(sub.stats().gaps()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void lostMessagesAreReplayedWhereTheEngineKeepsThem() throws Exception {
+        Recorder r = new Recorder();
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
+                Layout.ARRAY_V0_23, 100);
+                EventSubscriber sub = subscribe(pub, true, r)) {
+            double n = connect(pub, r);
+            int before = r.batches.size();
+            pub.drop(batch(100));
+            pub.drop(batch(101));
+            pub.publish(batch(102));
+            await(() -> r.batches.contains(102.0));
+            assertThat(r.resyncs).isEmpty();
+            assertThat(r.batches.subList(before, r.batches.size())).containsExactly(100.0, 101.0, 102.0);
+            assertThat(sub.stats().replayed()).isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void aLossNoReplayCanRepairIsAResync() throws Exception {
+        Recorder r = new Recorder();
+        // No replay endpoint at all.
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", null, "kv@e1@m", Layout.ARRAY_V0_15, 100);
+                EventSubscriber sub = subscribe(pub, false, r)) {
+            connect(pub, r);
+            int before = r.batches.size();
+            pub.drop(batch(100));
+            pub.publish(batch(101));
+            await(() -> r.batches.contains(101.0));
+            assertThat(r.batches.subList(before, r.batches.size())).containsExactly(-1.0, 101.0);
+            assertThat(r.resyncs).singleElement().asString().contains("no replay endpoint");
+        }
+        // A replay buffer of 2 batches, 3 lost: the 2 it still has are the run before the live one, so they apply.
+        Recorder s = new Recorder();
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
+                Layout.ARRAY_V0_11, 2);
+                EventSubscriber sub = subscribe(pub, true, s)) {
+            connect(pub, s);
+            int before = s.batches.size();
+            pub.drop(batch(100));
+            pub.drop(batch(101));
+            pub.drop(batch(102));
+            pub.publish(batch(103));
+            await(() -> s.batches.contains(103.0));
+            assertThat(s.batches.subList(before, s.batches.size())).containsExactly(-1.0, 102.0, 103.0);
+            assertThat(s.resyncs).singleElement().asString().contains("replay buffer starts at");
+        }
+    }
+
+    @Test
+    void anEngineThatRestartsCountsFromZeroAgainAndIsResynced() throws Exception {
+        Recorder r = new Recorder();
+        int port;
+        int replayPort;
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
+                Layout.MAP_V0_26, 100)) {
+            port = pub.port();
+            replayPort = pub.replayPort();
+            try (EventSubscriber sub = new EventSubscriber("e1", "tcp://127.0.0.1:" + port,
+                    "tcp://127.0.0.1:" + replayPort, "", REPLAY_TIMEOUT, r).start()) {
+                double n = connect(pub, r);
+                for (int i = 0; i < 5; i++) {
+                    pub.publish(batch(200 + i));
+                }
+                await(() -> r.batches.contains(204.0));
+                pub.close();
+                int before = r.batches.size();
+                try (EventPublisher again = new EventPublisher("tcp://127.0.0.1:" + port,
+                        "tcp://127.0.0.1:" + replayPort, "kv@e1@m", Layout.MAP_V0_26, 100)) {
+                    // The subscriber reconnects by itself; the new process's first batches arrive once it has.
+                    double m = 300;
+                    while (r.resyncs.isEmpty()) {
+                        again.publish(batch(m++));
+                        Thread.sleep(20);
+                    }
+                    assertThat(r.resyncs).singleElement().asString().contains("restarted");
+                    double last = m - 1;
+                    await(() -> r.batches.contains(last));
+                    List<Double> after = r.batches.subList(before, r.batches.size());
+                    assertThat(after.get(0)).isEqualTo(-1.0);
+                    // After the resync, the rest of the new process's stream, in order (its start replayed or not).
+                    assertThat(after.subList(1, after.size())).isSorted().doesNotHaveDuplicates().endsWith(last);
+                }
+            }
+        }
+    }
+
+    /** Publishes until the subscriber has joined; returns the next batch number. */
+    private static double connect(EventPublisher pub, Recorder r) throws InterruptedException {
+        double n = 0;
+        while (r.batches.isEmpty()) {
+            pub.publish(batch(n++));
+            Thread.sleep(20);
+        }
+        double last = n - 1;
+        await(() -> r.batches.contains(last));
+        return n;
+    }
+}
