@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
         description = "Tiered key-value store for LLM KV-cache offload, speaking the Redis protocol.",
         subcommands = {ServerCommand.class, io.kvtier.cli.cluster.ClusterCommand.class,
                 io.kvtier.bench.BenchCommand.class, io.kvtier.cli.sizing.SizeCommand.class,
-                io.kvtier.cli.simulate.SimulateCommand.class, io.kvtier.cli.router.EngineSimCommand.class})
+                io.kvtier.cli.simulate.SimulateCommand.class, io.kvtier.cli.router.EngineSimCommand.class,
+                io.kvtier.cli.router.RouterCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));

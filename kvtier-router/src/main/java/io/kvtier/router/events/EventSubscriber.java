@@ -25,8 +25,9 @@ import org.zeromq.ZMQ;
  *   timeout); if they all come, the stream goes on as if nothing was lost. Otherwise (no replay endpoint, the buffer no
  *   longer holds them, no answer) the engine's entries are dropped and rebuilt from what follows: the map then lacks
  *   blocks stored before (a lookup finds less, never more, than the engine holds; the engine re-announces nothing).
- * A payload that does not decode is a gap of one batch. The first message after start is a gap from -1, so an engine
- * that was already running is replayed from its buffer's start.
+ * A payload that does not decode is a gap of one batch. On start the engine's whole replay buffer is asked for at
+ * once, so that an engine already running is known before its next batch; without a replay endpoint the first
+ * message after start is taken as it comes.
  */
 
 /**
@@ -104,6 +105,7 @@ public final class EventSubscriber implements AutoCloseable {
             sub.monitor("inproc://disconnects", ZMQ.EVENT_DISCONNECTED);
             monitor.connect("inproc://disconnects");
             sub.connect(endpoint);
+            catchUp();
             while (!closing) {
                 if (ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null) {
                     disconnected = true;
@@ -117,6 +119,34 @@ public final class EventSubscriber implements AutoCloseable {
             if (!closing) {
                 log.error("{}: event stream failed; no more events from {}", name, endpoint, e);
             }
+        }
+    }
+
+    /**
+     * On start, asks for the engine's whole replay buffer rather than waiting for its next batch to show the gap: an
+     * engine that is idle now may have cached plenty before (llm-d's router replays on connect too). The last run
+     * without holes is applied; anything missed between the answer and the SUB socket's joining is a gap later.
+     */
+    private void catchUp() {
+        if (replayEndpoint == null) {
+            return;
+        }
+        List<Long> seqs = new ArrayList<>();
+        List<byte[]> payloads = new ArrayList<>();
+        String failure = replay(0, Long.MAX_VALUE, seqs, payloads);
+        if (failure != null) {
+            log.info("{}: no replay on start ({}); following the live stream", name, failure);
+            return;
+        }
+        int first = 0;
+        for (int i = 1; i < seqs.size(); i++) {
+            if (seqs.get(i) != seqs.get(i - 1) + 1) {
+                first = i;
+            }
+        }
+        for (int i = first; i < seqs.size(); i++) {
+            deliver(seqs.get(i), payloads.get(i));
+            replayed.incrementAndGet();
         }
     }
 

@@ -70,7 +70,7 @@ class EventSubscriberTest {
                 assertThat(r.batches).containsExactly(java.util.stream.DoubleStream.iterate(0, x -> x <= last, x -> x + 1)
                         .boxed().toArray(Double[]::new));
                 assertThat(r.resyncs).isEmpty();
-                assertThat(sub.stats().gaps()).isEqualTo(1);
+                assertThat(sub.stats().replayed()).isGreaterThanOrEqualTo(5);
             }
         }
     }

@@ -1,0 +1,242 @@
+package io.kvtier.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvtier.common.Json;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The router as users run it: {@code ./kvtier router} in front of three {@code ./kvtier engine-sim} processes, real
+ * HTTP and real ZMQ between them. Each policy's choices are read from the engines' own answers (how many prompt tokens
+ * they served from cache), the map from the lookup API; streaming, a killed engine, a lost event stream and the
+ * request deadline are each exercised for real.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RouterIT {
+    /** A path into a parsed JSON tree (keys of objects, indexes of arrays); null where it leads nowhere. */
+    private static Object at(Object tree, Object... path) {
+        for (Object step : path) {
+            if (step instanceof String k && tree instanceof java.util.Map<?, ?> m) {
+                tree = m.get(k);
+            } else if (step instanceof Integer i && tree instanceof List<?> l && i < l.size()) {
+                tree = l.get(i);
+            } else {
+                return null;
+            }
+        }
+        return tree;
+    }
+
+    private static int number(Object tree, Object... path) {
+        return at(tree, path) instanceof java.math.BigDecimal n ? n.intValue() : -1;
+    }
+    private static final int PROMPT = 160; // 10 blocks of 16: a repeat is served 144 from cache (the last block is recomputed)
+    @TempDir
+    static Path dir;
+    private final List<HttpProcess> engines = new ArrayList<>();
+    private final int[] eventPorts = new int[3];
+    private final int[] replayPorts = new int[3];
+
+    @BeforeAll
+    void startEngines() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            int port = KvtierProcess.freePort();
+            eventPorts[i] = KvtierProcess.freePort();
+            replayPorts[i] = KvtierProcess.freePort();
+            engines.add(HttpProcess.start(dir.resolve("engine" + i + ".log"), port, "engine-sim", "--port",
+                    Integer.toString(port), "--events-port", Integer.toString(eventPorts[i]), "--replay-port",
+                    Integer.toString(replayPorts[i]), "--gpu-blocks", "512", "--prefill-us", "20",
+                    "--decode-us", "2000"));
+        }
+    }
+
+    @AfterAll
+    void stopEngines() throws Exception {
+        for (HttpProcess e : engines) {
+            e.close();
+        }
+    }
+
+    private HttpProcess router(String policy, boolean events, String... more) throws Exception {
+        int port = KvtierProcess.freePort();
+        List<String> args = new ArrayList<>(List.of("router", "--port", Integer.toString(port), "--policy", policy,
+                "--probe-interval", "200", "--probe-timeout", "500"));
+        for (int i = 0; i < engines.size(); i++) {
+            args.add("--engine");
+            args.add("http://127.0.0.1:" + engines.get(i).port() + (events ? ",events=tcp://127.0.0.1:" + eventPorts[i]
+                    + ",replay=tcp://127.0.0.1:" + replayPorts[i] : ""));
+        }
+        args.addAll(List.of(more));
+        HttpProcess r = HttpProcess.start(dir.resolve("router-" + policy + "-" + port + ".log"), port,
+                args.toArray(String[]::new));
+        awaitHealthy(r, engines.size());
+        return r;
+    }
+
+    private static void awaitHealthy(HttpProcess router, int n) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!router.get("/health").body().startsWith(n + " of")) {
+            assertThat(System.nanoTime()).as("%d engines healthy within 20 s", n).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    private static String prompt(int seed) {
+        return IntStream.range(0, PROMPT).mapToObj(t -> Integer.toString(seed * 1000 + t))
+                .collect(Collectors.joining(",", "[", "]"));
+    }
+
+    /** Sends {@code prompt} through the router; returns the answer's cached prompt tokens. */
+    private static int cached(HttpProcess router, String prompt) throws Exception {
+        HttpResponse<String> r = router.post("/v1/completions",
+                "{\"model\":\"sim-model\",\"max_tokens\":2,\"prompt\":" + prompt + "}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return number(Json.parse(r.body()), "usage", "prompt_tokens_details", "cached_tokens");
+    }
+
+    /** Waits until the router's map shows {@code prompt} held by some engine; returns which. */
+    private static String awaitHolder(HttpProcess router, String prompt) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            Object found = at(Json.parse(router.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"token_ids\":"
+                    + prompt + "}").body()), "engines");
+            if (found instanceof List<?> l && l.size() == 1 && number(l, 0, "tokens", "GPU") == PROMPT) {
+                return (String) at(l, 0, "engine");
+            }
+            assertThat(System.nanoTime()).as("the map shows the prompt within 10 s: " + found).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void prefixRoutingSendsEachRepeatToTheEngineHoldingItsPrefix() throws Exception {
+        try (HttpProcess router = router("prefix", true)) {
+            for (int p = 1; p <= 6; p++) {
+                String prompt = prompt(p);
+                assertThat(cached(router, prompt)).isZero();
+                awaitHolder(router, prompt);
+                assertThat(cached(router, prompt)).as("prompt %d repeated", p).isEqualTo(PROMPT - 16);
+                assertThat(cached(router, prompt)).isEqualTo(PROMPT - 16);
+            }
+            String metrics = router.get("/metrics").body();
+            assertThat(metrics).contains("reason=\"prefix: longest prefix\"} 12.0")
+                    .contains("kvtier_router_predicted_cached_tokens_total 1920.0") // 12 repeats x 160 credited
+                    .contains("kvtier_router_cached_tokens_total 1728.0");         // 12 x 144 served from cache
+        }
+    }
+
+    @Test
+    void roundRobinSpreadsRepeatsAndApproxPrefixFollowsItsOwnRecord() throws Exception {
+        int roundRobinHits = 0;
+        try (HttpProcess router = router("round-robin", false)) {
+            for (int p = 11; p <= 13; p++) {
+                for (int k = 0; k < 3; k++) {
+                    roundRobinHits += cached(router, prompt(p)) > 0 ? 1 : 0;
+                }
+            }
+        }
+        assertThat(roundRobinHits).as("round robin: each of 3 repeats on another engine").isZero();
+        try (HttpProcess router = router("approx-prefix", false)) {
+            for (int p = 21; p <= 23; p++) {
+                assertThat(cached(router, prompt(p))).isZero();
+                assertThat(cached(router, prompt(p))).isEqualTo(PROMPT - 16);
+                assertThat(cached(router, prompt(p))).isEqualTo(PROMPT - 16);
+            }
+        }
+    }
+
+    @Test
+    void streamsPassThroughChunkByChunkWithinTheDeadline() throws Exception {
+        try (HttpProcess router = router("least-load", true, "--request-timeout", "3")) {
+            HttpClient http = HttpClient.newHttpClient();
+            long start = System.nanoTime();
+            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + router.port() + "/v1/chat/completions")).POST(HttpRequest.BodyPublishers.ofString(
+                    "{\"model\":\"sim-model\",\"max_tokens\":500,\"stream\":true,\"messages\":[{\"role\":\"user\","
+                            + "\"content\":\"hi\"}]}")).build(), HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(r.headers().firstValue("content-type")).hasValue("text/event-stream");
+            byte[] first = new byte[6];
+            try (InputStream in = r.body()) {
+                assertThat(in.readNBytes(first, 0, 6)).isEqualTo(6);
+                double firstMs = (System.nanoTime() - start) / 1e6;
+                assertThat(new String(first, StandardCharsets.UTF_8)).isEqualTo("data: ");
+                assertThat(firstMs).as("first chunk long before the answer's 1 s of decode").isLessThan(800);
+                byte[] rest = in.readAllBytes(); // 500 tokens at 2 ms: cut at the 3 s deadline? No: 1 s, it ends
+                String all = new String(first, StandardCharsets.UTF_8) + new String(rest, StandardCharsets.UTF_8);
+                assertThat(all).endsWith("data: [DONE]\n\n");
+                assertThat(all.split("\n\n")).hasSize(501);
+            }
+        }
+    }
+
+    @Test
+    void aKilledEngineIsSkippedAndItsEntriesDropped() throws Exception {
+        int port = KvtierProcess.freePort();
+        int events = KvtierProcess.freePort();
+        HttpProcess doomed = HttpProcess.start(dir.resolve("doomed.log"), port, "engine-sim", "--port",
+                Integer.toString(port), "--events-port", Integer.toString(events), "--replay-port", "-1");
+        int routerPort = KvtierProcess.freePort();
+        List<String> args = new ArrayList<>(List.of("router", "--port", Integer.toString(routerPort), "--policy",
+                "prefix", "--probe-interval", "200", "--probe-timeout", "500", "--request-timeout", "5",
+                "--engine", "http://127.0.0.1:" + port + ",events=tcp://127.0.0.1:" + events,
+                // an event stream nobody publishes: that engine is scored by load alone, and serves all the same
+                "--engine", "http://127.0.0.1:" + engines.get(0).port() + ",events=tcp://127.0.0.1:"
+                        + KvtierProcess.freePort()));
+        try (HttpProcess router = HttpProcess.start(dir.resolve("router-kill.log"), routerPort,
+                args.toArray(String[]::new))) {
+            awaitHealthy(router, 2);
+            for (int p = 31; p <= 34; p++) {
+                cached(router, prompt(p));
+            }
+            assertThat(router.get("/metrics").body()).contains("kvtier_router_requests_total{engine=\"127.0.0.1:"
+                    + engines.get(0).port() + "\",outcome=\"ok\"}");
+            doomed.kill();
+            long killed = System.nanoTime();
+            for (int p = 31; p <= 40; p++) {
+                cached(router, prompt(p)); // every request answered: retried elsewhere before its first byte
+            }
+            awaitHealthy(router, 1);
+            double skippedAfterMs = (System.nanoTime() - killed) / 1e6;
+            assertThat(skippedAfterMs).isLessThan(5_000);
+            Object found = at(Json.parse(router.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"token_ids\":"
+                    + prompt(31) + "}").body()), "engines");
+            assertThat(String.valueOf(found)).doesNotContain("127.0.0.1:" + port);
+        } finally {
+            doomed.close();
+        }
+    }
+
+    @Test
+    void aRequestIsNeverHeldPastTheDeadline() throws Exception {
+        try (HttpProcess router = router("least-load", true, "--request-timeout", "1")) {
+            long start = System.nanoTime();
+            HttpResponse<String> r;
+            try {
+                r = router.post("/v1/completions", "{\"model\":\"sim-model\",\"max_tokens\":1500,\"prompt\":\"hi\"}");
+                assertThat(r.statusCode()).isEqualTo(504);
+            } catch (java.io.IOException cut) {
+                // the answer had begun: the connection is cut at the deadline, which is as good
+            }
+            assertThat((System.nanoTime() - start) / 1e6).isBetween(900.0, 2_500.0);
+            assertThat(router.post("/v1/completions", "{\"model\":\"nope\",\"prompt\":\"hi\"}").statusCode())
+                    .isEqualTo(404);
+            assertThat(router.post("/v1/completions", "{\"prompt\":\"hi\"}").statusCode()).isEqualTo(400);
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.kvtier.router.proxy;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the router knows of one engine: health, the model it serves, its load (its own vLLM metrics, scraped, plus
+ * the requests the router has in flight there). Fields are written by the fleet's poller and the request threads,
+ * read by the policies; each is independently current.
+ */
+public final class EngineState {
+    final EngineEndpoint endpoint;
+    final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicLong requests = new AtomicLong();
+    final AtomicLong failures = new AtomicLong();
+    volatile boolean healthy;
+    volatile String model;
+    volatile double running;
+    volatile double waiting;
+    volatile double kvUsage;
+    volatile long lastOkNanos;
+    volatile String lastError = "not probed yet";
+
+    EngineState(EngineEndpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    public String id() {
+        return endpoint.id();
+    }
+
+    public boolean healthy() {
+        return healthy;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    /** Requests queued or running there: the engine's own count where it was scraped, or the router's own if higher. */
+    public double load() {
+        return Math.max(running + waiting, inFlight.get());
+    }
+}

@@ -1,0 +1,193 @@
+package io.kvtier.router.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvtier.router.events.EventSubscriber;
+import io.kvtier.router.events.KvEventBatch;
+import io.kvtier.router.map.EngineFeed;
+import io.kvtier.router.map.KvCacheMap;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Health, load and KV events of the engines behind the router.
+ *
+ * Every probe interval each engine is asked for /v1/models (the model it serves) and /metrics (vLLM's running and
+ * waiting requests, KV usage), each within the probe timeout. An engine is healthy from its first good probe; it is
+ * unhealthy after a failed probe or a failed request the proxy reports, and then gets no requests until a probe
+ * succeeds again. So a dead engine is skipped within one probe interval plus one timeout, and at once by the request
+ * that found it dead.
+ *
+ * Its map entries live exactly while it is healthy: added fresh (empty) and its event subscriber started when it
+ * becomes healthy, dropped with the subscriber when it becomes unhealthy (a restarted engine's cache is empty, and
+ * its block hashes new). A dead or silent event stream degrades only that engine's prefix scores, never a request.
+ */
+
+/** The engines behind the router: their health, load and map entries. Thread-safe. */
+public final class Fleet implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Fleet.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final List<EngineState> engines = new ArrayList<>();
+    private final KvCacheMap map;
+    private final Duration probeTimeout;
+    private final HttpClient http;
+    private final ScheduledExecutorService probes;
+    private final Map<String, EventSubscriber> subscribers = new ConcurrentHashMap<>();
+
+    public Fleet(List<EngineEndpoint> endpoints, KvCacheMap map, Duration probeInterval, Duration probeTimeout) {
+        this.map = map;
+        this.probeTimeout = probeTimeout;
+        this.http = HttpClient.newBuilder().connectTimeout(probeTimeout).build();
+        for (EngineEndpoint e : endpoints) {
+            engines.add(new EngineState(e));
+        }
+        probes = Executors.newScheduledThreadPool(1, Thread.ofPlatform().daemon().name("router-probes").factory());
+        long every = probeInterval.toMillis();
+        for (EngineState e : engines) {
+            probes.scheduleWithFixedDelay(() -> Thread.ofVirtual().start(() -> probe(e)), 0, every,
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    public List<EngineState> engines() {
+        return List.copyOf(engines);
+    }
+
+    /** Healthy engines serving {@code model}. */
+    public List<EngineState> serving(String model) {
+        return engines.stream().filter(e -> e.healthy && model.equals(e.model)).toList();
+    }
+
+    public KvCacheMap map() {
+        return map;
+    }
+
+    public Map<String, EventSubscriber.Stats> eventStats() {
+        Map<String, EventSubscriber.Stats> out = new java.util.TreeMap<>();
+        subscribers.forEach((id, s) -> out.put(id, s.stats()));
+        return out;
+    }
+
+    /** A request to {@code e} failed to connect or answer: no more requests there until a probe succeeds. */
+    void failed(EngineState e, String why) {
+        e.failures.incrementAndGet();
+        e.lastError = why;
+        down(e, why);
+    }
+
+    private void probe(EngineState e) {
+        try {
+            JsonNode models = JSON.readTree(get(e, "/v1/models"));
+            String model = models.path("data").path(0).path("id").asText(null);
+            if (model == null) {
+                throw new IllegalStateException("/v1/models names no model");
+            }
+            readLoad(e, get(e, "/metrics"));
+            e.lastOkNanos = System.nanoTime();
+            if (!e.healthy || !model.equals(e.model)) {
+                up(e, model);
+            }
+        } catch (Exception ex) {
+            e.lastError = ex.toString();
+            down(e, "probe failed: " + ex);
+        }
+    }
+
+    private String get(EngineState e, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(e.endpoint.url() + path))
+                .timeout(probeTimeout).GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException(path + " answered " + r.statusCode());
+        }
+        return r.body();
+    }
+
+    /** vLLM's gauges, summed over their label sets; older vLLM names KV usage gpu_cache_usage_perc. */
+    static void readLoad(EngineState e, String metrics) {
+        double running = 0;
+        double waiting = 0;
+        double usage = 0;
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("#") || line.isBlank()) {
+                continue;
+            }
+            int space = line.lastIndexOf(' ');
+            String name = line.substring(0, Math.max(0, line.indexOf('{') >= 0 ? line.indexOf('{') : space));
+            double v;
+            try {
+                v = Double.parseDouble(line.substring(space + 1));
+            } catch (NumberFormatException ex) {
+                continue;
+            }
+            switch (name) {
+                case "vllm:num_requests_running" -> running += v;
+                case "vllm:num_requests_waiting" -> waiting += v;
+                case "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc" -> usage = Math.max(usage, v);
+                default -> { }
+            }
+        }
+        e.running = running;
+        e.waiting = waiting;
+        e.kvUsage = usage;
+    }
+
+    private synchronized void up(EngineState e, String model) {
+        stopEvents(e);
+        e.model = model;
+        map.addEngine(e.id(), model);
+        if (e.endpoint.events() != null) {
+            EngineFeed feed = new EngineFeed(map, e.id());
+            subscribers.put(e.id(), new EventSubscriber(e.id(), e.endpoint.events(), e.endpoint.replay(), "",
+                    probeTimeout, new EventSubscriber.Listener() {
+                        @Override
+                        public void batch(KvEventBatch batch) {
+                            feed.apply(batch);
+                        }
+
+                        @Override
+                        public void resync(String why) {
+                            map.cleared(e.id());
+                        }
+                    }).start());
+        }
+        e.healthy = true;
+        log.info("engine {} is up, serving {}{}", e.id(), model,
+                e.endpoint.events() == null ? " (no KV events: scored by load)" : ", KV events " + e.endpoint.events());
+    }
+
+    private synchronized void down(EngineState e, String why) {
+        if (e.healthy) {
+            e.healthy = false;
+            log.warn("engine {} is down: {}", e.id(), why);
+        }
+        stopEvents(e);
+        map.removeEngine(e.id());
+    }
+
+    private void stopEvents(EngineState e) {
+        EventSubscriber s = subscribers.remove(e.id());
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        probes.shutdownNow();
+        subscribers.values().forEach(EventSubscriber::close);
+        subscribers.clear();
+    }
+}

@@ -1,0 +1,93 @@
+package io.kvtier.router.proxy;
+
+import io.kvtier.router.events.EventSubscriber;
+import io.kvtier.router.map.KvCacheMap;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** The router's Prometheus metrics: decisions by reason, outcomes per engine, prefix hits predicted and seen. */
+final class RouterMetrics {
+    private static final ExpositionFormats FORMATS = ExpositionFormats.init();
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final String policy;
+    private final Counter decisions;
+    private final Counter outcomes;
+    private final Counter predicted;
+    private final Counter cached;
+
+    RouterMetrics(String policy, Fleet fleet) {
+        this.policy = policy;
+        decisions = Counter.builder().name("kvtier_router_decisions_total")
+                .help("Routing decisions, by policy and the reason the engine was chosen")
+                .labelNames("policy", "reason").register(registry);
+        outcomes = Counter.builder().name("kvtier_router_requests_total")
+                .help("Requests sent to each engine, by outcome (ok, error: a 4xx passed on, retried: failed over)")
+                .labelNames("engine", "outcome").register(registry);
+        predicted = Counter.builder().name("kvtier_router_predicted_cached_tokens_total")
+                .help("Prompt tokens the policy credited the chosen engine with holding (non-streamed answers)")
+                .register(registry);
+        cached = Counter.builder().name("kvtier_router_cached_tokens_total")
+                .help("Prompt tokens the engines said they served from cache (usage.prompt_tokens_details)")
+                .register(registry);
+        GaugeWithCallback.builder().name("kvtier_router_engine_up").help("1 while the engine is healthy")
+                .labelNames("engine").callback(cb -> fleet.engines().forEach(e -> cb.call(e.healthy() ? 1 : 0,
+                        e.id()))).register(registry);
+        GaugeWithCallback.builder().name("kvtier_router_engine_load")
+                .help("Requests queued or running at the engine (its metrics, or the router's in-flight count)")
+                .labelNames("engine").callback(cb -> fleet.engines().forEach(e -> cb.call(e.load(), e.id())))
+                .register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_blocks").help("Blocks the KV-cache map holds, by engine and medium")
+                .labelNames("engine", "medium").callback(cb -> {
+                    for (KvCacheMap.EngineStats s : fleet.map().stats()) {
+                        s.blocksByMedium().forEach((m, n) -> cb.call(n, s.engine(), m));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_event_gaps")
+                .help("Sequence gaps seen in each engine's KV event stream (since its subscriber started)")
+                .labelNames("engine").callback(cb -> {
+                    for (Map.Entry<String, EventSubscriber.Stats> s : fleet.eventStats().entrySet()) {
+                        cb.call(s.getValue().gaps(), s.getKey());
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_event_resyncs")
+                .help("Times an engine's map entries were dropped for a loss no replay repaired, or a restart")
+                .labelNames("engine").callback(cb -> {
+                    for (Map.Entry<String, EventSubscriber.Stats> s : fleet.eventStats().entrySet()) {
+                        cb.call(s.getValue().resyncs(), s.getKey());
+                    }
+                }).register(registry);
+    }
+
+    void decided(String reason) {
+        decisions.labelValues(policy, reason).inc();
+    }
+
+    void outcome(String engine, String outcome) {
+        outcomes.labelValues(engine, outcome).inc();
+    }
+
+    /** One answer's cached tokens ({@code seen} -1: the answer did not say) against what the policy predicted. */
+    void cached(int predictedTokens, int seen) {
+        if (seen >= 0) {
+            predicted.inc(predictedTokens);
+            cached.inc(seen);
+        }
+    }
+
+    String scrape() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            FORMATS.getPrometheusTextFormatWriter().write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,368 @@
+package io.kvtier.router.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.kvtier.router.map.KvCacheMap;
+import io.kvtier.router.sim.ChatTemplate;
+import io.kvtier.router.tokens.Tokenizer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The OpenAI-compatible proxy in front of the engines.
+ *
+ * A completion request is read whole (bounded by --max-body), its prompt turned into token ids (ids given are used
+ * as they are; text through the tokenizer; chat messages through the chat template first), and the policy orders the
+ * healthy engines serving its model. The request's bytes go to the first engine unchanged, and the engine's answer
+ * comes back unchanged, byte for byte as it arrives (an SSE stream is flushed chunk by chunk, never buffered).
+ *
+ * Failures. An engine that refuses the connection, fails before its answer's first byte, or answers 5xx before any
+ * byte went to the client is reported down (the fleet skips it until a probe succeeds) and the next engine is tried,
+ * up to --attempts. Once a byte went to the client nothing is retried: a stream cut mid-way is cut for the client too.
+ * Every request is bounded by --request-timeout, streamed or not: at the deadline the upstream and the client
+ * connection are closed.
+ */
+
+/** The router's HTTP front: OpenAI completions proxied by policy, /v1/models, /health, /metrics, /v1/kv/lookup. */
+public final class RouterServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RouterOptions options;
+    private final Fleet fleet;
+    private final Policy policy;
+    private final Tokenizer tokenizer;
+    private final RouterMetrics metrics;
+    private final HttpServer server;
+    private final HttpClient upstream;
+    private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("router-deadlines").factory());
+
+    public RouterServer(RouterOptions options, Fleet fleet, Policy policy, Tokenizer tokenizer) throws IOException {
+        this.options = options;
+        this.fleet = fleet;
+        this.policy = policy;
+        this.tokenizer = tokenizer;
+        this.metrics = new RouterMetrics(options.policy(), fleet);
+        this.upstream = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(threads)
+                .connectTimeout(options.probeTimeout()).build();
+        server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 1024);
+        server.setExecutor(threads);
+        handle("/v1/completions", x -> proxy(x, false));
+        handle("/v1/chat/completions", x -> proxy(x, true));
+        handle("/v1/models", this::models);
+        handle("/v1/kv/lookup", this::lookup);
+        handle("/health", this::health);
+        handle("/metrics", x -> reply(x, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()));
+        server.start();
+        log.info("router on http://{}:{} ({} engines, policy {})", options.host(), port(), options.engines().size(),
+                options.policy());
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** Serves {@code path}; whatever a handler throws is logged, answered 500 where nothing was sent, and closed. */
+    private void handle(String path, com.sun.net.httpserver.HttpHandler handler) {
+        server.createContext(path, x -> {
+            try (x) {
+                handler.handle(x);
+            } catch (IOException e) {
+                log.debug("{} {}: {}", x.getRequestMethod(), path, e.toString());
+            } catch (RuntimeException e) {
+                log.error("{} {} failed", x.getRequestMethod(), path, e);
+                if (x.getResponseCode() < 0) {
+                    error(x, 500, "internal error: " + e);
+                }
+            }
+        });
+    }
+
+    /** What a completion request asks: its model and prompt tokens (null: none the router can score). */
+    private record Parsed(String model, int[] tokens) {
+    }
+
+    private void proxy(HttpExchange x, boolean chat) throws IOException {
+        try (x) {
+            if (!x.getRequestMethod().equals("POST")) {
+                error(x, 405, "use POST");
+                return;
+            }
+            byte[] body = readBounded(x);
+            if (body == null) {
+                return;
+            }
+            Parsed p;
+            try {
+                p = parse(JSON.readTree(body), chat);
+            } catch (IOException | IllegalArgumentException e) {
+                error(x, 400, e.getMessage());
+                return;
+            }
+            List<EngineState> engines = fleet.serving(p.model());
+            if (engines.isEmpty()) {
+                boolean known = fleet.engines().stream().anyMatch(e -> p.model().equals(e.model()));
+                error(x, known ? 503 : 404, known ? "no healthy engine serves " + p.model()
+                        : "The model `" + p.model() + "` does not exist.");
+                return;
+            }
+            int[] tokens = p.tokens() == null ? new int[0] : p.tokens();
+            Policy.Choice choice = policy.choose(p.model(), null, tokens, engines);
+            metrics.decided(choice.reason());
+            forward(x, body, p, tokens, choice);
+        }
+    }
+
+    private Parsed parse(JsonNode body, boolean chat) {
+        String model = body.path("model").asText("");
+        if (model.isEmpty()) {
+            throw new IllegalArgumentException("the request names no model");
+        }
+        if (chat) {
+            return new Parsed(model, tokenizer.encode(ChatTemplate.render(body.path("messages"))));
+        }
+        JsonNode prompt = body.path("prompt");
+        if (prompt.isTextual()) {
+            return new Parsed(model, tokenizer.encode(prompt.asText()));
+        }
+        if (prompt.isArray() && !prompt.isEmpty() && prompt.get(0).isInt()) {
+            int[] tokens = new int[prompt.size()];
+            for (int i = 0; i < tokens.length; i++) {
+                tokens[i] = prompt.get(i).asInt();
+            }
+            return new Parsed(model, tokens);
+        }
+        return new Parsed(model, null); // a batch of prompts: routed by load, the engine judges it
+    }
+
+    /** Tries the engines in the policy's order until one answers; a byte sent to the client ends the retries. */
+    private void forward(HttpExchange x, byte[] body, Parsed p, int[] tokens, Policy.Choice choice)
+            throws IOException {
+        long deadline = System.nanoTime() + options.requestTimeout().toNanos();
+        int attempts = Math.min(options.maxAttempts(), choice.order().size());
+        String last = "no engine";
+        for (int a = 0; a < attempts; a++) {
+            EngineState e = choice.order().get(a);
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            e.inFlight.incrementAndGet();
+            e.requests.incrementAndGet();
+            try {
+                HttpResponse<InputStream> r = send(e, x, body, left);
+                if (r.statusCode() >= 500 && a + 1 < attempts) {
+                    r.body().close();
+                    last = e.id() + " answered " + r.statusCode();
+                    fleet.failed(e, last);
+                    metrics.outcome(e.id(), "retried");
+                    continue;
+                }
+                relay(x, r, deadline, a == 0 ? choice.predictedCachedTokens() : 0);
+                metrics.outcome(e.id(), r.statusCode() < 400 ? "ok" : "error");
+                if (r.statusCode() < 400) {
+                    policy.routed(p.model(), null, tokens, e);
+                }
+                return;
+            } catch (java.net.http.HttpTimeoutException ex) {
+                if (ex instanceof java.net.http.HttpConnectTimeoutException) {
+                    last = e.id() + ": " + ex;
+                    fleet.failed(e, ex.toString());
+                    metrics.outcome(e.id(), "retried");
+                } else { // the deadline passed while the engine worked: slow, not dead, and too late to retry
+                    last = e.id() + " did not answer within the request timeout";
+                    metrics.outcome(e.id(), "timeout");
+                    break;
+                }
+            } catch (IOException ex) {
+                last = e.id() + ": " + ex;
+                fleet.failed(e, ex.toString());
+                metrics.outcome(e.id(), "retried");
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                e.inFlight.decrementAndGet();
+            }
+        }
+        error(x, System.nanoTime() >= deadline ? 504 : 502, "no engine answered: " + last);
+    }
+
+    private HttpResponse<InputStream> send(EngineState e, HttpExchange x, byte[] body, long leftNanos)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(e.endpoint.url() + x.getRequestURI().getPath()))
+                .timeout(java.time.Duration.ofNanos(leftNanos))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .header("Content-Type", "application/json");
+        String auth = x.getRequestHeaders().getFirst("Authorization");
+        if (auth != null) {
+            b.header("Authorization", auth);
+        }
+        return upstream.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    /** Copies the engine's answer to the client as it arrives, within the request's deadline. */
+    private void relay(HttpExchange x, HttpResponse<InputStream> r, long deadline, int predicted) throws IOException {
+        String type = r.headers().firstValue("Content-Type").orElse("application/json");
+        x.getResponseHeaders().set("Content-Type", type);
+        x.sendResponseHeaders(r.statusCode(), 0);
+        boolean keep = type.startsWith("application/json");
+        ByteArrayOutputStream copy = keep ? new ByteArrayOutputStream() : null;
+        try (InputStream in = r.body()) {
+            ScheduledFuture<?> cut = deadlines.schedule(() -> closeQuietly(in, x),
+                    Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            try {
+                OutputStream out = x.getResponseBody();
+                byte[] buffer = new byte[16 * 1024];
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                    if (copy != null && copy.size() < (1 << 20)) {
+                        copy.write(buffer, 0, n);
+                    }
+                }
+            } finally {
+                cut.cancel(false);
+            }
+        }
+        if (copy != null) {
+            metrics.cached(predicted, cachedTokens(copy.toByteArray()));
+        }
+    }
+
+    /** vLLM's usage.prompt_tokens_details.cached_tokens of a JSON answer; -1 where it has none. */
+    private static int cachedTokens(byte[] answer) {
+        try {
+            JsonNode n = JSON.readTree(answer).path("usage").path("prompt_tokens_details").path("cached_tokens");
+            return n.isInt() ? n.asInt() : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static void closeQuietly(InputStream in, HttpExchange x) {
+        try {
+            in.close();
+        } catch (IOException ignored) {
+            // closing is all that is left to do
+        }
+        x.close();
+    }
+
+    private void models(HttpExchange x) throws IOException {
+        try (x) {
+            ObjectNode o = JSON.createObjectNode().put("object", "list");
+            ArrayNode data = o.putArray("data");
+            TreeSet<String> models = new TreeSet<>();
+            fleet.engines().stream().filter(EngineState::healthy).forEach(e -> models.add(e.model()));
+            models.forEach(m -> data.addObject().put("id", m).put("object", "model").put("owned_by", "kvtier-router"));
+            reply(x, 200, "application/json", JSON.writeValueAsString(o));
+        }
+    }
+
+    private void health(HttpExchange x) throws IOException {
+        try (x) {
+            long up = fleet.engines().stream().filter(EngineState::healthy).count();
+            reply(x, up > 0 ? 200 : 503, "text/plain", up + " of " + fleet.engines().size() + " engines healthy\n");
+        }
+    }
+
+    /** {@code POST /v1/kv/lookup {model, prompt | token_ids}}: per engine, the prompt tokens it holds per medium. */
+    private void lookup(HttpExchange x) throws IOException {
+        try (x) {
+            byte[] body = readBounded(x);
+            if (body == null) {
+                return;
+            }
+            int[] tokens;
+            String model;
+            try {
+                JsonNode q = JSON.readTree(body);
+                model = q.path("model").asText("");
+                JsonNode ids = q.path("token_ids");
+                if (model.isEmpty()) {
+                    throw new IllegalArgumentException("the lookup names no model");
+                }
+                if (ids.isArray()) {
+                    tokens = new int[ids.size()];
+                    for (int i = 0; i < tokens.length; i++) {
+                        tokens[i] = ids.get(i).asInt();
+                    }
+                } else if (q.path("prompt").isTextual()) {
+                    tokens = tokenizer.encode(q.path("prompt").asText());
+                } else {
+                    throw new IllegalArgumentException("give prompt (text) or token_ids");
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                error(x, 400, e.getMessage());
+                return;
+            }
+            ObjectNode o = JSON.createObjectNode().put("model", model).put("prompt_tokens", tokens.length);
+            ArrayNode engines = o.putArray("engines");
+            for (KvCacheMap.EnginePrefix p : fleet.map().lookup(model, null, tokens)) {
+                ObjectNode e = engines.addObject().put("engine", p.engine()).put("block_size", p.blockSize());
+                ObjectNode media = e.putObject("tokens");
+                p.tokensByMedium().forEach(media::put);
+            }
+            reply(x, 200, "application/json", JSON.writeValueAsString(o));
+        }
+    }
+
+    /** The request body, or null after answering 413 where it is over --max-body. */
+    private byte[] readBounded(HttpExchange x) throws IOException {
+        InputStream in = x.getRequestBody();
+        byte[] body = in.readNBytes(options.maxBodyBytes() + 1);
+        if (body.length > options.maxBodyBytes()) {
+            error(x, 413, "the request body is over " + options.maxBodyBytes() + " bytes");
+            return null;
+        }
+        return body;
+    }
+
+    private static void error(HttpExchange x, int status, String message) throws IOException {
+        ObjectNode o = JSON.createObjectNode();
+        o.putObject("error").put("message", message).put("type", status == 404 ? "NotFoundError"
+                : status >= 500 ? "ServiceUnavailableError" : "BadRequestError").put("code", status);
+        reply(x, status, "application/json", JSON.writeValueAsString(o));
+    }
+
+    private static void reply(HttpExchange x, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", type);
+        x.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            x.getResponseBody().write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        deadlines.shutdownNow();
+        threads.shutdownNow();
+    }
+}
