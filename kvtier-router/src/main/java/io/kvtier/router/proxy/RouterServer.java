@@ -49,6 +49,12 @@ public final class RouterServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    static {
+        // The JDK's HTTP server leaves Nagle's algorithm on: an answer written in pieces (headers, body, the last
+        // chunk) then waits for the client's delayed ACK, 40 ms a request (measured: the router added 44 ms at p50).
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private final RouterOptions options;
     private final Fleet fleet;
     private final Policy policy;
