@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.kvtier.router.map.KvCacheMap;
-import io.kvtier.router.sim.ChatTemplate;
+import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.kvtier.router.events.EventPublisher;
 import io.kvtier.router.events.KvEvent;
 import io.kvtier.router.events.KvEventBatch;
+import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,2 +1,2 @@
-/** Prompt text to token ids: the model's own tokenizer where one is given, else one token per byte. */
+/** Prompt text to token ids, and chat messages to prompt text: one token per byte and a fixed chat template for now. */
 package io.kvtier.router.tokens;

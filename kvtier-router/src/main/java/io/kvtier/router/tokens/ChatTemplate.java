@@ -1,4 +1,4 @@
-package io.kvtier.router.sim;
+package io.kvtier.router.tokens;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
