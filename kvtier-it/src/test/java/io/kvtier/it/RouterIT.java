@@ -239,4 +239,48 @@ class RouterIT {
             assertThat(router.post("/v1/completions", "{\"prompt\":\"hi\"}").statusCode()).isEqualTo(400);
         }
     }
+
+    @Test
+    void textPromptsAreScoredWithTheModelsOwnTokenizer() throws Exception {
+        String tokenizer = KvtierProcess.ROOT.resolve("kvtier-router/src/test/resources/tokenizer").toString();
+        List<HttpProcess> sims = new ArrayList<>();
+        List<String> args = new ArrayList<>(List.of("router", "--policy", "prefix", "--probe-interval", "200",
+                "--tokenizer", tokenizer));
+        try {
+            for (int i = 0; i < 2; i++) {
+                int port = KvtierProcess.freePort();
+                int events = KvtierProcess.freePort();
+                sims.add(HttpProcess.start(dir.resolve("tok-engine" + i + ".log"), port, "engine-sim", "--port",
+                        Integer.toString(port), "--events-port", Integer.toString(events), "--replay-port", "-1",
+                        "--tokenizer", tokenizer, "--decode-us", "1000"));
+                args.addAll(List.of("--engine", "http://127.0.0.1:" + port + ",events=tcp://127.0.0.1:" + events));
+            }
+            int routerPort = KvtierProcess.freePort();
+            args.addAll(List.of("--port", Integer.toString(routerPort)));
+            try (HttpProcess router = HttpProcess.start(dir.resolve("router-tok.log"), routerPort,
+                    args.toArray(String[]::new))) {
+                awaitHealthy(router, 2);
+                String text = "You are a helpful assistant. Answer briefly and cite your sources. ".repeat(8);
+                String body = "{\"model\":\"sim-model\",\"max_tokens\":2,\"prompt\":\"" + text + "\"}";
+                HttpResponse<String> first = router.post("/v1/completions", body);
+                int promptTokens = number(Json.parse(first.body()), "usage", "prompt_tokens");
+                assertThat(promptTokens).as("the model's tokens, not bytes").isBetween(40, text.length() / 2);
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (at(Json.parse(router.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"prompt\":\""
+                        + text + "\"}").body()), "engines", 0) == null) {
+                    assertThat(System.nanoTime()).isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                for (int k = 0; k < 3; k++) {
+                    HttpResponse<String> again = router.post("/v1/completions", body);
+                    assertThat(number(Json.parse(again.body()), "usage", "prompt_tokens_details", "cached_tokens"))
+                            .isEqualTo(promptTokens / 16 * 16 - (promptTokens % 16 == 0 ? 16 : 0));
+                }
+            }
+        } finally {
+            for (HttpProcess sim : sims) {
+                sim.close();
+            }
+        }
+    }
 }

@@ -64,13 +64,19 @@ public final class EngineSimCommand implements Callable<Integer> {
             description = "Microseconds per generated token (default: ${DEFAULT-VALUE}).")
     long decodeMicros;
 
+
+    @Option(names = "--tokenizer", paramLabel = "PATH",
+            description = "The model's tokenizer.json (or a directory holding one), to turn text prompts into the "
+                    + "model's token ids; default: one token per UTF-8 byte, as engine-sim without it.")
+    java.nio.file.Path tokenizer;
+
     @Override
     public Integer call() throws Exception {
         String t = topic != null ? topic : "kv@" + host + ":" + port + "@" + model;
         EngineSimOptions options = new EngineSimOptions(host, port, model, eventsPort, replayPort, t, layout,
                 blockSize, gpuBlocks, maxSeqs, prefillMicros, decodeMicros);
         CountDownLatch stop = new CountDownLatch(1);
-        try (EngineSim sim = new EngineSim(options, Tokenizer.bytes())) {
+        try (EngineSim sim = new EngineSim(options, tokenizer == null ? Tokenizer.bytes() : Tokenizer.load(tokenizer))) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
             System.out.println("engine-sim " + model + " on http://" + host + ":" + sim.port() + ", KV events on tcp://"
                     + host + ":" + sim.eventsPort() + (sim.replayPort() < 0 ? "" : ", replay tcp://" + host + ":"

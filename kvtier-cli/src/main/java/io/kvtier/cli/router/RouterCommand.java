@@ -66,6 +66,12 @@ public final class RouterCommand implements Callable<Integer> {
             description = "Largest request body accepted (default: ${DEFAULT-VALUE}).")
     int maxBody;
 
+
+    @Option(names = "--tokenizer", paramLabel = "PATH",
+            description = "The model's tokenizer.json (or a directory holding one), to turn text prompts into the "
+                    + "model's token ids; default: one token per UTF-8 byte, as engine-sim without it.")
+    java.nio.file.Path tokenizer;
+
     @Override
     public Integer call() throws Exception {
         RouterOptions options = new RouterOptions(host, port, engines.stream().map(EngineEndpoint::parse).toList(),
@@ -75,7 +81,7 @@ public final class RouterCommand implements Callable<Integer> {
         CountDownLatch stop = new CountDownLatch(1);
         try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout());
                 RouterServer server = new RouterServer(options, fleet, Policy.named(policy, map, maxImbalance),
-                        Tokenizer.bytes())) {
+                        tokenizer == null ? Tokenizer.bytes() : Tokenizer.load(tokenizer))) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
             System.out.println("router on http://" + host + ":" + server.port() + ", policy " + policy + ", "
                     + options.engines().size() + " engines");

@@ -148,7 +148,7 @@ public final class RouterServer implements AutoCloseable {
             throw new IllegalArgumentException("the request names no model");
         }
         if (chat) {
-            return new Parsed(model, tokenizer.encode(ChatTemplate.render(body.path("messages"))));
+            return new Parsed(model, tokenizer.encode(ChatTemplate.render(body.path("messages")), false));
         }
         JsonNode prompt = body.path("prompt");
         if (prompt.isTextual()) {

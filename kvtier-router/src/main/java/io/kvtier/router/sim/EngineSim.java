@@ -106,7 +106,7 @@ public final class EngineSim implements AutoCloseable {
             }
             int[] prompt;
             try {
-                prompt = chat ? tokenizer.encode(ChatTemplate.render(body.path("messages"))) : promptOf(body);
+                prompt = chat ? tokenizer.encode(ChatTemplate.render(body.path("messages")), false) : promptOf(body);
             } catch (IllegalArgumentException e) {
                 error(x, 400, e.getMessage());
                 return;
