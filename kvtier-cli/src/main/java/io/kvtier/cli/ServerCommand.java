@@ -203,11 +203,15 @@ final class ServerCommand implements Callable<Integer> {
                     + "recovery and headroom): start through ./kvtier, which sizes it, or raise KVTIER_HEAP",
                     maxHeap >> 20, options.heapBytes() >> 20, options.indexBytes() >> 20);
         }
-        KvtierServer server = KvtierServer.start(options);
-        Thread.setDefaultUncaughtExceptionHandler(server.context().fatalErrors()); // an Error anywhere stops it
+        // SIGHUP is taken over before the node listens: the JVM's own handling would shut it down, and a signal sent
+        // as soon as the node answered (TlsIT) used to find the JVM's handler still in place.
+        var started = new java.util.concurrent.atomic.AtomicReference<KvtierServer>();
         if (options.tls() != null) {
-            reloadTlsOnSighup(server, log);
+            reloadTlsOnSighup(started, log);
         }
+        KvtierServer server = KvtierServer.start(options);
+        started.set(server);
+        Thread.setDefaultUncaughtExceptionHandler(server.context().fatalErrors()); // an Error anywhere stops it
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             int exit = 0;
@@ -244,9 +248,15 @@ final class ServerCommand implements Callable<Integer> {
      * certificates apply to new connections without a restart. Replaces the JVM's own SIGHUP handling, which would
      * shut the node down.
      */
-    private static void reloadTlsOnSighup(KvtierServer server, Logger log) {
+    private static void reloadTlsOnSighup(java.util.concurrent.atomic.AtomicReference<KvtierServer> started,
+            Logger log) {
         try {
             sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+                KvtierServer server = started.get();
+                if (server == null) {
+                    log.warn("SIGHUP before the node started: the TLS files it is starting with are read now anyway");
+                    return;
+                }
                 try {
                     server.reloadTls();
                 } catch (java.io.IOException | RuntimeException e) {

@@ -123,10 +123,39 @@ public final class ServerProcess implements AutoCloseable {
         return port;
     }
 
-    /** A port free at the time of asking (the server binds it shortly after; a race is reported as a failed start). */
-    public static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /**
+     * A port free at the time of asking, with the port 100 above it (a cluster node's failure detection takes that
+     * one); the server binds it shortly after, and a race is reported as a failed start.
+     */
+    public static synchronized int freePort() throws IOException {
+        // Below the kernel's ephemeral range (32768 and up on Linux by default): ports are picked before the servers
+        // start (a cluster's seeds name them), and a port the kernel handed out (port 0) can meanwhile become the
+        // local end of an outgoing connection: a node of ClusterBenchIT once failed to bind its port that way.
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            if (!RECENT_PORTS.contains(port) && !RECENT_PORTS.contains(port + 100) && bindable(port)
+                    && bindable(port + 100)) {
+                RECENT_PORTS.addLast(port);
+                RECENT_PORTS.addLast(port + 100);
+                while (RECENT_PORTS.size() > 256) {
+                    RECENT_PORTS.removeFirst();
+                }
+                return port;
+            }
+        }
+        throw new IOException("no free port in 20000..32099 after 1000 tries");
+    }
+
+    /** Ports handed out last: two picks in a row never give the same one, even before either is bound. */
+    private static final java.util.ArrayDeque<Integer> RECENT_PORTS = new java.util.ArrayDeque<>();
+
+    private static boolean bindable(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (IOException taken) {
+            return false;
         }
     }
 

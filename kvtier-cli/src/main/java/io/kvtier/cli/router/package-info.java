@@ -1,2 +1,2 @@
-/** The routing commands: {@code kvtier engine-sim} (and, to come, {@code kvtier router} and {@code kvtier map}). */
+/** The routing commands: {@code kvtier router} and {@code kvtier engine-sim}. */
 package io.kvtier.cli.router;

@@ -344,7 +344,7 @@ public final class ConfigService implements AutoCloseable {
                                 && !c.candidates().containsKey(gone) && !gone.equals(self.id())) {
                             log.info("{}: removing {} from the voters {} to make room for {}", self.id(), gone,
                                     voters, id);
-                            step = removeVoter(gone);
+                            step = removeVoter(gone).thenCompose(x -> addVoter(id)); // one step: the gap is short
                             return;
                         }
                     }

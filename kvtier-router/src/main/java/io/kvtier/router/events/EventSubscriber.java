@@ -19,15 +19,16 @@ import org.zeromq.ZMQ;
  * reconnects). So every message's seq is checked against the last one applied:
  * - last + 1: applied.
  * - at most last, after a replay: a batch the replay already applied; skipped.
- * - below the last seq received live, or the first after the connection dropped: the engine may have restarted (its
- *   count began again): everything known of it is dropped ("resync"), and the stream is followed as from the start.
+ * - below the last seq received live: the engine restarted (its count began again): everything known of it is dropped
+ *   ("resync"), and its buffer replayed from 0.
  * - above last + 1: a gap. Where the engine has a replay endpoint, the missing batches are asked for (DEALER, within a
  *   timeout); if they all come, the stream goes on as if nothing was lost. Otherwise (no replay endpoint, the buffer no
- *   longer holds them, no answer) the engine's entries are dropped and rebuilt from what follows: the map then lacks
- *   blocks stored before (a lookup finds less, never more, than the engine holds; the engine re-announces nothing).
- * A payload that does not decode is a gap of one batch. On start the engine's whole replay buffer is asked for at
- * once, so that an engine already running is known before its next batch; without a replay endpoint the first
- * message after start is taken as it comes.
+ *   longer holds them, no answer, a hole) the engine's entries are dropped and rebuilt from what follows: the map then
+ *   lacks blocks stored before (a lookup finds less, never more, than the engine holds).
+ * Besides, the engine's buffer is asked for on start (an engine already running is known at once), whenever the
+ * connection drops (another process may publish once it is back), and after every second without a batch (a batch
+ * lost right before a quiet spell shows no gap until the engine speaks again). A payload that does not decode is a
+ * loss. Anything this thread fails on drops the engine's entries and starts it over: a stale map is worse than none.
  */
 
 /**
@@ -39,6 +40,14 @@ public final class EventSubscriber implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventSubscriber.class);
     private static final int POLL_MS = 100;
     private static final long RETRY_MS = 300;
+    private static final long UNBOUNDED = Long.MAX_VALUE;
+    /** After this long without a batch, the replay endpoint is asked whether one was missed. */
+    private static final long IDLE_POLL_NANOS = 1_000_000_000L;
+    /** Largest message accepted; vLLM's batches are kilobytes (a step's blocks), a replay at most its buffer. */
+    private static final long MAX_MESSAGE_BYTES = 64L << 20;
+    /** Most batches one replay may bring (vLLM keeps 10,000 by default). */
+    private static final int MAX_REPLAY = 200_000;
+    private static final AtomicLong MONITORS = new AtomicLong();
     private static final String NO_FIRST_ANSWER = "no first answer";
 
     /** What the subscriber delivers, on its own thread. */
@@ -65,7 +74,6 @@ public final class EventSubscriber implements AutoCloseable {
     private final AtomicLong malformed = new AtomicLong();
     private volatile long lastSeq = -1;
     private long lastLive = -1;
-    private boolean disconnected;
     private volatile boolean closing;
 
     /**
@@ -97,56 +105,71 @@ public final class EventSubscriber implements AutoCloseable {
     }
 
     private void run() {
-        try (ZMQ.Socket sub = context.createSocket(SocketType.SUB);
-                ZMQ.Socket monitor = context.createSocket(SocketType.PAIR)) {
-            sub.setRcvHWM(100_000);
-            sub.setReceiveTimeOut(POLL_MS);
-            sub.subscribe(topic);
-            sub.monitor("inproc://disconnects", ZMQ.EVENT_DISCONNECTED);
-            monitor.connect("inproc://disconnects");
-            sub.connect(endpoint);
-            catchUp();
-            while (!closing) {
-                if (ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null) {
-                    disconnected = true;
+        long backoff = POLL_MS;
+        while (!closing) {
+            try {
+                follow();
+                return;
+            } catch (Throwable t) { // whatever it was, the map must not keep what this thread can no longer follow
+                if (closing) {
+                    return;
                 }
-                byte[] first = sub.recv();
-                if (first != null) {
-                    receive(sub, first);
+                log.error("{}: following {} failed; dropping this engine's entries and reconnecting", name, endpoint,
+                        t);
+                try {
+                    resync("the subscriber failed: " + t);
+                } catch (RuntimeException e) {
+                    log.error("{}: the resync failed too", name, e);
                 }
-            }
-        } catch (org.zeromq.ZMQException e) {
-            if (!closing) {
-                log.error("{}: event stream failed; no more events from {}", name, endpoint, e);
+                lastSeq = -1;
+                lastLive = -1;
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                backoff = Math.min(backoff * 2, 5_000);
             }
         }
     }
 
-    /**
-     * On start, asks for the engine's whole replay buffer rather than waiting for its next batch to show the gap: an
-     * engine that is idle now may have cached plenty before (llm-d's router replays on connect too). The last run
-     * without holes is applied; anything missed between the answer and the SUB socket's joining is a gap later.
-     */
-    private void catchUp() {
-        if (replayEndpoint == null) {
-            return;
-        }
-        List<Long> seqs = new ArrayList<>();
-        List<byte[]> payloads = new ArrayList<>();
-        String failure = replay(0, Long.MAX_VALUE, seqs, payloads);
-        if (failure != null) {
-            log.info("{}: no replay on start ({}); following the live stream", name, failure);
-            return;
-        }
-        int first = 0;
-        for (int i = 1; i < seqs.size(); i++) {
-            if (seqs.get(i) != seqs.get(i - 1) + 1) {
-                first = i;
+    private void follow() {
+        String monitorAddress = "inproc://disconnects-" + MONITORS.incrementAndGet();
+        try (ZMQ.Socket sub = context.createSocket(SocketType.SUB);
+                ZMQ.Socket monitor = context.createSocket(SocketType.PAIR)) {
+            sub.setRcvHWM(100_000);
+            sub.setMaxMsgSize(MAX_MESSAGE_BYTES);
+            sub.setReceiveTimeOut(POLL_MS);
+            sub.subscribe(topic);
+            sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED);
+            monitor.connect(monitorAddress);
+            sub.connect(endpoint);
+            // Catch up at once rather than wait for the engine's next batch to show the gap: an engine idle now may
+            // have cached plenty before (llm-d's router replays on connect too).
+            repair(0, UNBOUNDED);
+            long quietSince = System.nanoTime();
+            while (!closing) {
+                if (ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null) {
+                    // Another process may publish once the link is back (vLLM's seq has no epoch): start over from
+                    // its buffer now, not when (if ever) it publishes again.
+                    if (lastSeq >= 0) {
+                        resync("the connection to " + endpoint + " dropped (the engine may have restarted)");
+                    }
+                    lastSeq = -1;
+                    lastLive = -1;
+                    repair(0, UNBOUNDED);
+                }
+                byte[] first = sub.recv();
+                long now = System.nanoTime();
+                if (first != null) {
+                    receive(sub, first);
+                    quietSince = now;
+                } else if (replayEndpoint != null && now - quietSince > IDLE_POLL_NANOS) {
+                    // A batch lost right before a quiet spell shows no gap until the engine speaks again: ask.
+                    repair(lastSeq + 1, UNBOUNDED);
+                    quietSince = now;
+                }
             }
-        }
-        for (int i = first; i < seqs.size(); i++) {
-            deliver(seqs.get(i), payloads.get(i));
-            replayed.incrementAndGet();
         }
     }
 
@@ -161,22 +184,13 @@ public final class EventSubscriber implements AutoCloseable {
             log.warn("{}: a message of {} frames ignored: expected [topic, seq, payload]", name, frames.size());
             return;
         }
-        if (disconnected) {
-            // Another process may be publishing now (vLLM's seq has no epoch): start over, replaying its buffer.
-            disconnected = false;
-            if (lastSeq >= 0) {
-                resync("reconnected to " + endpoint + " (the engine may have restarted)");
-            }
-            lastSeq = -1;
-            lastLive = -1;
-        }
         live(ByteBuffer.wrap(frames.get(1)).getLong(), frames.get(2));
     }
 
     private void live(long seq, byte[] payload) {
         if (lastLive >= 0 && seq < lastLive) {
             resync("sequence went back from " + lastLive + " to " + seq + " (the engine restarted)");
-            lastSeq = seq - 1;
+            lastSeq = -1;
         }
         lastLive = seq;
         if (seq <= lastSeq) {
@@ -184,43 +198,53 @@ public final class EventSubscriber implements AutoCloseable {
         }
         if (seq > lastSeq + 1) {
             gaps.incrementAndGet();
-            fill(lastSeq + 1, seq);
+            repair(lastSeq + 1, seq);
         }
-        if (seq > lastSeq) {
-            deliver(seq, payload);
-        }
+        deliver(seq, payload);
     }
 
     /**
-     * Replays [from, to). Where that fails (no replay endpoint, the buffer no longer holds {@code from}, no answer, a
-     * hole), resyncs and applies only the replayed run that ends right before {@code to}: a batch before a hole could
-     * store a block whose removal is in the hole.
+     * Replays the batches from {@code from} up to {@code to} (exclusive; {@link #UNBOUNDED}: whatever the engine has).
+     * Where the engine's buffer does not hold them all from {@code from} on without a hole (no replay endpoint, no
+     * answer, the buffer starts later, a hole), what is known of the engine is dropped (unless nothing was known) and
+     * only the last run without a hole is applied, and only if it reaches {@code to}: a batch before a hole could
+     * store a block whose removal is in the hole. A bounded repair leaves {@code lastSeq} at {@code to - 1} either
+     * way; an unbounded one that gets no answer changes nothing (nothing is known to be missing).
      */
-    private void fill(long from, long to) {
+    private void repair(long from, long to) {
+        boolean bounded = to != UNBOUNDED;
         List<Long> seqs = new ArrayList<>();
         List<byte[]> payloads = new ArrayList<>();
         String failure = replayEndpoint == null ? "no replay endpoint" : replay(from, to, seqs, payloads);
-        int first = 0;
-        if (failure == null && (seqs.isEmpty() || seqs.get(0) != from)) {
-            failure = "the engine's replay buffer starts at " + (seqs.isEmpty() ? to : seqs.get(0));
+        if (!bounded && (failure != null || seqs.isEmpty())) {
+            return;
         }
+        int start = 0;
         for (int i = 1; i < seqs.size(); i++) {
             if (seqs.get(i) != seqs.get(i - 1) + 1) {
-                failure = failure != null ? failure : "the replay skipped " + (seqs.get(i - 1) + 1);
-                first = i;
+                start = i;
             }
         }
-        if (failure != null && !seqs.isEmpty() && seqs.get(seqs.size() - 1) != to - 1) {
-            first = seqs.size(); // the run does not reach the live stream: nothing to apply
+        boolean reaches = !seqs.isEmpty() && (!bounded || seqs.get(seqs.size() - 1) == to - 1);
+        boolean whole = failure == null && reaches && start == 0 && seqs.get(0) == from;
+        if (!whole) {
+            if (from > 0 || lastSeq >= 0) {
+                resync("batches from " + from + (bounded ? " to " + (to - 1) : "") + " lost: " + (failure != null
+                        ? failure : seqs.isEmpty() ? "the engine's buffer holds none of them"
+                        : "the engine's buffer holds " + seqs.get(0) + " to " + seqs.get(seqs.size() - 1)
+                        + (start > 0 ? " with a hole before " + seqs.get(start) : "")));
+            }
+            if (!reaches) {
+                start = seqs.size();
+            }
         }
-        if (failure != null && (from > 0 || lastSeq >= 0)) {
-            resync("batches " + from + " to " + (to - 1) + " lost: " + failure);
-        }
-        for (int i = first; i < seqs.size(); i++) {
+        for (int i = start; i < seqs.size(); i++) {
             deliver(seqs.get(i), payloads.get(i));
             replayed.incrementAndGet();
         }
-        lastSeq = to - 1;
+        if (bounded) {
+            lastSeq = to - 1;
+        }
     }
 
     /**
@@ -243,6 +267,7 @@ public final class EventSubscriber implements AutoCloseable {
         long firstBy = System.nanoTime() + RETRY_MS * 1_000_000L;
         try (ZMQ.Socket dealer = context.createSocket(SocketType.DEALER)) {
             dealer.setLinger(1_000);
+            dealer.setMaxMsgSize(MAX_MESSAGE_BYTES);
             dealer.connect(replayEndpoint);
             dealer.sendMore(new byte[0]);
             dealer.send(ByteBuffer.allocate(8).putLong(from).array());
@@ -275,6 +300,9 @@ public final class EventSubscriber implements AutoCloseable {
                     return null;
                 }
                 if (seq < to) { // the live stream has the rest
+                    if (seqs.size() >= MAX_REPLAY) {
+                        return "a replay of more than " + MAX_REPLAY + " batches";
+                    }
                     seqs.add(seq);
                     payloads.add(frames.get(n - 1));
                 }
@@ -311,11 +339,16 @@ public final class EventSubscriber implements AutoCloseable {
         listener.resync(why);
     }
 
+    /** Tells the thread to stop at its next step, without waiting for it; {@link #close} waits. */
+    public void stopSoon() {
+        closing = true;
+    }
+
     @Override
     public void close() {
         closing = true;
         try {
-            thread.join(2_000);
+            thread.join(replayTimeout.toMillis() + 2_000); // a replay in progress ends within its timeout
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -49,14 +49,14 @@ public final class VllmEventCodec {
 
     /** Decodes one payload; any layout. */
     public static KvEventBatch decode(byte[] payload) throws MalformedEventException {
-        try (MessageUnpacker in = MessagePack.newDefaultUnpacker(payload)) {
+        try (BoundedUnpacker in = new BoundedUnpacker(payload)) {
             KvEventBatch batch = readBatch(in);
             if (in.hasNext()) {
                 throw new MalformedEventException("trailing bytes after the event batch at offset "
                         + in.getTotalReadBytes() + " of " + payload.length);
             }
             return batch;
-        } catch (MessagePackException | IOException | ArithmeticException e) {
+        } catch (MessagePackException | IOException | ArithmeticException | ClassCastException e) {
             throw new MalformedEventException("not a KV event batch: " + e.getMessage(), e);
         }
     }
@@ -242,16 +242,9 @@ public final class VllmEventCodec {
         }
         byte[][] out = new byte[in.unpackArrayHeader()][];
         for (int i = 0; i < out.length; i++) {
-            out[i] = in.tryUnpackNil() ? null : rawValue(in);
+            out[i] = in.tryUnpackNil() ? null : ((BoundedUnpacker) in).nextRaw();
         }
         return out;
-    }
-
-    private static byte[] rawValue(MessageUnpacker in) throws IOException {
-        try (MessageBufferPacker copy = MessagePack.newDefaultBufferPacker()) {
-            copy.packValue(in.unpackValue());
-            return copy.toByteArray();
-        }
     }
 
     private static Double readNumber(MessageUnpacker in) throws IOException, MalformedEventException {

@@ -21,17 +21,10 @@ public final class EngineFeed {
     private final KvCacheMap map;
     private final String engine;
     private final Set<Long> groups = ConcurrentHashMap.newKeySet();
-    private volatile double lastTs;
 
     public EngineFeed(KvCacheMap map, String engine) {
         this.map = map;
         this.engine = engine;
-        groups.add(0L);
-    }
-
-    /** The engine's clock when it sent the newest batch applied (seconds since the epoch), 0 before the first. */
-    public double lastTs() {
-        return lastTs;
     }
 
     public void apply(KvEventBatch batch) {
@@ -39,6 +32,8 @@ public final class EngineFeed {
             switch (e) {
                 case KvEvent.BlockStored s -> stored(s);
                 case KvEvent.BlockRemoved r -> {
+                    // Removals from the groups whose stores were taken; a group never seen stored holds nothing here
+                    // (a sliding-window group 0 of a hybrid model must not evict full-attention entries).
                     if (r.groupIdx() == null || groups.contains(r.groupIdx())) {
                         map.removed(engine, r.medium(), r.blockHashes());
                     }
@@ -46,7 +41,6 @@ public final class EngineFeed {
                 case KvEvent.AllBlocksCleared c -> map.cleared(engine);
             }
         }
-        lastTs = batch.ts();
     }
 
     private void stored(KvEvent.BlockStored s) {

@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Bounds. An engine's entries are as many as the blocks it holds (its GPU pool: at most a few hundred thousand),
  * and go when it removes them, clears its cache, or is {@linkplain #removeEngine removed} (dead, or its event stream
- * lost). A lookup costs one hash per token and, per engine, one probe per block it holds plus one.
+ * lost). A lookup costs one hash per token and, per engine, one probe per block it holds plus one. Events for an
+ * engine not tracked (removed while its subscriber still delivered) are dropped.
  */
 public final class KvCacheMap {
     private final Map<String, EngineBlocks> engines = new ConcurrentHashMap<>();
@@ -42,17 +43,26 @@ public final class KvCacheMap {
      */
     public void stored(String engine, String medium, long[] engineHashes, Long parent, int[] tokens, int blockSize,
             String lora, long[] salts) {
-        engine(engine).stored(medium(medium), engineHashes, parent, tokens, blockSize, lora, salts);
+        EngineBlocks e = engines.get(engine);
+        if (e != null) {
+            e.stored(medium(medium), engineHashes, parent, tokens, blockSize, lora, salts);
+        }
     }
 
     /** Blocks an engine evicted from {@code medium}. */
     public void removed(String engine, String medium, long[] engineHashes) {
-        engine(engine).removed(medium(medium), engineHashes);
+        EngineBlocks e = engines.get(engine);
+        if (e != null) {
+            e.removed(medium(medium), engineHashes);
+        }
     }
 
     /** The engine cleared its whole cache, or its entries can no longer be trusted (an event gap, a restart). */
     public void cleared(String engine) {
-        engine(engine).clear();
+        EngineBlocks e = engines.get(engine);
+        if (e != null) {
+            e.clear();
+        }
     }
 
     /** Per engine of {@code model} that holds any: how many leading tokens of {@code tokens} it holds, per medium. */
@@ -88,14 +98,6 @@ public final class KvCacheMap {
         }
         out.sort(java.util.Comparator.comparing(EngineStats::engine));
         return out;
-    }
-
-    private EngineBlocks engine(String engine) {
-        EngineBlocks e = engines.get(engine);
-        if (e == null) {
-            throw new IllegalArgumentException("engine " + engine + " is not tracked");
-        }
-        return e;
     }
 
     /** vLLM names the medium of a block (GPU, CPU) in upper case, or leaves it out on the GPU. */

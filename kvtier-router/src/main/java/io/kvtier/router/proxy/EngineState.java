@@ -13,6 +13,7 @@ public final class EngineState {
     final AtomicInteger inFlight = new AtomicInteger();
     final AtomicLong requests = new AtomicLong();
     final AtomicLong failures = new AtomicLong();
+    final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
     volatile boolean healthy;
     volatile String model;
     volatile double running;

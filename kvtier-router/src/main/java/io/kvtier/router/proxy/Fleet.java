@@ -46,6 +46,7 @@ public final class Fleet implements AutoCloseable {
     private final HttpClient http;
     private final ScheduledExecutorService probes;
     private final Map<String, EventSubscriber> subscribers = new ConcurrentHashMap<>();
+    private boolean closed;
 
     public Fleet(List<EngineEndpoint> endpoints, KvCacheMap map, Duration probeInterval, Duration probeTimeout) {
         this.map = map;
@@ -57,8 +58,17 @@ public final class Fleet implements AutoCloseable {
         probes = Executors.newScheduledThreadPool(1, Thread.ofPlatform().daemon().name("router-probes").factory());
         long every = probeInterval.toMillis();
         for (EngineState e : engines) {
-            probes.scheduleWithFixedDelay(() -> Thread.ofVirtual().start(() -> probe(e)), 0, every,
-                    TimeUnit.MILLISECONDS);
+            probes.scheduleWithFixedDelay(() -> {
+                if (e.probing.compareAndSet(false, true)) { // one probe per engine at a time: a slow one is not piled on
+                    Thread.ofVirtual().start(() -> {
+                        try {
+                            probe(e);
+                        } finally {
+                            e.probing.set(false);
+                        }
+                    });
+                }
+            }, 0, every, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -106,9 +116,18 @@ public final class Fleet implements AutoCloseable {
         }
     }
 
+    /** GET within the probe timeout, body included (the client's own timeout stops at the headers). */
     private String get(EngineState e, String path) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(e.endpoint.url() + path))
-                .timeout(probeTimeout).GET().build(), HttpResponse.BodyHandlers.ofString());
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> f = http.sendAsync(
+                HttpRequest.newBuilder(URI.create(e.endpoint.url() + path)).timeout(probeTimeout).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r;
+        try {
+            r = f.get(probeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException ex) {
+            f.cancel(true);
+            throw new java.io.IOException(path + " took over " + probeTimeout.toMillis() + " ms");
+        }
         if (r.statusCode() != 200) {
             throw new IllegalStateException(path + " answered " + r.statusCode());
         }
@@ -145,6 +164,9 @@ public final class Fleet implements AutoCloseable {
     }
 
     private synchronized void up(EngineState e, String model) {
+        if (closed) {
+            return;
+        }
         stopEvents(e);
         e.model = model;
         map.addEngine(e.id(), model);
@@ -177,15 +199,18 @@ public final class Fleet implements AutoCloseable {
         map.removeEngine(e.id());
     }
 
+    /** Stops the engine's subscriber; its thread ends on its own (within a replay timeout), never waited on here. */
     private void stopEvents(EngineState e) {
         EventSubscriber s = subscribers.remove(e.id());
         if (s != null) {
-            s.close();
+            s.stopSoon(); // no batch of it is applied after this one
+            Thread.ofVirtual().start(s::close);
         }
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         probes.shutdownNow();
         subscribers.values().forEach(EventSubscriber::close);
         subscribers.clear();

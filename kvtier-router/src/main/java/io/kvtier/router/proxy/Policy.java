@@ -93,20 +93,19 @@ public interface Policy {
 
     /** Orders by the prefix each engine holds, then load, unless the best is {@code maxImbalance} busier than the least. */
     static Choice byPrefix(List<EngineState> engines, Map<String, Integer> held, int maxImbalance, String name) {
-        List<EngineState> out = byLoad(engines);
-        if (out.isEmpty()) {
-            return new Choice(out, name + ": no engine", 0);
+        List<EngineState> byLoad = byLoad(engines); // one rotation of the ties per request
+        if (byLoad.isEmpty()) {
+            return new Choice(byLoad, name + ": no engine", 0);
         }
-        out.sort(Comparator.comparingInt((EngineState e) -> -held.getOrDefault(e.id(), 0))
-                .thenComparingDouble(EngineState::load));
+        List<EngineState> out = new ArrayList<>(byLoad);
+        out.sort(Comparator.comparingInt((EngineState e) -> -held.getOrDefault(e.id(), 0))); // stable: load next
         EngineState best = out.get(0);
         int tokens = held.getOrDefault(best.id(), 0);
-        double least = engines.stream().mapToDouble(EngineState::load).min().orElse(0);
         if (tokens == 0) {
-            return new Choice(byLoad(engines), name + ": no prefix held, least load", 0);
+            return new Choice(byLoad, name + ": no prefix held, least load", 0);
         }
-        if (best.load() - least > maxImbalance) {
-            return new Choice(byLoad(engines), name + ": holder overloaded, least load", 0);
+        if (best.load() - byLoad.get(0).load() > maxImbalance) {
+            return new Choice(byLoad, name + ": holder overloaded, least load", 0);
         }
         return new Choice(out, name + ": longest prefix", tokens);
     }

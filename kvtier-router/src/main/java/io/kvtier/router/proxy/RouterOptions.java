@@ -24,8 +24,8 @@ public record RouterOptions(String host, int port, List<EngineEndpoint> engines,
                 || probeTimeout.toMillis() < 10) {
             throw new IllegalArgumentException("timeouts and the probe interval must be at least 10 ms");
         }
-        if (maxBodyBytes < 1024 || maxAttempts < 1 || maxImbalance < 0) {
-            throw new IllegalArgumentException("--max-body must be at least 1 KiB, --attempts at least 1, "
+        if (maxBodyBytes < 1024 || maxBodyBytes > (1 << 30) || maxAttempts < 1 || maxImbalance < 0) {
+            throw new IllegalArgumentException("--max-body must be 1 KiB to 1 GiB, --attempts at least 1, "
                     + "--max-imbalance not negative");
         }
         Policy.named(policy, null, 0); // names a policy, or says which there are

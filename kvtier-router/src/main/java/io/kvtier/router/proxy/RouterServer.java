@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kvtier.router.http.OpenAiReplies;
 import io.kvtier.router.map.KvCacheMap;
 import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
@@ -49,10 +50,16 @@ public final class RouterServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RouterServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    static {
-        // The JDK's HTTP server leaves Nagle's algorithm on: an answer written in pieces (headers, body, the last
-        // chunk) then waits for the client's delayed ACK, 40 ms a request (measured: the router added 44 ms at p50).
-        System.setProperty("sun.net.httpserver.nodelay", "true");
+
+    /**
+     * The JDK server's own bounds, set before it starts: a client slower than this to send its request, or to take
+     * its answer, loses its connection; and at most this many connections at once.
+     */
+    private static void bound(RouterOptions options) {
+        long seconds = Math.max(1, options.requestTimeout().toSeconds() + 1);
+        System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(seconds));
+        System.setProperty("sun.net.httpserver.maxRspTime", Long.toString(seconds));
+        System.setProperty("jdk.httpserver.maxConnections", "4096");
     }
 
     private final RouterOptions options;
@@ -74,6 +81,8 @@ public final class RouterServer implements AutoCloseable {
         this.metrics = new RouterMetrics(options.policy(), fleet);
         this.upstream = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(threads)
                 .connectTimeout(options.probeTimeout()).build();
+        bound(options);
+        OpenAiReplies.noDelay();
         server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 1024);
         server.setExecutor(threads);
         handle("/v1/completions", x -> proxy(x, false));
@@ -81,7 +90,7 @@ public final class RouterServer implements AutoCloseable {
         handle("/v1/models", this::models);
         handle("/v1/kv/lookup", this::lookup);
         handle("/health", this::health);
-        handle("/metrics", x -> reply(x, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()));
+        handle("/metrics", x -> OpenAiReplies.reply(x, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()));
         server.start();
         log.info("router on http://{}:{} ({} engines, policy {})", options.host(), port(), options.engines().size(),
                 options.policy());
@@ -94,15 +103,21 @@ public final class RouterServer implements AutoCloseable {
     /** Serves {@code path}; whatever a handler throws is logged, answered 500 where nothing was sent, and closed. */
     private void handle(String path, com.sun.net.httpserver.HttpHandler handler) {
         server.createContext(path, x -> {
-            try (x) {
+            try {
                 handler.handle(x);
             } catch (IOException e) {
                 log.debug("{} {}: {}", x.getRequestMethod(), path, e.toString());
             } catch (RuntimeException e) {
                 log.error("{} {} failed", x.getRequestMethod(), path, e);
                 if (x.getResponseCode() < 0) {
-                    error(x, 500, "internal error: " + e);
+                    try {
+                        OpenAiReplies.error(x, 500, "internal error: " + e);
+                    } catch (IOException ignored) {
+                        // the client is gone; closing below is all that is left
+                    }
                 }
+            } finally {
+                x.close();
             }
         });
     }
@@ -112,9 +127,10 @@ public final class RouterServer implements AutoCloseable {
     }
 
     private void proxy(HttpExchange x, boolean chat) throws IOException {
+        long deadline = System.nanoTime() + options.requestTimeout().toNanos();
         try (x) {
             if (!x.getRequestMethod().equals("POST")) {
-                error(x, 405, "use POST");
+                OpenAiReplies.error(x, 405, "use POST");
                 return;
             }
             byte[] body = readBounded(x);
@@ -125,20 +141,20 @@ public final class RouterServer implements AutoCloseable {
             try {
                 p = parse(JSON.readTree(body), chat);
             } catch (IOException | IllegalArgumentException e) {
-                error(x, 400, e.getMessage());
+                OpenAiReplies.error(x, 400, e.getMessage());
                 return;
             }
             List<EngineState> engines = fleet.serving(p.model());
             if (engines.isEmpty()) {
                 boolean known = fleet.engines().stream().anyMatch(e -> p.model().equals(e.model()));
-                error(x, known ? 503 : 404, known ? "no healthy engine serves " + p.model()
+                OpenAiReplies.error(x, known ? 503 : 404, known ? "no healthy engine serves " + p.model()
                         : "The model `" + p.model() + "` does not exist.");
                 return;
             }
             int[] tokens = p.tokens() == null ? new int[0] : p.tokens();
             Policy.Choice choice = policy.choose(p.model(), null, tokens, engines);
             metrics.decided(choice.reason());
-            forward(x, body, p, tokens, choice);
+            forward(x, body, p, tokens, choice, deadline);
         }
     }
 
@@ -164,10 +180,13 @@ public final class RouterServer implements AutoCloseable {
         return new Parsed(model, null); // a batch of prompts: routed by load, the engine judges it
     }
 
-    /** Tries the engines in the policy's order until one answers; a byte sent to the client ends the retries. */
-    private void forward(HttpExchange x, byte[] body, Parsed p, int[] tokens, Policy.Choice choice)
+    /**
+     * Tries the engines in the policy's order until one answers. Only failures before the answer's first byte reached
+     * the client are retried, and only a failure to connect marks an engine down (a reset or a slow answer may be the
+     * request's own doing, and the probes judge the engine); a client that hangs up ends the request, nothing else.
+     */
+    private void forward(HttpExchange x, byte[] body, Parsed p, int[] tokens, Policy.Choice choice, long deadline)
             throws IOException {
-        long deadline = System.nanoTime() + options.requestTimeout().toNanos();
         int attempts = Math.min(options.maxAttempts(), choice.order().size());
         String last = "no engine";
         for (int a = 0; a < attempts; a++) {
@@ -179,34 +198,35 @@ public final class RouterServer implements AutoCloseable {
             e.inFlight.incrementAndGet();
             e.requests.incrementAndGet();
             try {
-                HttpResponse<InputStream> r = send(e, x, body, left);
-                if (r.statusCode() >= 500 && a + 1 < attempts) {
-                    r.body().close();
-                    last = e.id() + " answered " + r.statusCode();
-                    fleet.failed(e, last);
-                    metrics.outcome(e.id(), "retried");
-                    continue;
-                }
-                relay(x, r, deadline, a == 0 ? choice.predictedCachedTokens() : 0);
-                metrics.outcome(e.id(), r.statusCode() < 400 ? "ok" : "error");
-                if (r.statusCode() < 400) {
-                    policy.routed(p.model(), null, tokens, e);
-                }
-                return;
-            } catch (java.net.http.HttpTimeoutException ex) {
-                if (ex instanceof java.net.http.HttpConnectTimeoutException) {
+                HttpResponse<InputStream> r;
+                try {
+                    r = send(e, x, body, left);
+                } catch (java.net.ConnectException | java.net.http.HttpConnectTimeoutException ex) {
                     last = e.id() + ": " + ex;
                     fleet.failed(e, ex.toString());
                     metrics.outcome(e.id(), "retried");
-                } else { // the deadline passed while the engine worked: slow, not dead, and too late to retry
-                    last = e.id() + " did not answer within the request timeout";
+                    continue;
+                } catch (java.net.http.HttpTimeoutException ex) {
+                    last = e.id() + " did not answer within the request timeout"; // slow, not dead; too late to retry
                     metrics.outcome(e.id(), "timeout");
                     break;
+                } catch (IOException ex) {
+                    last = e.id() + ": " + ex;
+                    metrics.outcome(e.id(), "retried");
+                    continue;
                 }
-            } catch (IOException ex) {
-                last = e.id() + ": " + ex;
-                fleet.failed(e, ex.toString());
-                metrics.outcome(e.id(), "retried");
+                if (r.statusCode() >= 500 && a + 1 < attempts) {
+                    r.body().close();
+                    last = e.id() + " answered " + r.statusCode();
+                    metrics.outcome(e.id(), "retried");
+                    continue;
+                }
+                boolean complete = relay(x, r, deadline, a == 0 ? choice.predictedCachedTokens() : 0);
+                metrics.outcome(e.id(), !complete ? "cut" : r.statusCode() < 400 ? "ok" : "error");
+                if (complete && r.statusCode() < 400) {
+                    policy.routed(p.model(), null, tokens, e);
+                }
+                return; // a byte went to the client (or it hung up): never retried
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 return;
@@ -214,12 +234,14 @@ public final class RouterServer implements AutoCloseable {
                 e.inFlight.decrementAndGet();
             }
         }
-        error(x, System.nanoTime() >= deadline ? 504 : 502, "no engine answered: " + last);
+        OpenAiReplies.error(x, System.nanoTime() - deadline >= 0 ? 504 : 502, "no engine answered: " + last);
     }
 
     private HttpResponse<InputStream> send(EngineState e, HttpExchange x, byte[] body, long leftNanos)
             throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(e.endpoint.url() + x.getRequestURI().getPath()))
+        String query = x.getRequestURI().getRawQuery();
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(e.endpoint.url() + x.getRequestURI().getRawPath()
+                        + (query == null ? "" : "?" + query)))
                 .timeout(java.time.Duration.ofNanos(leftNanos))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                 .header("Content-Type", "application/json");
@@ -230,17 +252,25 @@ public final class RouterServer implements AutoCloseable {
         return upstream.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
     }
 
-    /** Copies the engine's answer to the client as it arrives, within the request's deadline. */
-    private void relay(HttpExchange x, HttpResponse<InputStream> r, long deadline, int predicted) throws IOException {
+    /**
+     * Copies the engine's answer to the client as it arrives, until the request's deadline; false if it was cut (the
+     * deadline, the engine's stream failing, or the client hanging up). The upstream stream is closed on every path.
+     */
+    private boolean relay(HttpExchange x, HttpResponse<InputStream> r, long deadline, int predicted) {
         String type = r.headers().firstValue("Content-Type").orElse("application/json");
-        x.getResponseHeaders().set("Content-Type", type);
-        x.sendResponseHeaders(r.statusCode(), 0);
         boolean keep = type.startsWith("application/json");
         ByteArrayOutputStream copy = keep ? new ByteArrayOutputStream() : null;
+        java.util.concurrent.atomic.AtomicBoolean cutOff = new java.util.concurrent.atomic.AtomicBoolean();
         try (InputStream in = r.body()) {
-            ScheduledFuture<?> cut = deadlines.schedule(() -> closeQuietly(in, x),
-                    Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            // At the deadline the upstream is closed, which ends the copy below; on a thread of its own, so that one
+            // client that stopped reading never delays another's deadline.
+            ScheduledFuture<?> cut = deadlines.schedule(() -> Thread.ofVirtual().start(() -> {
+                cutOff.set(true);
+                closeQuietly(in);
+            }), Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             try {
+                x.getResponseHeaders().set("Content-Type", type);
+                x.sendResponseHeaders(r.statusCode(), 0);
                 OutputStream out = x.getResponseBody();
                 byte[] buffer = new byte[16 * 1024];
                 int n;
@@ -254,10 +284,17 @@ public final class RouterServer implements AutoCloseable {
             } finally {
                 cut.cancel(false);
             }
+        } catch (IOException e) {
+            log.debug("answer cut: {}", cutOff.get() ? "the request's deadline" : e.toString());
+            return false;
+        }
+        if (cutOff.get()) {
+            return false;
         }
         if (copy != null) {
             metrics.cached(predicted, cachedTokens(copy.toByteArray()));
         }
+        return true;
     }
 
     /** vLLM's usage.prompt_tokens_details.cached_tokens of a JSON answer; -1 where it has none. */
@@ -270,13 +307,12 @@ public final class RouterServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(InputStream in, HttpExchange x) {
+    private static void closeQuietly(InputStream in) {
         try {
             in.close();
         } catch (IOException ignored) {
             // closing is all that is left to do
         }
-        x.close();
     }
 
     private void models(HttpExchange x) throws IOException {
@@ -286,14 +322,14 @@ public final class RouterServer implements AutoCloseable {
             TreeSet<String> models = new TreeSet<>();
             fleet.engines().stream().filter(EngineState::healthy).forEach(e -> models.add(e.model()));
             models.forEach(m -> data.addObject().put("id", m).put("object", "model").put("owned_by", "kvtier-router"));
-            reply(x, 200, "application/json", JSON.writeValueAsString(o));
+            OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
         }
     }
 
     private void health(HttpExchange x) throws IOException {
         try (x) {
             long up = fleet.engines().stream().filter(EngineState::healthy).count();
-            reply(x, up > 0 ? 200 : 503, "text/plain", up + " of " + fleet.engines().size() + " engines healthy\n");
+            OpenAiReplies.reply(x, up > 0 ? 200 : 503, "text/plain", up + " of " + fleet.engines().size() + " engines healthy\n");
         }
     }
 
@@ -324,7 +360,7 @@ public final class RouterServer implements AutoCloseable {
                     throw new IllegalArgumentException("give prompt (text) or token_ids");
                 }
             } catch (IOException | IllegalArgumentException e) {
-                error(x, 400, e.getMessage());
+                OpenAiReplies.error(x, 400, e.getMessage());
                 return;
             }
             ObjectNode o = JSON.createObjectNode().put("model", model).put("prompt_tokens", tokens.length);
@@ -334,7 +370,7 @@ public final class RouterServer implements AutoCloseable {
                 ObjectNode media = e.putObject("tokens");
                 p.tokensByMedium().forEach(media::put);
             }
-            reply(x, 200, "application/json", JSON.writeValueAsString(o));
+            OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
         }
     }
 
@@ -343,27 +379,12 @@ public final class RouterServer implements AutoCloseable {
         InputStream in = x.getRequestBody();
         byte[] body = in.readNBytes(options.maxBodyBytes() + 1);
         if (body.length > options.maxBodyBytes()) {
-            error(x, 413, "the request body is over " + options.maxBodyBytes() + " bytes");
+            OpenAiReplies.error(x, 413, "the request body is over " + options.maxBodyBytes() + " bytes");
             return null;
         }
         return body;
     }
 
-    private static void error(HttpExchange x, int status, String message) throws IOException {
-        ObjectNode o = JSON.createObjectNode();
-        o.putObject("error").put("message", message).put("type", status == 404 ? "NotFoundError"
-                : status >= 500 ? "ServiceUnavailableError" : "BadRequestError").put("code", status);
-        reply(x, status, "application/json", JSON.writeValueAsString(o));
-    }
-
-    private static void reply(HttpExchange x, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        x.getResponseHeaders().set("Content-Type", type);
-        x.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-        if (bytes.length > 0) {
-            x.getResponseBody().write(bytes);
-        }
-    }
 
     @Override
     public void close() {

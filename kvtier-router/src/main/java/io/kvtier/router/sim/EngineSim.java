@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.kvtier.router.events.EventPublisher;
+import io.kvtier.router.http.OpenAiReplies;
 import io.kvtier.router.events.KvEvent;
 import io.kvtier.router.events.KvEventBatch;
 import io.kvtier.router.tokens.ChatTemplate;
@@ -38,11 +39,6 @@ public final class EngineSim implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EngineSim.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    static {
-        // The JDK's HTTP server leaves Nagle's algorithm on: an answer written in pieces (headers, body, the last
-        // chunk) then waits for the client's delayed ACK, 40 ms a request (measured: the router added 44 ms at p50).
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
 
     private final EngineSimOptions options;
     private final Tokenizer tokenizer;
@@ -52,7 +48,7 @@ public final class EngineSim implements AutoCloseable {
     private final BlockPool pool;
     private final Object lock = new Object();
     private int running;
-    private int waiting;
+    private final java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong promptTokens = new AtomicLong();
     private final AtomicLong cachedTokens = new AtomicLong();
@@ -65,12 +61,13 @@ public final class EngineSim implements AutoCloseable {
         this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
                 options.topic(), options.layout(), 10_000);
+        OpenAiReplies.noDelay();
         this.http = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 256);
         http.setExecutor(requests);
         http.createContext("/v1/completions", x -> serve(x, false));
         http.createContext("/v1/chat/completions", x -> serve(x, true));
         http.createContext("/v1/models", this::models);
-        http.createContext("/health", x -> reply(x, 200, "text/plain", ""));
+        http.createContext("/health", x -> OpenAiReplies.reply(x, 200, "text/plain", ""));
         http.createContext("/metrics", this::metrics);
         http.start();
         log.info("engine-sim {} on http://{}:{} (events tcp://{}:{}{}), {} blocks of {} tokens", options.model(),
@@ -94,36 +91,36 @@ public final class EngineSim implements AutoCloseable {
     private void serve(HttpExchange x, boolean chat) throws IOException {
         try (x) {
             if (!x.getRequestMethod().equals("POST")) {
-                error(x, 405, "use POST");
+                OpenAiReplies.error(x, 405, "use POST");
                 return;
             }
             JsonNode body;
             try {
                 body = JSON.readTree(x.getRequestBody());
             } catch (IOException e) {
-                error(x, 400, "the body is not JSON: " + e.getMessage());
+                OpenAiReplies.error(x, 400, "the body is not JSON: " + e.getMessage());
                 return;
             }
             int[] prompt;
             try {
                 prompt = chat ? tokenizer.encode(ChatTemplate.render(body.path("messages")), false) : promptOf(body);
             } catch (IllegalArgumentException e) {
-                error(x, 400, e.getMessage());
+                OpenAiReplies.error(x, 400, e.getMessage());
                 return;
             }
             if (!body.path("model").asText(options.model()).equals(options.model())) {
-                error(x, 404, "The model `" + body.path("model").asText() + "` does not exist.");
+                OpenAiReplies.error(x, 404, "The model `" + body.path("model").asText() + "` does not exist.");
                 return;
             }
             int maxTokens = body.path(chat && body.has("max_completion_tokens") ? "max_completion_tokens"
                     : "max_tokens").asInt(16);
             if (maxTokens < 1 || prompt.length == 0) {
-                error(x, 400, maxTokens < 1 ? "max_tokens must be at least 1" : "the prompt is empty");
+                OpenAiReplies.error(x, 400, maxTokens < 1 ? "max_tokens must be at least 1" : "the prompt is empty");
                 return;
             }
             long context = (long) options.gpuBlocks() * options.blockSize();
             if (prompt.length + (long) maxTokens > context) {
-                error(x, 400, "This model's maximum context length is " + context + " tokens; the prompt ("
+                OpenAiReplies.error(x, 400, "This model's maximum context length is " + context + " tokens; the prompt ("
                         + prompt.length + " tokens) and max_tokens (" + maxTokens + ") are longer than that.");
                 return;
             }
@@ -152,14 +149,21 @@ public final class EngineSim implements AutoCloseable {
     /** Waits for a slot and blocks, prefills what is not cached, then decodes, streaming or not. */
     private void run(HttpExchange x, boolean chat, boolean stream, boolean streamUsage, int[] prompt, int maxTokens)
             throws IOException, InterruptedException {
-        BlockPool.Allocation a;
+        BlockPool.Allocation a = null;
+        Object ticket = new Object();
         synchronized (lock) {
-            waiting++;
-            while (running >= options.maxSeqs() || (a = pool.allocate(prompt, maxTokens)) == null) {
-                lock.wait();
+            // First come, first served, as vLLM's scheduler: only the head of the queue may start.
+            queue.addLast(ticket);
+            try {
+                while (queue.peekFirst() != ticket || running >= options.maxSeqs()
+                        || (a = pool.allocate(prompt, maxTokens)) == null) {
+                    lock.wait();
+                }
+                running++;
+            } finally {
+                queue.remove(ticket);
+                lock.notifyAll();
             }
-            waiting--;
-            running++;
         }
         String id = (chat ? "chatcmpl-" : "cmpl-") + Long.toHexString(ids.incrementAndGet());
         int cached = a.hitBlocks() * options.blockSize();
@@ -173,7 +177,7 @@ public final class EngineSim implements AutoCloseable {
                 streamAnswer(x, chat, id, prompt.length, cached, maxTokens, streamUsage);
             } else {
                 sleepMicros((long) maxTokens * options.decodeMicrosPerToken());
-                reply(x, 200, "application/json", JSON.writeValueAsString(
+                OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(
                         completion(chat, id, Filler.text(maxTokens), prompt.length, cached, maxTokens)));
             }
         } finally {
@@ -260,7 +264,7 @@ public final class EngineSim implements AutoCloseable {
             ArrayNode data = o.putArray("data");
             data.addObject().put("id", options.model()).put("object", "model").put("owned_by", "kvtier-engine-sim")
                     .put("max_model_len", options.gpuBlocks() * options.blockSize());
-            reply(x, 200, "application/json", JSON.writeValueAsString(o));
+            OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
         }
     }
 
@@ -272,7 +276,7 @@ public final class EngineSim implements AutoCloseable {
             double usage;
             synchronized (lock) {
                 r = running;
-                w = waiting;
+                w = queue.size();
                 usage = pool.usage();
             }
             String label = "{model_name=\"" + options.model() + "\"}";
@@ -285,25 +289,10 @@ public final class EngineSim implements AutoCloseable {
                     + cachedTokens.get() + "\n"
                     + "# TYPE vllm:request_success counter\nvllm:request_success_total" + label + " "
                     + finished.get() + "\n";
-            reply(x, 200, "text/plain; version=0.0.4", text);
+            OpenAiReplies.reply(x, 200, "text/plain; version=0.0.4", text);
         }
     }
 
-    private static void error(HttpExchange x, int status, String message) throws IOException {
-        ObjectNode o = JSON.createObjectNode();
-        o.putObject("error").put("message", message).put("type", status == 404 ? "NotFoundError" : "BadRequestError")
-                .put("code", status);
-        reply(x, status, "application/json", JSON.writeValueAsString(o));
-    }
-
-    private static void reply(HttpExchange x, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        x.getResponseHeaders().set("Content-Type", type);
-        x.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-        if (bytes.length > 0) {
-            x.getResponseBody().write(bytes);
-        }
-    }
 
     private static void sleepMicros(long micros) throws InterruptedException {
         if (micros > 0) {

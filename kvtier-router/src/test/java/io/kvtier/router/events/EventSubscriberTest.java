@@ -61,7 +61,9 @@ class EventSubscriberTest {
             try (EventSubscriber sub = subscribe(pub, true, r)) {
                 // A SUB socket sees nothing sent before it joined: publish until the first live batch arrives.
                 double n = 5;
-                while (r.batches.isEmpty()) {
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (r.batches.size() < 6) { // 0..4 replayed on start, then the first live one
+                    assertThat(System.nanoTime()).as("the subscriber joins within 10 s").isLessThan(deadline);
                     pub.publish(batch(n++));
                     Thread.sleep(20);
                 }
@@ -120,7 +122,7 @@ class EventSubscriberTest {
             pub.publish(batch(103));
             await(() -> s.batches.contains(103.0));
             assertThat(s.batches.subList(before, s.batches.size())).containsExactly(-1.0, 102.0, 103.0);
-            assertThat(s.resyncs).singleElement().asString().contains("replay buffer starts at");
+            assertThat(s.resyncs).singleElement().asString().contains("the engine's buffer holds");
         }
     }
 
@@ -146,7 +148,9 @@ class EventSubscriberTest {
                         "tcp://127.0.0.1:" + replayPort, "kv@e1@m", Layout.MAP_V0_26, 100)) {
                     // The subscriber reconnects by itself; the new process's first batches arrive once it has.
                     double m = 300;
-                    while (r.resyncs.isEmpty()) {
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (r.resyncs.isEmpty() || !r.batches.contains(m - 1)) {
+                        assertThat(System.nanoTime()).as("the restart is seen within 10 s").isLessThan(deadline);
                         again.publish(batch(m++));
                         Thread.sleep(20);
                     }
@@ -165,7 +169,9 @@ class EventSubscriberTest {
     /** Publishes until the subscriber has joined; returns the next batch number. */
     private static double connect(EventPublisher pub, Recorder r) throws InterruptedException {
         double n = 0;
+        long deadline = System.nanoTime() + 10_000_000_000L;
         while (r.batches.isEmpty()) {
+            assertThat(System.nanoTime()).as("the subscriber joins within 10 s").isLessThan(deadline);
             pub.publish(batch(n++));
             Thread.sleep(20);
         }

@@ -130,6 +130,19 @@ class VllmEventsTest {
                 .hasMessageContaining("BlockStored needs");
         assertThatThrownBy(() -> VllmEventCodec.decode(hex.parseHex("92cb41d954fc402000009000")))
                 .hasMessageContaining("trailing bytes");
+        // Lengths the payload cannot hold are refused before anything is allocated (2^31 - 1 events in 15 bytes).
+        assertThatThrownBy(() -> VllmEventCodec.decode(hex.parseHex("92cb41d954fc40200000dd7fffffff")))
+                .isInstanceOf(MalformedEventException.class).hasMessageContaining("an array of 2147483647");
+        // Extra keys nested 100,000 deep are copied as bytes, not built up recursively.
+        StringBuilder deep = new StringBuilder("92cb41d954fc4020000091"
+                + "8ba474797065ab426c6f636b53746f726564ac626c6f636b5f6861736865739101b1706172656e745f626c6f636b5f68617368c0"
+                + "a9746f6b656e5f696473910aaa626c6f636b5f73697a6501a76c6f72615f6964c0a66d656469756dc0a96c6f72615f6e616d65c0"
+                + "aa65787472615f6b6579739191");
+        deep.append("91".repeat(100_000)).append("c0");
+        deep.append("a967726f75705f69647800b26b765f63616368655f737065635f6b696e64c0"); // group_idx 0, kind nil
+        KvEvent.BlockStored nested = (KvEvent.BlockStored) VllmEventCodec.decode(hex.parseHex(deep.toString()))
+                .events().get(0);
+        assertThat(nested.extraKeys()[0]).hasSize(100_002);
         // An event kind from a newer vLLM is skipped, not an error.
         assertThat(VllmEventCodec.decode(hex.parseHex("92cb41d954fc402000009191a84e65774576656e74")).events())
                 .isEmpty();
