@@ -251,7 +251,7 @@ final class ServerCommand implements Callable<Integer> {
     private static void reloadTlsOnSighup(java.util.concurrent.atomic.AtomicReference<KvtierServer> started,
             Logger log) {
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+            sun.misc.SignalHandler before = sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
                 KvtierServer server = started.get();
                 if (server == null) {
                     log.warn("SIGHUP before the node started: the TLS files it is starting with are read now anyway");
@@ -263,6 +263,11 @@ final class ServerCommand implements Callable<Integer> {
                     log.error("TLS reload on SIGHUP failed; the certificates in use stay: {}", e.getMessage());
                 }
             });
+            if (before == sun.misc.SignalHandler.SIG_IGN) {
+                // Inherited as ignored (started under nohup): the JVM leaves it so, and no SIGHUP ever arrives.
+                log.warn("SIGHUP cannot be handled (this process was started with it ignored, e.g. under nohup): "
+                        + "restart the node to load new TLS certificates");
+            }
         } catch (IllegalArgumentException e) { // the JVM keeps SIGHUP to itself (-Xrs): the node runs on without it
             log.warn("SIGHUP cannot be handled ({}): restart the node to load new TLS certificates", e.getMessage());
         }
