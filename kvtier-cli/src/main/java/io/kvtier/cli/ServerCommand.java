@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
         description = "Run a kvtier node (Redis protocol; memory tier swapping to a disk tier).")
 final class ServerCommand implements Callable<Integer> {
     static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
-            "max-value", "metrics-port", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
+            "max-value", "metrics-port", "kv-events", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
             "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease", "tls-port",
@@ -60,6 +60,11 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port "
             + "(default 0 = off).")
     String metricsPort;
+
+    @Option(names = "--kv-events", paramLabel = "PORT", description = "Publish store events (stored, moved, deleted, "
+            + "expired, evicted; ZMQ PUB, msgpack) on PORT, replays and snapshots on PORT+1, for kvtier router "
+            + "(docs/routing.md). Default: 0 (off).")
+    String kvEvents;
 
     @Option(names = "--protected-mode", paramLabel = "yes|no", description = "Refuse a non-loopback bind without "
             + "--requirepass (default yes).")
@@ -292,7 +297,8 @@ final class ServerCommand implements Callable<Integer> {
                 d.diskReadBufferBytes(),
                 fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))),
                 size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null,
-                clientLimits(file, d.clientLimits()), null);
+                clientLimits(file, d.clientLimits()), null, 0);
+        options = options.withKvEvents(integer("kv-events", pick(kvEvents, file, "kv-events", "0")));
         TlsSettings tls = tls(file);
         String seedList = pick(seeds, file, "seeds", null);
         String dns = pick(dnsQuery, file, "dns-query", null);

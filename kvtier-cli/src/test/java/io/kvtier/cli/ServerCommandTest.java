@@ -64,7 +64,7 @@ class ServerCommandTest {
                 "--timeout", "300", "--read-timeout", "5");
         assertThat(o).isEqualTo(new ServerOptions("127.0.0.1 ::1", 7000, Path.of("/tmp/x"), 64L << 20, 2L << 30,
                 16L << 20, "pw", false, 9100, 5, 2, 3, ServerOptions.DEFAULT_DISK_READ_BUFFER, 0.1, 0, null,
-                new ClientLimits(64L << 20, 32L << 20, 300, 5), null));
+                new ClientLimits(64L << 20, 32L << 20, 300, 5), null, 0));
     }
 
     @Test

@@ -26,7 +26,7 @@ public final class IndexFiller {
                 Long.parseLong(args[3]), ServerOptions.DEFAULT_MAX_VALUE, null, true, 0,
                 ServerOptions.DEFAULT_MAX_CLIENTS, ServerOptions.DEFAULT_DISK_THREADS, 1,
                 ServerOptions.DEFAULT_DISK_READ_BUFFER, ServerOptions.DEFAULT_PIN_SHARE, Long.parseLong(args[4]), null,
-                io.kvtier.server.config.ClientLimits.defaults(), null);
+                io.kvtier.server.config.ClientLimits.defaults(), null, 0);
         long start = System.nanoTime();
         try (TieredStore store = TieredStore.open(options.storeOptions())) {
             byte[] value = new byte[8];

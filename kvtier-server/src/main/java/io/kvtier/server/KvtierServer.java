@@ -2,6 +2,7 @@ package io.kvtier.server;
 
 import io.kvtier.cluster.node.ClusterSettings;
 import io.kvtier.kvcache.KvCache;
+import io.kvtier.server.events.StoreEventLog;
 import io.kvtier.server.command.CommandTable;
 import io.kvtier.server.command.ServerContext;
 import io.kvtier.server.config.ClientLimit;
@@ -50,6 +51,7 @@ public final class KvtierServer implements AutoCloseable {
     private final TieredStore store;
     private final DiskReads diskReads;
     private final KvCache kvcache;
+    private final StoreEventLog storeEvents;
     private final Metrics metrics;
     private final ServerContext context;
     private final EventLoopGroup boss;
@@ -67,7 +69,10 @@ public final class KvtierServer implements AutoCloseable {
         this.kvcache = new KvCache();
         io.kvtier.server.value.RequestMemory.deleteLeftovers(options.dir());
         io.kvtier.server.command.Watches watches = new io.kvtier.server.command.Watches();
-        this.store = TieredStore.open(options.storeOptions(), io.kvtier.store.KeyListener.both(kvcache, watches));
+        this.storeEvents = options.kvEventsPort() > 0 ? new StoreEventLog() : null;
+        io.kvtier.store.KeyListener listener = io.kvtier.store.KeyListener.both(kvcache, watches);
+        this.store = TieredStore.open(options.storeOptions(), storeEvents == null ? listener
+                : io.kvtier.store.KeyListener.both(listener, storeEvents));
         kvcache.attach(store, options.cluster() == null); // a chunk's two halves share one store only on one node
         this.diskReads = new DiskReads(store, options.diskThreads(), options.diskReadBufferBytes());
         this.metrics = new Metrics();
@@ -144,6 +149,11 @@ public final class KvtierServer implements AutoCloseable {
         }
         if (options.metricsPort() > 0) {
             metrics.serve(hosts[0], options.metricsPort(), options.requirePass());
+        }
+        if (storeEvents != null) {
+            String node = options.cluster() != null ? options.cluster().membership().nodeId()
+                    : hosts[0] + ":" + (options.plainListener() ? context.port() : tlsPort);
+            storeEvents.start(store, node, hosts[0], options.kvEventsPort());
         }
         log.info("kvtier listening on {}:{}{} ({}), memory {} MiB, disk {} MiB, max clients {} (open-file limit {}), "
                 + "data in {}{}", options.bind(), options.plainListener() ? context.port() : "-",
@@ -240,6 +250,9 @@ public final class KvtierServer implements AutoCloseable {
         stopLoops("accept", boss);
         context.scripting().close();
         metrics.close();
+        if (storeEvents != null) {
+            storeEvents.close();
+        }
         try {
             diskReads.close();
         } catch (InterruptedException e) {

@@ -40,7 +40,8 @@ public final class TestNode implements AutoCloseable {
     /** The options {@link #open} uses, for a real {@link KvtierServer} on a free port. */
     public static ServerOptions options(Path dir, String password, int maxClients) {
         return new ServerOptions("127.0.0.1", 0, dir, 4L << 20, 32L << 20, 2L << 20, password, true, 0, maxClients,
-                2, 1, 8L << 20, ServerOptions.DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults(), null);
+                2, 1, 8L << 20, ServerOptions.DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults(), null,
+                0);
     }
 
     @Override

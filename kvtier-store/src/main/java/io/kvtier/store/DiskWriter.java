@@ -245,6 +245,7 @@ final class DiskWriter implements Runnable {
         long bytes = 0;
         long freed = 0;
         int moved = 0;
+        List<Entry> cleanDemoted = new ArrayList<>();
         store.policyLock.lock();
         try {
             while (freed < wanted && bytes < TieringRules.DEMOTION_BATCH_BYTES
@@ -263,6 +264,7 @@ final class DiskWriter implements Runnable {
                         dropped.add(e.memory);
                         e.memory = null;
                         e.moveTo(EntryState.DISK, store.counters);
+                        cleanDemoted.add(e);
                         moved++;
                     } else if (e.memory.tryRetain()) {
                         pinned.add(e.memory);
@@ -276,6 +278,7 @@ final class DiskWriter implements Runnable {
             store.policyLock.unlock();
         }
         dropped.forEach(MemoryValue::release);
+        cleanDemoted.forEach(e -> store.moved(e, Residence.DISK));
         store.counters.demotions.add(moved);
         return moved + writeDemoted(dirty, pinned);
     }
@@ -342,6 +345,7 @@ final class DiskWriter implements Runnable {
             if (release != null) {
                 release.release();
                 store.counters.demotedBytes.add(e.length);
+                store.moved(e, Residence.DISK);
             }
             pinned.get(i).release();
         }

@@ -42,6 +42,22 @@ public interface KeyListener {
     default void changed(byte[] key) {
     }
 
+    /**
+     * As {@link #added(byte[], long)}, saying where the version is: in memory, or (a value too large for memory,
+     * or recovered at start) on disk only. The store calls this one; by default it calls the other.
+     */
+    default void added(byte[] key, long length, Residence where) {
+        added(key, length);
+    }
+
+    /**
+     * The live version of {@code key} moved: demoted to disk (its memory copy dropped), or promoted back to memory.
+     * Called after the move, outside the store's locks; moves of one key are told in order, but a move may be told
+     * just before the {@link #added} of the version it moved (different threads).
+     */
+    default void moved(byte[] key, long length, Residence to) {
+    }
+
     /** Tells {@code first}, then {@code second}, of everything. */
     static KeyListener both(KeyListener first, KeyListener second) {
         return new KeyListener() {
@@ -49,6 +65,18 @@ public interface KeyListener {
             public void added(byte[] key, long length) {
                 first.added(key, length);
                 second.added(key, length);
+            }
+
+            @Override
+            public void added(byte[] key, long length, Residence where) {
+                first.added(key, length, where);
+                second.added(key, length, where);
+            }
+
+            @Override
+            public void moved(byte[] key, long length, Residence to) {
+                first.moved(key, length, to);
+                second.moved(key, length, to);
             }
 
             @Override

@@ -15,6 +15,8 @@ import io.kvtier.store.policy.S3FifoPolicy;
 import io.kvtier.store.policy.TierPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -117,7 +119,7 @@ public final class TieredStore implements AutoCloseable {
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
             indexBudget.forceCharge(e.key.bytes.length);
-            listener.added(e.key.bytes, e.length);
+            listener.added(e.key.bytes, e.length, Residence.DISK);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
                 expiry.schedule(e);
@@ -677,6 +679,7 @@ public final class TieredStore implements AutoCloseable {
         }
         admit(e);
         counters.promotions.increment();
+        moved(e, Residence.MEMORY);
         writer.wakeIfPressured();
     }
 
@@ -780,6 +783,38 @@ public final class TieredStore implements AutoCloseable {
         });
     }
 
+    /** What {@link #describeBucket} tells of each live key. */
+    public interface KeyVisitor {
+        void visit(byte[] key, long length, Residence where);
+    }
+
+    /**
+     * Visits the live keys of index bucket {@code bucket} (0 .. {@link #SCAN_BUCKETS}-1) with their length and where
+     * they are, as of the visit (a snapshot of store events); returns how many.
+     */
+    public int describeBucket(int bucket, KeyVisitor visitor) {
+        long now = System.currentTimeMillis();
+        List<Entry> entries = new ArrayList<>();
+        index.forEachInBucket(bucket, e -> {
+            if (!e.isExpired(now)) {
+                entries.add(e);
+            }
+        });
+        int n = 0;
+        for (Entry e : entries) {
+            Residence where;
+            synchronized (e) { // outside the bucket's lock: no lock order to keep with the entry's
+                if (!e.state().isLive()) {
+                    continue;
+                }
+                where = e.memory != null ? Residence.MEMORY : Residence.DISK;
+            }
+            visitor.visit(e.key.bytes, e.length, where);
+            n++;
+        }
+        return n;
+    }
+
     // ---- expiry -------------------------------------------------------------------------------------------------
 
     private boolean expireIfDue(Entry e) {
@@ -828,9 +863,18 @@ public final class TieredStore implements AutoCloseable {
             }
         }
         try {
-            listener.added(e.key.bytes, e.length);
+            listener.added(e.key.bytes, e.length, e.state() == EntryState.DISK ? Residence.DISK : Residence.MEMORY);
         } catch (RuntimeException ex) {
             log.error("key listener failed on a write", ex); // never let it undo the store's own bookkeeping
+        }
+    }
+
+    /** Tells the listener that {@code e} moved to {@code to}; called after the move, outside locks. */
+    void moved(Entry e, Residence to) {
+        try {
+            listener.moved(e.key.bytes, e.length, to);
+        } catch (RuntimeException ex) {
+            log.error("key listener failed on a move", ex);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.kvtier.router.events;
 
+import io.kvtier.events.BoundedUnpacker;
+import io.kvtier.events.MalformedEventException;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;

@@ -1,5 +1,5 @@
 /**
- * vLLM's KV-cache events: the payload codec for every layout vLLM's releases used, and the ZMQ transport (a
- * subscriber that detects sequence gaps and replays them, and a publisher that speaks the same protocol).
+ * vLLM's KV-cache events: the payload codec for every layout vLLM's releases used (the ZMQ transport is in
+ * {@code io.kvtier.events}).
  */
 package io.kvtier.router.events;

@@ -2,8 +2,9 @@ package io.kvtier.router.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvtier.router.events.EventSubscriber;
+import io.kvtier.events.EventSubscriber;
 import io.kvtier.router.events.KvEventBatch;
+import io.kvtier.router.events.VllmEventCodec;
 import io.kvtier.router.map.EngineFeed;
 import io.kvtier.router.map.KvCacheMap;
 import java.net.URI;
@@ -45,7 +46,7 @@ public final class Fleet implements AutoCloseable {
     private final Duration probeTimeout;
     private final HttpClient http;
     private final ScheduledExecutorService probes;
-    private final Map<String, EventSubscriber> subscribers = new ConcurrentHashMap<>();
+    private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
     private boolean closed;
 
     public Fleet(List<EngineEndpoint> endpoints, KvCacheMap map, Duration probeInterval, Duration probeTimeout) {
@@ -172,8 +173,8 @@ public final class Fleet implements AutoCloseable {
         map.addEngine(e.id(), model);
         if (e.endpoint.events() != null) {
             EngineFeed feed = new EngineFeed(map, e.id());
-            subscribers.put(e.id(), new EventSubscriber(e.id(), e.endpoint.events(), e.endpoint.replay(), "",
-                    probeTimeout, new EventSubscriber.Listener() {
+            subscribers.put(e.id(), new EventSubscriber<>(e.id(), e.endpoint.events(), e.endpoint.replay(), "",
+                    probeTimeout, VllmEventCodec::decode, false, new EventSubscriber.Listener<KvEventBatch>() {
                         @Override
                         public void batch(KvEventBatch batch) {
                             feed.apply(batch);
@@ -201,7 +202,7 @@ public final class Fleet implements AutoCloseable {
 
     /** Stops the engine's subscriber; its thread ends on its own (within a replay timeout), never waited on here. */
     private void stopEvents(EngineState e) {
-        EventSubscriber s = subscribers.remove(e.id());
+        EventSubscriber<?> s = subscribers.remove(e.id());
         if (s != null) {
             s.stopSoon(); // no batch of it is applied after this one
             Thread.ofVirtual().start(s::close);

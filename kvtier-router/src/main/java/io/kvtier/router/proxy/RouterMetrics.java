@@ -1,6 +1,6 @@
 package io.kvtier.router.proxy;
 
-import io.kvtier.router.events.EventSubscriber;
+import io.kvtier.events.EventSubscriber;
 import io.kvtier.router.map.KvCacheMap;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;

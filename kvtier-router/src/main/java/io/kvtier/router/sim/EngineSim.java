@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.kvtier.router.events.EventPublisher;
+import io.kvtier.events.EventPublisher;
 import io.kvtier.router.http.OpenAiReplies;
 import io.kvtier.router.events.KvEvent;
 import io.kvtier.router.events.KvEventBatch;
+import io.kvtier.router.events.Layout;
+import io.kvtier.router.events.VllmEventCodec;
 import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.IOException;
@@ -60,7 +62,7 @@ public final class EngineSim implements AutoCloseable {
         this.pool = new BlockPool(options.gpuBlocks(), options.blockSize(), new java.security.SecureRandom().nextLong());
         this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
-                options.topic(), options.layout(), 10_000);
+                options.topic(), options.layout() == Layout.MAP_V0_26, 10_000, null);
         OpenAiReplies.noDelay();
         this.http = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 256);
         http.setExecutor(requests);
@@ -253,7 +255,8 @@ public final class EngineSim implements AutoCloseable {
         synchronized (lock) {
             batch = pool.drainEvents();
             if (!batch.isEmpty()) {
-                events.publish(new KvEventBatch(System.currentTimeMillis() / 1000.0, batch, 0L));
+                events.publish(VllmEventCodec.encode(new KvEventBatch(System.currentTimeMillis() / 1000.0, batch, 0L),
+                        options.layout()));
             }
         }
     }

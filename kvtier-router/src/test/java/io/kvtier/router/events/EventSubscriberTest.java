@@ -2,6 +2,8 @@ package io.kvtier.router.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvtier.events.EventPublisher;
+import io.kvtier.events.EventSubscriber;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,7 +19,7 @@ class EventSubscriberTest {
     private static final Duration REPLAY_TIMEOUT = Duration.ofSeconds(2);
 
     /** Records what the subscriber delivers: batch timestamps (each test numbers its batches by ts) and resyncs. */
-    static final class Recorder implements EventSubscriber.Listener {
+    static final class Recorder implements EventSubscriber.Listener<KvEventBatch> {
         final List<Double> batches = new CopyOnWriteArrayList<>();
         final List<String> resyncs = new CopyOnWriteArrayList<>();
 
@@ -33,8 +35,9 @@ class EventSubscriberTest {
         }
     }
 
-    private static KvEventBatch batch(double n) {
-        return new KvEventBatch(n, List.of(new KvEvent.AllBlocksCleared()), 0L);
+    private static byte[] batch(double n) {
+        return VllmEventCodec.encode(new KvEventBatch(n, List.of(new KvEvent.AllBlocksCleared()), 0L),
+                Layout.ARRAY_V0_23);
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {
@@ -45,20 +48,20 @@ class EventSubscriberTest {
         }
     }
 
-    private static EventSubscriber subscribe(EventPublisher pub, boolean replay, Recorder recorder) {
-        return new EventSubscriber("e1", "tcp://127.0.0.1:" + pub.port(),
-                replay ? "tcp://127.0.0.1:" + pub.replayPort() : null, "kv@", REPLAY_TIMEOUT, recorder).start();
+    private static EventSubscriber<KvEventBatch> subscribe(EventPublisher pub, boolean replay, Recorder recorder) {
+        return new EventSubscriber<>("e1", "tcp://127.0.0.1:" + pub.port(),
+                replay ? "tcp://127.0.0.1:" + pub.replayPort() : null, "kv@", REPLAY_TIMEOUT, VllmEventCodec::decode, false, recorder).start();
     }
 
     @Test
     void aLateSubscriberReplaysTheEnginesBufferThenFollowsLive() throws Exception {
         Recorder r = new Recorder();
-        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
-                Layout.MAP_V0_26, 100)) {
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", 
+                "kv@e1@m", true, 100, null)) {
             for (int i = 0; i < 5; i++) {
                 pub.publish(batch(i));
             }
-            try (EventSubscriber sub = subscribe(pub, true, r)) {
+            try (EventSubscriber<KvEventBatch> sub = subscribe(pub, true, r)) {
                 // A SUB socket sees nothing sent before it joined: publish until the first live batch arrives.
                 double n = 5;
                 long deadline = System.nanoTime() + 10_000_000_000L;
@@ -80,9 +83,9 @@ class EventSubscriberTest {
     @Test
     void lostMessagesAreReplayedWhereTheEngineKeepsThem() throws Exception {
         Recorder r = new Recorder();
-        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
-                Layout.ARRAY_V0_23, 100);
-                EventSubscriber sub = subscribe(pub, true, r)) {
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", 
+                "kv@e1@m", false, 100, null);
+                EventSubscriber<KvEventBatch> sub = subscribe(pub, true, r)) {
             double n = connect(pub, r);
             int before = r.batches.size();
             pub.drop(batch(100));
@@ -99,8 +102,8 @@ class EventSubscriberTest {
     void aLossNoReplayCanRepairIsAResync() throws Exception {
         Recorder r = new Recorder();
         // No replay endpoint at all.
-        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", null, "kv@e1@m", Layout.ARRAY_V0_15, 100);
-                EventSubscriber sub = subscribe(pub, false, r)) {
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", null, "kv@e1@m", false, 100, null);
+                EventSubscriber<KvEventBatch> sub = subscribe(pub, false, r)) {
             connect(pub, r);
             int before = r.batches.size();
             pub.drop(batch(100));
@@ -111,9 +114,9 @@ class EventSubscriberTest {
         }
         // A replay buffer of 2 batches, 3 lost: the 2 it still has are the run before the live one, so they apply.
         Recorder s = new Recorder();
-        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
-                Layout.ARRAY_V0_11, 2);
-                EventSubscriber sub = subscribe(pub, true, s)) {
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", 
+                "kv@e1@m", false, 2, null);
+                EventSubscriber<KvEventBatch> sub = subscribe(pub, true, s)) {
             connect(pub, s);
             int before = s.batches.size();
             pub.drop(batch(100));
@@ -131,12 +134,12 @@ class EventSubscriberTest {
         Recorder r = new Recorder();
         int port;
         int replayPort;
-        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", "kv@e1@m",
-                Layout.MAP_V0_26, 100)) {
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0", 
+                "kv@e1@m", true, 100, null)) {
             port = pub.port();
             replayPort = pub.replayPort();
-            try (EventSubscriber sub = new EventSubscriber("e1", "tcp://127.0.0.1:" + port,
-                    "tcp://127.0.0.1:" + replayPort, "", REPLAY_TIMEOUT, r).start()) {
+            try (EventSubscriber<KvEventBatch> sub = new EventSubscriber<>("e1", "tcp://127.0.0.1:" + port,
+                    "tcp://127.0.0.1:" + replayPort, "", REPLAY_TIMEOUT, VllmEventCodec::decode, false, r).start()) {
                 double n = connect(pub, r);
                 for (int i = 0; i < 5; i++) {
                     pub.publish(batch(200 + i));
@@ -144,8 +147,8 @@ class EventSubscriberTest {
                 await(() -> r.batches.contains(204.0));
                 pub.close();
                 int before = r.batches.size();
-                try (EventPublisher again = new EventPublisher("tcp://127.0.0.1:" + port,
-                        "tcp://127.0.0.1:" + replayPort, "kv@e1@m", Layout.MAP_V0_26, 100)) {
+                try (EventPublisher again = new EventPublisher("tcp://127.0.0.1:" + port, 
+                        "tcp://127.0.0.1:" + replayPort, "kv@e1@m", true, 100, null)) {
                     // The subscriber reconnects by itself; the new process's first batches arrive once it has.
                     double m = 300;
                     long deadline = System.nanoTime() + 10_000_000_000L;

@@ -1,5 +1,6 @@
 package io.kvtier.router.events;
 
+import io.kvtier.events.MalformedEventException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

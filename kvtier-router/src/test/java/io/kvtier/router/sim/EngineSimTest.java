@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvtier.router.events.EventSubscriber;
+import io.kvtier.events.EventSubscriber;
 import io.kvtier.router.events.KvEventBatch;
+import io.kvtier.router.events.VllmEventCodec;
 import io.kvtier.router.map.EngineFeed;
 import io.kvtier.router.map.KvCacheMap;
 import io.kvtier.router.tokens.Tokenizer;
@@ -56,9 +57,9 @@ class EngineSimTest {
         map.addEngine("sim", MODEL);
         EngineFeed feed = new EngineFeed(map, "sim");
         try (EngineSim sim = new EngineSim(EngineSimOptions.forTest(MODEL, 64), Tokenizer.bytes());
-                EventSubscriber sub = new EventSubscriber("sim", "tcp://127.0.0.1:" + sim.eventsPort(),
-                        "tcp://127.0.0.1:" + sim.replayPort(), "", Duration.ofSeconds(2),
-                        new EventSubscriber.Listener() {
+                EventSubscriber<KvEventBatch> sub = new EventSubscriber<>("sim", "tcp://127.0.0.1:" + sim.eventsPort(),
+                        "tcp://127.0.0.1:" + sim.replayPort(), "", Duration.ofSeconds(2), VllmEventCodec::decode, false,
+                        new EventSubscriber.Listener<KvEventBatch>() {
                             @Override
                             public void batch(KvEventBatch batch) {
                                 feed.apply(batch);

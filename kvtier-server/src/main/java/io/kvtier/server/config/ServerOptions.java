@@ -29,7 +29,8 @@ public record ServerOptions(
         long indexBytes,
         ClusterSettings cluster,
         ClientLimits clientLimits,
-        TlsSettings tls) {
+        TlsSettings tls,
+        int kvEventsPort) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -75,6 +76,10 @@ public record ServerOptions(
         }
         if (metricsPort < 0 || metricsPort > 65535) {
             throw new IllegalArgumentException("--metrics-port " + metricsPort + " is outside 0..65535 (0 = off)");
+        }
+        if (kvEventsPort < 0 || kvEventsPort > 65534) {
+            throw new IllegalArgumentException("--kv-events " + kvEventsPort + " is outside 1..65534 (0 = off; the "
+                    + "replay and snapshot socket takes the port above)");
         }
         if (maxClients < 1) {
             throw new IllegalArgumentException("--max-clients " + maxClients + " must be at least 1");
@@ -150,21 +155,21 @@ public record ServerOptions(
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_BIND, DEFAULT_PORT, Path.of("kvtier-data"), DEFAULT_MEMORY, DEFAULT_DISK,
                 DEFAULT_MAX_VALUE, null, true, 0, DEFAULT_MAX_CLIENTS, DEFAULT_DISK_THREADS, DEFAULT_IO_THREADS,
-                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults(), null);
+                DEFAULT_DISK_READ_BUFFER, DEFAULT_PIN_SHARE, 0, null, ClientLimits.defaults(), null, 0);
     }
 
     /** These options as a member of a cluster ({@code null}: a single-node store). */
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings,
-                clientLimits, tls);
+                clientLimits, tls, kvEventsPort);
     }
 
     /** These options with {@code limits} on what clients may hold and how long they may idle. */
     public ServerOptions withClientLimits(ClientLimits limits) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                limits, tls);
+                limits, tls, kvEventsPort);
     }
 
     /**
@@ -174,7 +179,14 @@ public record ServerOptions(
     public ServerOptions withTls(TlsSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, settings);
+                clientLimits, settings, kvEventsPort);
+    }
+
+    /** These options publishing store events on {@code eventsPort} (0: off), replays and snapshots on the one above. */
+    public ServerOptions withKvEvents(int eventsPort) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
+                clientLimits, tls, eventsPort);
     }
 
     /** Whether the node listens for plain (non-TLS) clients: always, unless --port 0 with a TLS port. */

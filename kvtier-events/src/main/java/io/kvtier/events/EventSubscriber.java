@@ -1,4 +1,4 @@
-package io.kvtier.router.events;
+package io.kvtier.events;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -29,14 +29,21 @@ import org.zeromq.ZMQ;
  * connection drops (another process may publish once it is back), and after every second without a batch (a batch
  * lost right before a quiet spell shows no gap until the engine speaks again). A payload that does not decode is a
  * loss. Anything this thread fails on drops the engine's entries and starts it over: a stale map is worse than none.
+ *
+ * A publisher with snapshots (kvtier's store events) is never left partly known: where the stream above would drop
+ * what it knows and rebuild from what follows, and on start and reconnect, the subscriber asks for a snapshot instead
+ * (the whole state before seq S), hands it on after a resync, and goes on from S (replayed, or live). A snapshot
+ * that fails is asked for again after a pause; meanwhile what follows is applied.
  */
 
 /**
- * Subscribes to one engine's KV events (vLLM's ZMQ protocol) and hands each batch, in order and once, to a
- * {@link Listener}, detecting sequence gaps and engine restarts and replaying what it missed. One thread per subscriber;
- * the listener is called on it.
+ * Subscribes to one publisher's events (vLLM's ZMQ protocol: an engine's KV events, or a kvtier node's store events),
+ * decodes each batch and hands it, in order and once, to a {@link Listener}, detecting sequence gaps and publisher
+ * restarts and replaying what it missed. One thread per subscriber; the listener is called on it.
+ *
+ * @param <T> a decoded batch
  */
-public final class EventSubscriber implements AutoCloseable {
+public final class EventSubscriber<T> implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventSubscriber.class);
     private static final int POLL_MS = 100;
     private static final long RETRY_MS = 300;
@@ -49,11 +56,17 @@ public final class EventSubscriber implements AutoCloseable {
     private static final int MAX_REPLAY = 200_000;
     private static final AtomicLong MONITORS = new AtomicLong();
     private static final String NO_FIRST_ANSWER = "no first answer";
+    private static final long SNAPSHOT_RETRY_MS = 1_000;
+
+    /** Turns a payload into a batch. */
+    public interface Decoder<T> {
+        T decode(byte[] payload) throws MalformedEventException;
+    }
 
     /** What the subscriber delivers, on its own thread. */
-    public interface Listener {
-        /** The next batch of the engine's stream. */
-        void batch(KvEventBatch batch);
+    public interface Listener<T> {
+        /** The next batch of the stream (or a part of a snapshot). */
+        void batch(T batch);
 
         /** Everything delivered before can no longer be trusted to be complete: drop it; batches follow. */
         void resync(String why);
@@ -64,7 +77,9 @@ public final class EventSubscriber implements AutoCloseable {
     private final String replayEndpoint;
     private final byte[] topic;
     private final Duration replayTimeout;
-    private final Listener listener;
+    private final Decoder<T> decoder;
+    private final boolean snapshots;
+    private final Listener<T> listener;
     private final ZContext context = new ZContext(1);
     private final Thread thread;
     private final AtomicLong batches = new AtomicLong();
@@ -72,17 +87,27 @@ public final class EventSubscriber implements AutoCloseable {
     private final AtomicLong replayed = new AtomicLong();
     private final AtomicLong resyncs = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong snapshotsTaken = new AtomicLong();
+    /** A snapshot is due (snapshot publishers only): on start, after a loss, after a failed one. */
+    private boolean snapshotDue;
+    private long snapshotNotBefore;
     private volatile long lastSeq = -1;
     private long lastLive = -1;
     private volatile boolean closing;
 
     /**
      * Connects to {@code endpoint} (e.g. {@code tcp://10.0.0.5:5557}) for batches under {@code topic} (a prefix; ""
-     * takes all), and to {@code replayEndpoint} (null: none) to fill gaps, each replay bounded by {@code replayTimeout}.
+     * takes all), and to {@code replayEndpoint} (null: none) to fill gaps, each replay bounded by {@code replayTimeout};
+     * {@code snapshots}: the publisher answers snapshot requests (needs a replay endpoint).
      */
     public EventSubscriber(String name, String endpoint, String replayEndpoint, String topic, Duration replayTimeout,
-            Listener listener) {
+            Decoder<T> decoder, boolean snapshots, Listener<T> listener) {
+        if (snapshots && replayEndpoint == null) {
+            throw new IllegalArgumentException("snapshots need a replay endpoint");
+        }
         this.name = name;
+        this.decoder = decoder;
+        this.snapshots = snapshots;
         this.endpoint = endpoint;
         this.replayEndpoint = replayEndpoint;
         this.topic = topic.getBytes(StandardCharsets.UTF_8);
@@ -91,17 +116,19 @@ public final class EventSubscriber implements AutoCloseable {
         this.thread = Thread.ofPlatform().daemon().name("kv-events-" + name).unstarted(this::run);
     }
 
-    public EventSubscriber start() {
+    public EventSubscriber<T> start() {
         thread.start();
         return this;
     }
 
-    /** Counters: batches applied, gaps seen, batches replayed, resyncs, payloads that did not decode. */
-    public record Stats(long lastSeq, long batches, long gaps, long replayed, long resyncs, long malformed) {
+    /** Counters: batches applied, gaps seen, batches replayed, resyncs, payloads that did not decode, snapshots. */
+    public record Stats(long lastSeq, long batches, long gaps, long replayed, long resyncs, long malformed,
+            long snapshots) {
     }
 
     public Stats stats() {
-        return new Stats(lastSeq, batches.get(), gaps.get(), replayed.get(), resyncs.get(), malformed.get());
+        return new Stats(lastSeq, batches.get(), gaps.get(), replayed.get(), resyncs.get(), malformed.get(),
+                snapshotsTaken.get());
     }
 
     private void run() {
@@ -146,9 +173,17 @@ public final class EventSubscriber implements AutoCloseable {
             sub.connect(endpoint);
             // Catch up at once rather than wait for the engine's next batch to show the gap: an engine idle now may
             // have cached plenty before (llm-d's router replays on connect too).
-            repair(0, UNBOUNDED);
+            if (snapshots) {
+                snapshotDue = true;
+            } else {
+                repair(0, UNBOUNDED);
+            }
             long quietSince = System.nanoTime();
             while (!closing) {
+                if (snapshotDue && System.nanoTime() - snapshotNotBefore >= 0) {
+                    snapshot();
+                    quietSince = System.nanoTime();
+                }
                 if (ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null) {
                     // Another process may publish once the link is back (vLLM's seq has no epoch): start over from
                     // its buffer now, not when (if ever) it publishes again.
@@ -157,14 +192,19 @@ public final class EventSubscriber implements AutoCloseable {
                     }
                     lastSeq = -1;
                     lastLive = -1;
-                    repair(0, UNBOUNDED);
+                    if (snapshots) {
+                        snapshotDue = true;
+                        snapshotNotBefore = System.nanoTime();
+                    } else {
+                        repair(0, UNBOUNDED);
+                    }
                 }
                 byte[] first = sub.recv();
                 long now = System.nanoTime();
                 if (first != null) {
                     receive(sub, first);
                     quietSince = now;
-                } else if (replayEndpoint != null && now - quietSince > IDLE_POLL_NANOS) {
+                } else if (replayEndpoint != null && !snapshotDue && now - quietSince > IDLE_POLL_NANOS) {
                     // A batch lost right before a quiet spell shows no gap until the engine speaks again: ask.
                     repair(lastSeq + 1, UNBOUNDED);
                     quietSince = now;
@@ -228,7 +268,7 @@ public final class EventSubscriber implements AutoCloseable {
         boolean reaches = !seqs.isEmpty() && (!bounded || seqs.get(seqs.size() - 1) == to - 1);
         boolean whole = failure == null && reaches && start == 0 && seqs.get(0) == from;
         if (!whole) {
-            if (from > 0 || lastSeq >= 0) {
+            if (from > 0 || lastSeq >= 0 || snapshots) {
                 resync("batches from " + from + (bounded ? " to " + (to - 1) : "") + " lost: " + (failure != null
                         ? failure : seqs.isEmpty() ? "the engine's buffer holds none of them"
                         : "the engine's buffer holds " + seqs.get(0) + " to " + seqs.get(seqs.size() - 1)
@@ -314,9 +354,9 @@ public final class EventSubscriber implements AutoCloseable {
     }
 
     private void deliver(long seq, byte[] payload) {
-        KvEventBatch batch;
+        T batch;
         try {
-            batch = VllmEventCodec.decode(payload);
+            batch = decoder.decode(payload);
         } catch (MalformedEventException e) {
             malformed.incrementAndGet();
             resync("batch " + seq + " does not decode: " + e.getMessage());
@@ -335,8 +375,51 @@ public final class EventSubscriber implements AutoCloseable {
 
     private void resync(String why) {
         resyncs.incrementAndGet();
-        log.warn("{}: dropping what is known of this engine: {}", name, why);
+        log.warn("{}: dropping what is known of this {}: {}", name, snapshots ? "node" : "engine", why);
         listener.resync(why);
+        if (snapshots && !snapshotDue) {
+            snapshotDue = true;
+            snapshotNotBefore = System.nanoTime();
+        }
+    }
+
+    /**
+     * Asks for the publisher's whole state; on success the listener gets a resync and then the parts, and the stream
+     * goes on after the snapshot's seq. On failure, asked again after a pause (what follows is applied meanwhile).
+     */
+    private void snapshot() {
+        List<Long> seqs = new ArrayList<>();
+        List<byte[]> parts = new ArrayList<>();
+        String failure = replay(EventPublisher.SNAPSHOT, UNBOUNDED, seqs, parts);
+        if (failure == null && parts.isEmpty()) {
+            failure = "the publisher sent no snapshot (an empty state is one empty part)";
+        }
+        if (failure != null) {
+            log.warn("{}: snapshot failed, asking again in {} ms: {}", name, SNAPSHOT_RETRY_MS, failure);
+            snapshotNotBefore = System.nanoTime() + SNAPSHOT_RETRY_MS * 1_000_000L;
+            return;
+        }
+        snapshotDue = false;
+        snapshotsTaken.incrementAndGet();
+        long next = seqs.get(0); // the first batch not in the snapshot
+        listener.resync("snapshot before seq " + next);
+        for (int i = 0; i < parts.size(); i++) {
+            T part;
+            try {
+                part = decoder.decode(parts.get(i));
+            } catch (MalformedEventException e) {
+                malformed.incrementAndGet();
+                log.warn("{}: snapshot part {} does not decode: {}; asking again", name, i, e.getMessage());
+                listener.resync("snapshot part does not decode");
+                snapshotDue = true;
+                snapshotNotBefore = System.nanoTime() + SNAPSHOT_RETRY_MS * 1_000_000L;
+                return;
+            }
+            listener.batch(part);
+        }
+        lastSeq = next - 1;
+        lastLive = -1;
+        repair(next, UNBOUNDED); // what was published while the snapshot was taken and sent
     }
 
     /** Tells the thread to stop at its next step, without waiting for it; {@link #close} waits. */

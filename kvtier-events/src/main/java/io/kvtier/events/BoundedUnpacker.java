@@ -1,4 +1,4 @@
-package io.kvtier.router.events;
+package io.kvtier.events;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -11,10 +11,10 @@ import org.msgpack.core.buffer.ArrayBufferInput;
  * takes at least a byte): a 5-byte {@code dd 7fffffff} would otherwise allocate 2^31 array slots before failing. Not
  * thread-safe; one per payload.
  */
-final class BoundedUnpacker extends MessageUnpacker {
+public final class BoundedUnpacker extends MessageUnpacker {
     private final byte[] payload;
 
-    BoundedUnpacker(byte[] payload) {
+    public BoundedUnpacker(byte[] payload) {
         super(new ArrayBufferInput(payload), MessagePack.DEFAULT_UNPACKER_CONFIG);
         this.payload = payload;
     }
@@ -44,7 +44,7 @@ final class BoundedUnpacker extends MessageUnpacker {
     }
 
     /** The next value's encoded bytes, skipped without building it (no recursion, however deeply it nests). */
-    byte[] nextRaw() throws IOException {
+    public byte[] nextRaw() throws IOException {
         int from = (int) getTotalReadBytes();
         skipValue();
         return Arrays.copyOfRange(payload, from, (int) getTotalReadBytes());

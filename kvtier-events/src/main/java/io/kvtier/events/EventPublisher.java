@@ -1,4 +1,4 @@
-package io.kvtier.router.events;
+package io.kvtier.events;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -12,21 +12,33 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * Publishes KV event batches as vLLM's {@code ZmqEventPublisher} does: a PUB socket sending {@code [topic, seq, payload]}
- * (seq 8 bytes big-endian, from 0), and, where a replay endpoint is given, a ROUTER socket that answers
- * {@code [identity, "", start seq]} with every buffered batch from that seq on and an end marker (seq -1, empty
- * payload), with or without a topic frame as vLLM before and from 0.26 does. Keeps the last {@code bufferSteps} batches.
- * {@link #publish} is thread-safe; replay requests are served on the publisher's own thread.
+ * Publishes encoded event batches as vLLM's {@code ZmqEventPublisher} does: a PUB socket sending
+ * {@code [topic, seq, payload]} (seq 8 bytes big-endian, from 0), and, where a replay endpoint is given, a ROUTER socket
+ * that answers {@code [identity, "", start seq]} with every buffered batch from that seq on and an end marker (seq -1,
+ * empty payload), with or without a topic frame as vLLM before and from 0.26 does. Keeps the last {@code bufferSteps}
+ * batches. kvtier's extension: a publisher with a {@link SnapshotSource} answers the start seq {@link #SNAPSHOT} (-2)
+ * with the whole current state, every part under the seq of the first batch published after it was begun, then the
+ * end marker; applying the parts, then every batch from that seq on, gives the current state again.
+ * {@link #publish} is thread-safe; replay requests and snapshots are served on the publisher's own thread.
  */
 public final class EventPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventPublisher.class);
     static final byte[] END_SEQ = ByteBuffer.allocate(8).putLong(-1).array();
+    /** The start seq that asks for a snapshot instead of a replay. */
+    public static final long SNAPSHOT = -2;
+
+    /** The whole state a subscriber needs to start from, as payloads of the stream's own format. */
+    public interface SnapshotSource {
+        /** Hands every part of the current state to {@code part}, in order; called on the publisher's thread. */
+        void snapshot(java.util.function.Consumer<byte[]> part);
+    }
 
     private final ZContext context = new ZContext(1);
     private final ZMQ.Socket pub;
     private final ZMQ.Socket router;
     private final byte[] topic;
-    private final Layout layout;
+    private final boolean topicInReplies;
+    private final SnapshotSource snapshots;
     private final int bufferSteps;
     private final ArrayDeque<Long> seqs = new ArrayDeque<>();
     private final ArrayDeque<byte[]> payloads = new ArrayDeque<>();
@@ -37,15 +49,18 @@ public final class EventPublisher implements AutoCloseable {
     private volatile boolean closing;
 
     /**
-     * Binds {@code endpoint} (e.g. {@code tcp://*:5557}) and, unless null, {@code replayEndpoint}; {@code layout} is
-     * the vLLM release to speak as (its event encoding, and the topic frame in replay answers from 0.26 on).
+     * Binds {@code endpoint} (e.g. {@code tcp://*:5557}) and, unless null, {@code replayEndpoint};
+     * {@code topicInReplies}: replay answers carry the topic frame (vLLM from 0.26 on); {@code snapshots} (null: none)
+     * answers snapshot requests.
      */
-    public EventPublisher(String endpoint, String replayEndpoint, String topic, Layout layout, int bufferSteps) {
+    public EventPublisher(String endpoint, String replayEndpoint, String topic, boolean topicInReplies,
+            int bufferSteps, SnapshotSource snapshots) {
         if (bufferSteps < 1) {
             throw new IllegalArgumentException("buffer steps " + bufferSteps + " must be at least 1");
         }
         this.topic = topic.getBytes(StandardCharsets.UTF_8);
-        this.layout = layout;
+        this.topicInReplies = topicInReplies;
+        this.snapshots = snapshots;
         this.bufferSteps = bufferSteps;
         pub = context.createSocket(SocketType.PUB);
         pub.setSndHWM(100_000);
@@ -81,21 +96,33 @@ public final class EventPublisher implements AutoCloseable {
         return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
     }
 
-    /** Encodes and sends one batch, and keeps it for replay; returns its sequence number. */
-    public long publish(KvEventBatch batch) {
-        return publish(batch, true);
+    /** Sends one encoded batch, and keeps it for replay; returns its sequence number. */
+    public long publish(byte[] payload) {
+        return publish(payload, true);
     }
 
     /**
      * Keeps a batch for replay without sending it, as a PUB socket at its high-water mark drops one: a fault to inject
      * (tests, benchmarks). Returns its sequence number.
      */
-    public long drop(KvEventBatch batch) {
-        return publish(batch, false);
+    public long drop(byte[] payload) {
+        return publish(payload, false);
     }
 
-    private synchronized long publish(KvEventBatch batch, boolean send) {
-        byte[] payload = VllmEventCodec.encode(batch, layout);
+    /**
+     * Uses up a sequence number without a batch, neither sent nor kept: events were lost before they could be
+     * published (a full queue). Subscribers see a gap no replay fills, and start over.
+     */
+    public synchronized long skip() {
+        return nextSeq++;
+    }
+
+    /** The seq of the last batch published (or skipped); -1 before any. */
+    public synchronized long lastSeq() {
+        return nextSeq - 1;
+    }
+
+    private synchronized long publish(byte[] payload, boolean send) {
         long seq = nextSeq++;
         if (send) {
             pub.sendMore(topic);
@@ -128,7 +155,12 @@ public final class EventPublisher implements AutoCloseable {
                     log.warn("replay request of {} frames ignored: expected [\"\", start seq]", rest.size() + 1);
                     continue;
                 }
-                replay(identity, ByteBuffer.wrap(rest.get(1)).getLong());
+                long from = ByteBuffer.wrap(rest.get(1)).getLong();
+                if (from == SNAPSHOT) {
+                    snapshot(identity);
+                } else {
+                    replay(identity, from);
+                }
             } catch (org.zeromq.ZMQException e) {
                 if (!closing) {
                     log.warn("replay socket failed: {}", e.toString());
@@ -153,10 +185,27 @@ public final class EventPublisher implements AutoCloseable {
         send(identity, END_SEQ, new byte[0]);
     }
 
+    private void snapshot(byte[] identity) {
+        if (snapshots == null) {
+            send(identity, END_SEQ, new byte[0]); // an empty answer: a subscriber asking for one sees it fail
+            return;
+        }
+        // Every batch from this seq on is newer than the parts (it may repeat changes they show: applying it after them
+        // still ends in the current state).
+        byte[] at = ByteBuffer.allocate(8).putLong(lastSeq() + 1).array();
+        try {
+            snapshots.snapshot(part -> send(identity, at, part));
+        } catch (RuntimeException e) {
+            log.error("snapshot failed", e);
+            return; // no end marker: the subscriber times out and tries again
+        }
+        send(identity, END_SEQ, new byte[0]);
+    }
+
     private void send(byte[] identity, byte[] seq, byte[] payload) {
         router.sendMore(identity);
         router.sendMore(new byte[0]);
-        if (layout == Layout.MAP_V0_26) {
+        if (topicInReplies) {
             router.sendMore(payload.length == 0 ? new byte[0] : topic);
         }
         router.sendMore(seq);
