@@ -287,4 +287,112 @@ class RouterIT {
             }
         }
     }
+
+    /** A port below the ephemeral range whose next port is free too (a node's --kv-events binds both). */
+    private static int freePair() throws java.io.IOException {
+        java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int p = 20_000 + random.nextInt(10_000);
+            try (java.net.ServerSocket a = new java.net.ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress());
+                    java.net.ServerSocket b = new java.net.ServerSocket(p + 1, 1,
+                            java.net.InetAddress.getLoopbackAddress())) {
+                return p;
+            } catch (java.io.IOException taken) {
+                // try another
+            }
+        }
+        throw new java.io.IOException("no two free ports in a row below 30000");
+    }
+
+    private static Object storeOf(HttpProcess router, String prompt) throws Exception {
+        return at(Json.parse(router.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"token_ids\":" + prompt
+                + "}").body()), "store");
+    }
+
+    /**
+     * A kvtier node publishing store events, and the kvtier policy pricing each engine: the map follows the node
+     * (LMCache chunk keys written, demoted to disk, deleted, the node killed and started again), and the same prompt
+     * goes to the busy engine holding it in GPU memory while no one else can get it cheaper, and to an idle engine once
+     * kvtier holds its chunks (a fetch at 4 GB/s instead of a 160-token prefill behind a queue).
+     */
+    @Test
+    void theKvtierPolicyPricesTheStoresChunksAgainstLoad() throws Exception {
+        int events = freePair();
+        KvtierProcess node = KvtierProcess.start(dir.resolve("store-node"), "--memory", "16m", "--disk", "64m",
+                "--kv-events", Integer.toString(events));
+        try (HttpProcess router = router("kvtier", true, "--kvtier", "127.0.0.1:" + node.port()
+                + ",events=tcp://127.0.0.1:" + events, "--lmcache-chunk-size", "16", "--prefill-rate", "1000",
+                "--load-cost", "0.05");
+                redis.clients.jedis.Jedis jedis = node.jedis(5_000)) {
+            String p = prompt(77);
+            int[] tokens = IntStream.range(0, PROMPT).map(t -> 77 * 1000 + t).toArray();
+            List<String> keys = new io.kvtier.kvcache.key.LmcacheChunkKeys("sim-model", 1, 0, "bfloat16", 16,
+                    io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN,
+                    io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN.seedZeroNoneHash()).keys(tokens);
+            assertThat(keys).hasSize(10);
+            assertThat(number(storeOf(router, p), "tokens")).isZero();
+
+            // The prompt on one engine's GPU; that engine then busy with a long answer of its own.
+            cached(router, p);
+            String holder = awaitHolder(router, p);
+            HttpProcess busy = engines.stream().filter(e -> holder.endsWith(":" + e.port())).findFirst().orElseThrow();
+            Thread hog = Thread.ofVirtual().start(() -> {
+                try {
+                    busy.post("/v1/completions", "{\"model\":\"sim-model\",\"max_tokens\":3000,\"prompt\":[1,2,3]}");
+                } catch (Exception e) {
+                    // the answer itself does not matter
+                }
+            });
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!router.get("/metrics").body().contains("kvtier_router_engine_load{engine=\"" + holder
+                    + "\"} 1.0")) {
+                assertThat(System.nanoTime()).as("the router sees the holder busy within 10 s").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            // Nothing in kvtier: a 160-token prefill elsewhere (0.16 s) costs more than one request queued (0.05 s).
+            assertThat(cached(router, p)).as("the holder, busy as it is").isEqualTo(PROMPT - 16);
+
+            // LMCache's chunks of the prompt in kvtier (kv_bytes and metadata, 64 KiB each): now any engine can fetch
+            // them in well under a millisecond, and the idle ones win.
+            byte[] chunk = new byte[64 << 10];
+            for (String k : keys) {
+                jedis.set((k + "kv_bytes").getBytes(StandardCharsets.UTF_8), chunk);
+                jedis.set(k + "metadata", "m");
+            }
+            awaitStore(router, p, 160, "memory_tokens");
+            String before = router.get("/metrics").body();
+            assertThat(cached(router, p)).as("an idle engine, fetching from kvtier").isZero();
+            assertThat(router.get("/metrics").body()).contains("reason=\"kvtier: store prefix\"");
+            assertThat(before).doesNotContain("reason=\"kvtier: store prefix\"");
+
+            // The map follows the node: demoted to disk (values written past its memory), a chunk deleted, the node
+            // killed (entries dropped) and started again (a snapshot of what it recovered).
+            byte[] filler = new byte[1 << 20];
+            for (int i = 0; i < 40; i++) {
+                jedis.set(("filler" + i).getBytes(StandardCharsets.UTF_8), filler);
+            }
+            awaitStore(router, p, 160, "disk_tokens");
+            jedis.del(keys.get(5) + "kv_bytes");
+            awaitStore(router, p, 80, "tokens");
+            node.kill();
+            awaitStore(router, p, 0, "tokens");
+            node.restart();
+            awaitStore(router, p, 80, "disk_tokens");
+            hog.join(10_000);
+        } finally {
+            node.close();
+        }
+    }
+
+    private static void awaitStore(HttpProcess router, String prompt, int tokens, String field) throws Exception {
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (true) {
+            Object store = storeOf(router, prompt);
+            if (number(store, field) == tokens) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("store %s %d within 15 s: %s", field, tokens, store).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
 }

@@ -1,6 +1,12 @@
 package io.kvtier.cli.router;
 
+import io.kvtier.kvcache.key.LmcacheChunkKeys;
 import io.kvtier.router.map.KvCacheMap;
+import io.kvtier.router.map.LmcacheSettings;
+import io.kvtier.router.map.StoreMap;
+import io.kvtier.router.proxy.KvtierEndpoint;
+import io.kvtier.router.proxy.StoreAwarePolicy;
+import io.kvtier.router.proxy.StoreFeeds;
 import io.kvtier.router.proxy.EngineEndpoint;
 import io.kvtier.router.proxy.Fleet;
 import io.kvtier.router.proxy.Policy;
@@ -37,9 +43,55 @@ public final class RouterCommand implements Callable<Integer> {
     List<String> engines;
 
     @Option(names = "--policy", defaultValue = "prefix",
-            description = "round-robin, least-load, prefix (GPU prefix from KV events, then load) or approx-prefix "
-                    + "(the router's own record of where it sent each prefix) (default: ${DEFAULT-VALUE}).")
+            description = "round-robin, least-load, prefix (GPU prefix from KV events, then load), approx-prefix "
+                    + "(the router's own record of where it sent each prefix) or kvtier (time to first token priced "
+                    + "from the GPU prefix, the chunks kvtier holds and their tier, and load) (default: "
+                    + "${DEFAULT-VALUE}).")
     String policy;
+
+    @Option(names = "--kvtier", paramLabel = "HOST:PORT,events=tcp://H:P[,replay=tcp://H:P]",
+            description = "A kvtier node the engines' LMCache stores chunks in, and where it publishes store events "
+                    + "(its --kv-events port; replays and snapshots on the port above); repeat for each node.")
+    List<String> kvtierNodes = List.of();
+
+    @Option(names = "--lmcache-chunk-size", defaultValue = "256", paramLabel = "TOKENS",
+            description = "LMCache's chunk_size (default: ${DEFAULT-VALUE}).")
+    int lmcacheChunk;
+
+    @Option(names = "--lmcache-hash", defaultValue = "builtin", paramLabel = "ALGORITHM",
+            description = "LMCache's pre_caching_hash_algorithm: builtin or sha256_cbor (default: ${DEFAULT-VALUE}).")
+    String lmcacheHash;
+
+    @Option(names = "--lmcache-none-hash", paramLabel = "N",
+            description = "The NONE_HASH LMCache logs at start; default: its value under PYTHONHASHSEED=0 (CPython "
+                    + "3.11+ for builtin).")
+    String lmcacheNoneHash;
+
+    @Option(names = "--lmcache-model", paramLabel = "NAME",
+            description = "The model name in LMCache's keys; default: the request's model.")
+    String lmcacheModel;
+
+    @Option(names = "--lmcache-dtype", defaultValue = "bfloat16",
+            description = "The KV dtype in LMCache's keys (default: ${DEFAULT-VALUE}).")
+    String lmcacheDtype;
+
+    @Option(names = "--lmcache-world-size", defaultValue = "1",
+            description = "The tensor-parallel world size in LMCache's keys (default: ${DEFAULT-VALUE}).")
+    int lmcacheWorldSize;
+
+    @Option(names = "--prefill-rate", defaultValue = "10000", paramLabel = "TOKENS/S",
+            description = "kvtier policy: an engine's prefill throughput (default: ${DEFAULT-VALUE}).")
+    double prefillRate;
+
+    @Option(names = "--fetch-bandwidth", defaultValue = "memory=4e9,disk=1.2e9", paramLabel = "memory=B/S,disk=B/S",
+            description = "kvtier policy: bytes per second an engine fetches chunks at from kvtier's memory and disk "
+                    + "tiers (default: ${DEFAULT-VALUE}, measured on the benchmark machine, BENCHMARKS.md).")
+    String fetchBandwidth;
+
+    @Option(names = "--load-cost", defaultValue = "0.05", paramLabel = "SECONDS",
+            description = "kvtier policy: seconds each request queued or running at an engine adds to its time to "
+                    + "first token (default: ${DEFAULT-VALUE}).")
+    double loadCost;
 
     @Option(names = "--request-timeout", defaultValue = "600", paramLabel = "SECONDS",
             description = "Longest a client is held, streamed or not (default: ${DEFAULT-VALUE}).")
@@ -74,19 +126,59 @@ public final class RouterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        LmcacheChunkKeys.Algorithm algorithm = LmcacheChunkKeys.Algorithm.parse(lmcacheHash);
+        LmcacheSettings lmcache = new LmcacheSettings(lmcacheModel, lmcacheWorldSize, lmcacheDtype, lmcacheChunk,
+                algorithm, lmcacheNoneHash == null ? algorithm.seedZeroNoneHash() : noneHash(lmcacheNoneHash));
+        StoreAwarePolicy.Costs costs = costs();
         RouterOptions options = new RouterOptions(host, port, engines.stream().map(EngineEndpoint::parse).toList(),
                 policy, Duration.ofSeconds(requestTimeout), Duration.ofMillis(probeInterval),
-                Duration.ofMillis(probeTimeout), maxBody, maxImbalance, attempts);
+                Duration.ofMillis(probeTimeout), maxBody, maxImbalance, attempts,
+                kvtierNodes.stream().map(KvtierEndpoint::parse).toList(), lmcache, costs);
+        lmcache.keys("validation", new int[0]); // the key parts are valid before anything starts
         KvCacheMap map = new KvCacheMap();
+        StoreMap storeMap = new StoreMap();
         CountDownLatch stop = new CountDownLatch(1);
         try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout());
-                RouterServer server = new RouterServer(options, fleet, Policy.named(policy, map, maxImbalance),
+                RouterServer server = new RouterServer(options, fleet,
+                        Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs),
                         tokenizer == null ? Tokenizer.bytes() : Tokenizer.load(tokenizer))) {
+            if (!options.kvtier().isEmpty()) {
+                fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout()));
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
             System.out.println("router on http://" + host + ":" + server.port() + ", policy " + policy + ", "
                     + options.engines().size() + " engines");
             stop.await();
         }
         return 0;
+    }
+
+    /** A NONE_HASH as LMCache logs it: a signed decimal, or an unsigned one up to 2^64-1 (sha256_cbor). */
+    static long noneHash(String text) {
+        String t = text.trim();
+        try {
+            return t.startsWith("-") ? Long.parseLong(t) : Long.parseUnsignedLong(t);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--lmcache-none-hash '" + text + "' is not a 64-bit integer");
+        }
+    }
+
+    private StoreAwarePolicy.Costs costs() {
+        double memory = Double.NaN;
+        double disk = Double.NaN;
+        for (String part : fetchBandwidth.split(",")) {
+            String[] kv = part.trim().split("=", 2);
+            try {
+                switch (kv.length == 2 ? kv[0].trim() : "") {
+                    case "memory" -> memory = Double.parseDouble(kv[1].trim());
+                    case "disk" -> disk = Double.parseDouble(kv[1].trim());
+                    default -> throw new NumberFormatException();
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--fetch-bandwidth '" + fetchBandwidth
+                        + "': expected memory=BYTES/S,disk=BYTES/S");
+            }
+        }
+        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost);
     }
 }

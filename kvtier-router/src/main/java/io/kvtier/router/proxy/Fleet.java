@@ -46,6 +46,7 @@ public final class Fleet implements AutoCloseable {
     private final Duration probeTimeout;
     private final HttpClient http;
     private final ScheduledExecutorService probes;
+    private volatile StoreFeeds store;
     private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
     private boolean closed;
 
@@ -84,6 +85,16 @@ public final class Fleet implements AutoCloseable {
 
     public KvCacheMap map() {
         return map;
+    }
+
+    /** Follows kvtier nodes' store events too (the lookup API and the kvtier policy use them); closed with the fleet. */
+    public void attach(StoreFeeds feeds) {
+        this.store = feeds;
+    }
+
+    /** The kvtier nodes followed; null without {@code --kvtier}. */
+    public StoreFeeds store() {
+        return store;
     }
 
     public Map<String, EventSubscriber.Stats> eventStats() {
@@ -215,5 +226,8 @@ public final class Fleet implements AutoCloseable {
         probes.shutdownNow();
         subscribers.values().forEach(EventSubscriber::close);
         subscribers.clear();
+        if (store != null) {
+            store.close();
+        }
     }
 }

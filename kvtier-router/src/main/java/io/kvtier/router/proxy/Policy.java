@@ -25,13 +25,20 @@ public interface Policy {
     }
 
     static Policy named(String name, KvCacheMap map, int maxImbalance) {
+        return named(name, map, maxImbalance, null, null, null);
+    }
+
+    /** As above; {@code kvtier} also needs the store map, how LMCache names chunks, and what to price with. */
+    static Policy named(String name, KvCacheMap map, int maxImbalance, io.kvtier.router.map.StoreMap store,
+            io.kvtier.router.map.LmcacheSettings lmcache, StoreAwarePolicy.Costs costs) {
         return switch (name) {
+            case "kvtier" -> new StoreAwarePolicy(map, store, lmcache, costs);
             case "round-robin" -> new RoundRobin();
             case "least-load" -> (model, lora, tokens, engines) -> new Choice(byLoad(engines), "least-load", 0);
             case "prefix" -> new Prefix(map, maxImbalance);
             case "approx-prefix" -> new ApproxPrefix(maxImbalance, 1 << 18);
             default -> throw new IllegalArgumentException("--policy " + name
-                    + " is not one of round-robin, least-load, prefix, approx-prefix");
+                    + " is not one of round-robin, least-load, prefix, approx-prefix, kvtier");
         };
     }
 

@@ -63,6 +63,46 @@ final class RouterMetrics {
                         cb.call(s.getValue().resyncs(), s.getKey());
                     }
                 }).register(registry);
+        storeGauges(fleet);
+    }
+
+    /** The store side of the map: chunks per node and tier, event lag, resyncs and snapshots per node. */
+    private void storeGauges(Fleet fleet) {
+        GaugeWithCallback.builder().name("kvtier_map_store_chunks")
+                .help("LMCache chunks the map knows on each kvtier node, by tier (memory, disk)")
+                .labelNames("node", "tier").callback(cb -> {
+                    StoreFeeds s = fleet.store();
+                    if (s != null) {
+                        for (io.kvtier.router.map.StoreMap.NodeStats n : s.map().stats()) {
+                            cb.call(n.memoryChunks(), n.node(), "memory");
+                            cb.call(n.diskChunks(), n.node(), "disk");
+                        }
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_store_event_lag_seconds")
+                .help("Age of the last store-event batch applied from each kvtier node, when it was applied")
+                .labelNames("node").callback(cb -> {
+                    StoreFeeds s = fleet.store();
+                    if (s != null) {
+                        s.map().stats().forEach(n -> cb.call(n.lagSeconds(), n.node()));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_store_event_resyncs")
+                .help("Times a kvtier node's entries were dropped (a loss, a restart, a dropped connection)")
+                .labelNames("node").callback(cb -> {
+                    StoreFeeds s = fleet.store();
+                    if (s != null) {
+                        s.eventStats().forEach((node, st) -> cb.call(st.resyncs(), node));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_store_snapshots")
+                .help("Snapshots taken of each kvtier node's keys (on start, and after each resync)")
+                .labelNames("node").callback(cb -> {
+                    StoreFeeds s = fleet.store();
+                    if (s != null) {
+                        s.eventStats().forEach((node, st) -> cb.call(st.snapshots(), node));
+                    }
+                }).register(registry);
     }
 
     void decided(String reason) {

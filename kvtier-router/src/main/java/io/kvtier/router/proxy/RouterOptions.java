@@ -11,9 +11,13 @@ import java.util.List;
  */
 public record RouterOptions(String host, int port, List<EngineEndpoint> engines, String policy,
         Duration requestTimeout, Duration probeInterval, Duration probeTimeout, int maxBodyBytes, int maxImbalance,
-        int maxAttempts) {
+        int maxAttempts, List<KvtierEndpoint> kvtier, io.kvtier.router.map.LmcacheSettings lmcache,
+        StoreAwarePolicy.Costs costs) {
     public RouterOptions {
         engines = List.copyOf(engines);
+        kvtier = List.copyOf(kvtier);
+        lmcache = lmcache == null ? io.kvtier.router.map.LmcacheSettings.defaults() : lmcache;
+        costs = costs == null ? StoreAwarePolicy.Costs.defaults() : costs;
         if (engines.isEmpty()) {
             throw new IllegalArgumentException("give at least one --engine URL");
         }

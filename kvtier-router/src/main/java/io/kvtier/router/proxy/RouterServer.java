@@ -21,6 +21,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -370,8 +371,34 @@ public final class RouterServer implements AutoCloseable {
                 ObjectNode media = e.putObject("tokens");
                 p.tokensByMedium().forEach(media::put);
             }
+            StoreFeeds store = fleet.store();
+            if (store != null) {
+                storePrefix(o.putObject("store"), store.map().lookup(options.lmcache().keys(model, tokens)));
+            }
             OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
         }
+    }
+
+    /**
+     * The prompt's leading chunks kvtier holds: their tokens in all, in memory and on disk, and per node (in a cluster a
+     * prompt's chunks are spread over the nodes owning their slots).
+     */
+    private void storePrefix(ObjectNode o, List<io.kvtier.router.map.StoreMap.Held> held) {
+        int chunk = options.lmcache().chunkSize();
+        Map<String, int[]> perNode = new java.util.TreeMap<>();
+        int memory = 0;
+        long bytes = 0;
+        for (io.kvtier.router.map.StoreMap.Held h : held) {
+            boolean inMemory = h.tier() == io.kvtier.events.StoreEvent.Tier.MEMORY;
+            memory += inMemory ? chunk : 0;
+            bytes += h.bytes();
+            perNode.computeIfAbsent(h.node(), n -> new int[2])[inMemory ? 0 : 1] += chunk;
+        }
+        o.put("chunk_tokens", chunk).put("tokens", held.size() * chunk).put("memory_tokens", memory)
+                .put("disk_tokens", held.size() * chunk - memory).put("bytes", bytes);
+        ArrayNode nodes = o.putArray("nodes");
+        perNode.forEach((node, t) -> nodes.addObject().put("node", node).put("memory_tokens", t[0])
+                .put("disk_tokens", t[1]));
     }
 
     /** The request body, or null after answering 413 where it is over --max-body. */

@@ -1,0 +1,93 @@
+package io.kvtier.router.proxy;
+
+import io.kvtier.events.StoreEvent;
+import io.kvtier.router.map.KvCacheMap;
+import io.kvtier.router.map.LmcacheSettings;
+import io.kvtier.router.map.StoreMap;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code kvtier} policy: each engine is priced by the time to first token it would give this prompt, and the
+ * cheapest goes first:
+ * <pre>
+ *   cost(e) = fetch(chunks kvtier holds beyond e's GPU prefix) + prefill(tokens neither holds) + load(e) * loadSeconds
+ * </pre>
+ * {@code fetch} sums each chunk's bytes over the bandwidth of the tier it is in (memory or disk); {@code prefill} is
+ * tokens over the engine's prefill rate. The GPU prefix comes from the engines' KV events, the chunks from the kvtier
+ * nodes' store events and the prompt's LMCache chunk keys. So a prompt whose prefix the shared pool holds is not tied to
+ * the one busy engine that has it in GPU memory: any idle engine can fetch it, at a price the policy knows; and a
+ * prompt nobody holds goes where the queue is shortest.
+ */
+public final class StoreAwarePolicy implements Policy {
+    /** What the policy prices with; bandwidths in bytes per second. */
+    public record Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
+            double loadSeconds) {
+        public Costs {
+            if (!(prefillTokensPerSecond > 0 && memoryBytesPerSecond > 0 && diskBytesPerSecond > 0
+                    && loadSeconds >= 0)) {
+                throw new IllegalArgumentException("prefill rate and bandwidths must be positive, the load cost not "
+                        + "negative");
+            }
+        }
+
+        public static Costs defaults() {
+            return new Costs(10_000, 4e9, 1.2e9, 0.05);
+        }
+    }
+
+    private final KvCacheMap gpu;
+    private final StoreMap store;
+    private final LmcacheSettings lmcache;
+    private final Costs costs;
+
+    StoreAwarePolicy(KvCacheMap gpu, StoreMap store, LmcacheSettings lmcache, Costs costs) {
+        this.gpu = gpu;
+        this.store = store;
+        this.lmcache = lmcache;
+        this.costs = costs;
+    }
+
+    @Override
+    public Choice choose(String model, String lora, int[] tokens, List<EngineState> engines) {
+        List<EngineState> byLoad = Policy.byLoad(engines);
+        if (byLoad.isEmpty()) {
+            return new Choice(byLoad, "kvtier: no engine", 0);
+        }
+        Map<String, Integer> held = new HashMap<>();
+        for (KvCacheMap.EnginePrefix p : gpu.lookup(model, lora, tokens)) {
+            held.put(p.engine(), p.tokens("GPU"));
+        }
+        List<StoreMap.Held> chunks = lora == null ? store.lookup(lmcache.keys(model, tokens)) : List.of();
+        int chunk = lmcache.chunkSize();
+        Map<String, Double> cost = new HashMap<>();
+        for (EngineState e : byLoad) {
+            cost.put(e.id(), cost(tokens.length, held.getOrDefault(e.id(), 0), chunks, chunk, e.load()));
+        }
+        List<EngineState> out = new ArrayList<>(byLoad);
+        out.sort(Comparator.comparingDouble(e -> cost.get(e.id()))); // stable: ties keep the load order
+        EngineState best = out.get(0);
+        int g = held.getOrDefault(best.id(), 0);
+        int s = chunks.size() * chunk;
+        String reason = s > g ? "kvtier: store prefix" : g > 0 ? "kvtier: gpu prefix" : "kvtier: least cost";
+        return new Choice(out, reason, g);
+    }
+
+    /** The estimated seconds to the first token on an engine holding {@code gpuTokens} with {@code load}. */
+    double cost(int promptTokens, int gpuTokens, List<StoreMap.Held> chunks, int chunkTokens, double load) {
+        double fetch = 0;
+        for (int i = 0; i < chunks.size(); i++) {
+            if ((long) (i + 1) * chunkTokens > gpuTokens) { // a chunk the GPU does not wholly hold is fetched
+                StoreMap.Held h = chunks.get(i);
+                fetch += h.bytes() / (h.tier() == StoreEvent.Tier.MEMORY ? costs.memoryBytesPerSecond()
+                        : costs.diskBytesPerSecond());
+            }
+        }
+        long covered = Math.max(gpuTokens, (long) chunks.size() * chunkTokens);
+        double prefill = Math.max(0, promptTokens - covered) / costs.prefillTokensPerSecond();
+        return fetch + prefill + load * costs.loadSeconds();
+    }
+}
