@@ -15,7 +15,7 @@ class PackageLayersTest {
     @Test
     void packagesImportOnlyLowerLayers() {
         PackageLayers.rule(ROOT, List.of(
-                List.of(ROOT + ".config", ROOT + ".fatal"),
+                List.of(ROOT + ".config", ROOT + ".fatal", ROOT + ".events"),
                 List.of(ROOT + ".reply"),
                 List.of(ROOT + ".value"),
                 List.of(ROOT + ".script", ROOT + ".tls"),

@@ -4,6 +4,7 @@ import io.kvtier.events.EventPublisher;
 import io.kvtier.events.StoreEvent;
 import io.kvtier.events.StoreEventBatch;
 import io.kvtier.events.StoreEventCodec;
+import io.kvtier.kvcache.key.LmcacheKey;
 import io.kvtier.store.KeyListener;
 import io.kvtier.store.Residence;
 import io.kvtier.store.TieredStore;
@@ -11,7 +12,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -19,10 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes what happens to the node's keys as store events (docs/routing.md, "Store events"): stored (with its tier),
+ * Publishes what happens to the node's KV-cache chunks (LMCache keys: whole chunks and kv_bytes halves) as store events (docs/routing.md, "Store events"): stored (with its tier),
  * moved between memory and disk, deleted, expired, evicted. The store's threads only put an event on a bounded queue
  * (no I/O, no blocking: a full queue drops the event and marks the stream lossy); one thread of its own batches them
- * (at most {@link #MAX_BATCH} events or {@link #LINGER_MS} ms) and sends them with vLLM's framing. A loss uses up a
+ * (every {@link #LINGER_MS} ms, at most {@link #MAX_BATCH} events each) and sends them with vLLM's framing. A loss
+ * uses up a
  * sequence number, so that subscribers see a gap no replay fills and ask for a snapshot, which the publisher's thread
  * builds from the store's index, bucket by bucket. An overwrite is one STORED (the old version's removal is implied).
  */
@@ -77,13 +78,22 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
     }
 
     private void offer(StoreEvent.Kind kind, byte[] key, long length, StoreEvent.Tier tier) {
-        if (!started) {
-            return; // recovery, before the publisher: subscribers start from a snapshot anyway
+        if (!started || !isChunk(key)) {
+            return; // not publishing yet (recovery: subscribers start from a snapshot anyway), or not a chunk
         }
         if (!queue.offer(new StoreEvent(kind, key, length, tier))) {
             dropped.incrementAndGet();
             lost.set(true);
         }
+    }
+
+    /**
+     * Whether {@code key} holds a KV-cache chunk's data: an LMCache key, whole or its kv_bytes half (its metadata half
+     * lives and dies with it). Only chunks are published: other keys would cost the data path and tell a router nothing.
+     */
+    static boolean isChunk(byte[] key) {
+        LmcacheKey k = LmcacheKey.parse(key);
+        return k != null && k.part() != LmcacheKey.Part.METADATA;
     }
 
     private static StoreEvent.Tier tier(Residence where) {
@@ -116,30 +126,22 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
         }
     }
 
+    /**
+     * Every {@link #LINGER_MS} ms, drains the queue into batches of at most {@link #MAX_BATCH}. The thread never waits
+     * on the queue itself: a waiting consumer would be woken by every event (a context switch per SET).
+     */
     private void run() {
         List<StoreEvent> batch = new ArrayList<>(MAX_BATCH);
         while (!closing) {
             try {
-                StoreEvent first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    flushLoss();
-                    continue;
-                }
-                batch.add(first);
-                long until = System.nanoTime() + LINGER_MS * 1_000_000L;
-                while (batch.size() < MAX_BATCH) {
-                    long left = until - System.nanoTime();
-                    StoreEvent next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
-                    if (next == null) {
-                        break;
-                    }
-                    batch.add(next);
-                }
+                Thread.sleep(LINGER_MS);
                 flushLoss();
-                publisher.publish(StoreEventCodec.encode(new StoreEventBatch(node, incarnation,
-                        System.currentTimeMillis() / 1000.0, false, List.copyOf(batch))));
-                published.addAndGet(batch.size());
-                batch.clear();
+                while (queue.drainTo(batch, MAX_BATCH) > 0) {
+                    publisher.publish(StoreEventCodec.encode(new StoreEventBatch(node, incarnation,
+                            System.currentTimeMillis() / 1000.0, false, List.copyOf(batch))));
+                    published.addAndGet(batch.size());
+                    batch.clear();
+                }
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
@@ -171,6 +173,9 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
         };
         for (int b = 0; b < TieredStore.SCAN_BUCKETS && !closing; b++) {
             store.describeBucket(b, (key, length, where) -> {
+                if (!isChunk(key)) {
+                    return;
+                }
                 events.add(new StoreEvent(StoreEvent.Kind.STORED, key, length, tier(where)));
                 if (events.size() == MAX_BATCH) {
                     flush.run();
