@@ -73,6 +73,10 @@ public final class EventPublisher implements AutoCloseable {
         } else {
             router = context.createSocket(SocketType.ROUTER);
             router.setReceiveTimeOut(100);
+            // A ROUTER drops what a peer's full pipe cannot take, silently: a replay or snapshot longer than the
+            // high-water mark would arrive with holes but its end marker. No limit here; a replay is bounded by the
+            // buffer, a snapshot by the state, and the pipe goes with the peer.
+            router.setSndHWM(0);
             router.bind(replayEndpoint);
             replayPort = portOf(router);
             // From here on only the replayer touches the ROUTER socket: a ZMQ socket is not thread-safe (reading

@@ -57,7 +57,6 @@ public final class EventSubscriber<T> implements AutoCloseable {
     private static final AtomicLong MONITORS = new AtomicLong();
     private static final String NO_FIRST_ANSWER = "no first answer";
     private static final long SNAPSHOT_RETRY_MS = 1_000;
-    private static final int HEARTBEAT_MS = 1_000;
 
     /** Turns a payload into a batch. */
     public interface Decoder<T> {
@@ -168,10 +167,6 @@ public final class EventSubscriber<T> implements AutoCloseable {
             sub.setRcvHWM(100_000);
             sub.setMaxMsgSize(MAX_MESSAGE_BYTES);
             sub.setReceiveTimeOut(POLL_MS);
-            // ZMTP 3.1 heartbeats (libzmq answers them by itself): a publisher that is gone without a FIN (paused,
-            // cut off) drops the connection after a few seconds, as a killed one does at once, and is resynced.
-            sub.setHeartbeatIvl(HEARTBEAT_MS);
-            sub.setHeartbeatTimeout(3 * HEARTBEAT_MS);
             sub.subscribe(topic);
             sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED);
             monitor.connect(monitorAddress);
@@ -180,6 +175,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
             // have cached plenty before (llm-d's router replays on connect too).
             if (snapshots) {
                 snapshotDue = true;
+                snapshotNotBefore = System.nanoTime(); // nanoTime may be negative: never compare it with 0
             } else {
                 repair(0, UNBOUNDED);
             }

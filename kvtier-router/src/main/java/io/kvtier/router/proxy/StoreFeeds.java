@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * Follows the store events of the kvtier nodes given with {@code --kvtier} into the {@link StoreMap}: one subscriber
  * per node, starting from a snapshot and taking a new one after any loss or restart of the node; a node whose
- * connection drops (killed, or silent past ZMQ's heartbeat timeout) has its entries dropped until it is back.
+ * connection drops (killed or stopped) has its entries dropped until it is back.
  */
 public final class StoreFeeds implements AutoCloseable {
     private final StoreMap map;
