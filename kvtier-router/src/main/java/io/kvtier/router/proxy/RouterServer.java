@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.kvtier.router.http.OpenAiReplies;
 import io.kvtier.router.map.KvCacheMap;
 import io.kvtier.router.tokens.ChatTemplate;
+import io.kvtier.router.tokens.TokenIds;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -171,12 +172,8 @@ public final class RouterServer implements AutoCloseable {
         if (prompt.isTextual()) {
             return new Parsed(model, tokenizer.encode(prompt.asText()));
         }
-        if (prompt.isArray() && !prompt.isEmpty() && prompt.get(0).isInt()) {
-            int[] tokens = new int[prompt.size()];
-            for (int i = 0; i < tokens.length; i++) {
-                tokens[i] = prompt.get(i).asInt();
-            }
-            return new Parsed(model, tokens);
+        if (TokenIds.isIdList(prompt)) {
+            return new Parsed(model, TokenIds.of(prompt));
         }
         return new Parsed(model, null); // a batch of prompts: routed by load, the engine judges it
     }
@@ -351,10 +348,7 @@ public final class RouterServer implements AutoCloseable {
                     throw new IllegalArgumentException("the lookup names no model");
                 }
                 if (ids.isArray()) {
-                    tokens = new int[ids.size()];
-                    for (int i = 0; i < tokens.length; i++) {
-                        tokens[i] = ids.get(i).asInt();
-                    }
+                    tokens = TokenIds.of(ids);
                 } else if (q.path("prompt").isTextual()) {
                     tokens = tokenizer.encode(q.path("prompt").asText());
                 } else {

@@ -13,6 +13,7 @@ import io.kvtier.router.events.KvEventBatch;
 import io.kvtier.router.events.Layout;
 import io.kvtier.router.events.VllmEventCodec;
 import io.kvtier.router.tokens.ChatTemplate;
+import io.kvtier.router.tokens.TokenIds;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -138,12 +139,8 @@ public final class EngineSim implements AutoCloseable {
         if (p.isTextual()) {
             return tokenizer.encode(p.asText());
         }
-        if (p.isArray() && !p.isEmpty() && p.get(0).isInt()) {
-            int[] tokens = new int[p.size()];
-            for (int i = 0; i < tokens.length; i++) {
-                tokens[i] = p.get(i).asInt();
-            }
-            return tokens;
+        if (TokenIds.isIdList(p)) {
+            return TokenIds.of(p);
         }
         throw new IllegalArgumentException("prompt must be a string or an array of token ids");
     }
