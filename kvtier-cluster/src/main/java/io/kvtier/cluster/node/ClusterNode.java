@@ -241,16 +241,21 @@ public final class ClusterNode implements AutoCloseable {
      * on failover anyway.
      */
     public void checkWritable(int slot) {
+        if (!writable(slot)) {
+            counters.refusedWrites().increment();
+            throw new TryAgainException("slot " + slot + " has no complete copy among its owners at epoch "
+                    + topology.table().epoch() + " yet (they are importing it); writes wait for one; retry");
+        }
+    }
+
+    /** Whether {@link #checkWritable} lets a write to {@code slot} through now. */
+    public boolean writable(int slot) {
         if (!settings.syncReplication()) {
-            return;
+            return true;
         }
         long epoch = topology.table().epoch();
         ClusterConfig now = applied;
-        if (now.epoch() != epoch || now.completeEpoch()[slot] != epoch) {
-            counters.refusedWrites().increment();
-            throw new TryAgainException("slot " + slot + " has no complete copy among its owners at epoch " + epoch
-                    + " yet (they are importing it); writes wait for one; retry");
-        }
+        return now.epoch() == epoch && now.completeEpoch()[slot] == epoch;
     }
 
     /**

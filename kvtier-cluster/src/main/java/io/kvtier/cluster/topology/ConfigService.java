@@ -76,6 +76,8 @@ public final class ConfigService implements AutoCloseable {
     private final ExecutorService delivery;
     private final ScheduledExecutorService ticker;
     private final AtomicBoolean renewing = new AtomicBoolean();
+    /** A renewal asked for while one was in flight: sent when that one completes, with the state as it is then. */
+    private final AtomicBoolean renewAgain = new AtomicBoolean();
     private final AtomicBoolean controlling = new AtomicBoolean();
     private Membership membership;
     private RaftHandle raft;
@@ -170,8 +172,13 @@ public final class ConfigService implements AutoCloseable {
         return raft == null ? List.of() : raft.raft().members();
     }
 
-    /** Renews now (after a new table is applied: the others wait for this node's confirmation). */
+    /**
+     * Renews now (after a new table is applied: the others wait for this node's confirmation; after an import
+     * finished: writes to its slots wait for the report). If a renewal is in flight, which may carry older state,
+     * another follows as soon as it completes.
+     */
     public void renewNow() {
+        renewAgain.set(true);
         try {
             ticker.execute(this::renew);
         } catch (RejectedExecutionException closed) {
@@ -231,10 +238,14 @@ public final class ConfigService implements AutoCloseable {
         if (closing || raft == null || raft.leader() == null || !renewing.compareAndSet(false, true)) {
             return;
         }
+        renewAgain.set(false); // before reading the state this renewal reports
         long sent = System.nanoTime();
         byte[] renewal = ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.get());
         propose(renewal).whenComplete((granted, e) -> {
             renewing.set(false);
+            if (renewAgain.get() && !closing) {
+                renewNow();
+            }
             if (e == null && granted) {
                 long until = sent + (long) (leaseNanos * (1 - DRIFT));
                 long previous = leaseUntilNanos;

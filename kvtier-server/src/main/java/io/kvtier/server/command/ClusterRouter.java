@@ -246,6 +246,10 @@ final class ClusterRouter {
         checkNotBehind(node, write);
         checkServable(node, keyBytes);
         if (write) {
+            if (!allWritable(node, keyBytes)
+                    && System.nanoTime() - s.commandStartNanos < node.settings().peerTimeout().toNanos()) {
+                return waitWritable(node, spec, s, c, r);
+            }
             checkWritable(node, keyBytes); // early, before fetching; checked again under the keys' locks
         }
         CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
@@ -275,6 +279,33 @@ final class ClusterRouter {
     /** TRYAGAIN (nothing ran) unless every one of {@code keys}' slots takes writes ({@link ClusterNode#checkWritable}). */
     static void checkWritable(ClusterNode node, byte[][] keys) {
         eachSlot(keys, node::checkWritable);
+    }
+
+    /** How often a write waiting for its slot to become complete ({@link #waitWritable}) looks again. */
+    static final long WRITABLE_POLL_MS = 10;
+
+    private static boolean allWritable(ClusterNode node, byte[][] keys) {
+        for (byte[] key : keys) {
+            if (!node.writable(SlotHash.slot(key))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A write to a slot whose owners are all still importing it (just after a table change; the importer's report
+     * that it is complete commits with its next renewal, sent as soon as the import ends) waits for the report, up to
+     * the peer timeout from the command's start, instead of answering TRYAGAIN at once: a client sees a slower write,
+     * not an error, across an ordinary handoff. It is dispatched again from the start every {@link #WRITABLE_POLL_MS}
+     * (the table may change meanwhile); the connection's later commands wait behind it, in order.
+     */
+    private static CompletableFuture<Void> waitWritable(ClusterNode node, CommandSpec spec, Session s, RespCommand c,
+                                                        Reply r) {
+        RespCommand own = c.take(allIndexes(c)); // the caller releases c when this returns; own lives on
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        r.executor().schedule(() -> later.complete(null), WRITABLE_POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        return Async.andFinally(() -> Async.then(later, r, v -> dispatch(node, spec, s, own, r)), own::release);
     }
 
     /** Runs {@code check} on the slot of each of {@code keys}, once per run of keys in the same slot. */
