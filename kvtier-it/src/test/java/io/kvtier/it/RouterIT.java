@@ -244,7 +244,13 @@ class RouterIT {
 
     @Test
     void textPromptsAreScoredWithTheModelsOwnTokenizer() throws Exception {
-        String tokenizer = KvtierProcess.ROOT.resolve("kvtier-router/src/test/resources/tokenizer").toString();
+        // The model's directory: its tokenizer.json and chat template (ChatML-shaped), which the engines and the
+        // router both render chat requests with.
+        Path model = java.nio.file.Files.createDirectories(dir.resolve("model"));
+        Path resources = KvtierProcess.ROOT.resolve("kvtier-router/src/test/resources");
+        java.nio.file.Files.copy(resources.resolve("tokenizer/tokenizer.json"), model.resolve("tokenizer.json"));
+        java.nio.file.Files.copy(resources.resolve("chat/im-style.jinja"), model.resolve("chat_template.jinja"));
+        String tokenizer = model.toString();
         List<HttpProcess> sims = new ArrayList<>();
         List<String> args = new ArrayList<>(List.of("router", "--policy", "prefix", "--probe-interval", "200",
                 "--tokenizer", tokenizer));
@@ -280,6 +286,24 @@ class RouterIT {
                     assertThat(number(Json.parse(again.body()), "usage", "prompt_tokens_details", "cached_tokens"))
                             .isEqualTo(promptTokens / 16 * 16 - (promptTokens % 16 == 0 ? 16 : 0));
                 }
+
+                // A chat: the router renders the model's template as the engine does, so it finds the prefix.
+                String messages = "[{\"role\":\"system\",\"content\":\"" + text + "\"},"
+                        + "{\"role\":\"user\",\"content\":\"Where is my prefix cached?\"}]";
+                String chat = "{\"model\":\"sim-model\",\"max_tokens\":2,\"messages\":" + messages + "}";
+                int chatTokens = number(Json.parse(router.post("/v1/chat/completions", chat).body()), "usage",
+                        "prompt_tokens");
+                String chatLookup = "{\"model\":\"sim-model\",\"messages\":" + messages + "}";
+                assertThat(number(Json.parse(router.post("/v1/kv/lookup", chatLookup).body()), "prompt_tokens"))
+                        .as("the router's render and tokenization of the chat, as the engine's").isEqualTo(chatTokens);
+                long chatDeadline = System.nanoTime() + 10_000_000_000L;
+                while (at(Json.parse(router.post("/v1/kv/lookup", chatLookup).body()), "engines", 0) == null) {
+                    assertThat(System.nanoTime()).isLessThan(chatDeadline);
+                    Thread.sleep(20);
+                }
+                HttpResponse<String> chatAgain = router.post("/v1/chat/completions", chat);
+                assertThat(number(Json.parse(chatAgain.body()), "usage", "prompt_tokens_details", "cached_tokens"))
+                        .isEqualTo(chatTokens / 16 * 16 - (chatTokens % 16 == 0 ? 16 : 0));
             }
         } finally {
             for (HttpProcess sim : sims) {

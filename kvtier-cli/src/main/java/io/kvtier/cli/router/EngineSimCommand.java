@@ -3,7 +3,6 @@ package io.kvtier.cli.router;
 import io.kvtier.router.events.Layout;
 import io.kvtier.router.sim.EngineSim;
 import io.kvtier.router.sim.EngineSimOptions;
-import io.kvtier.router.tokens.Tokenizer;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -65,10 +64,8 @@ public final class EngineSimCommand implements Callable<Integer> {
     long decodeMicros;
 
 
-    @Option(names = "--tokenizer", paramLabel = "PATH",
-            description = "The model's tokenizer.json (or a directory holding one), to turn text prompts into the "
-                    + "model's token ids; default: one token per UTF-8 byte, as engine-sim without it.")
-    java.nio.file.Path tokenizer;
+    @picocli.CommandLine.Mixin
+    PromptOptions prompts = new PromptOptions();
 
     @Override
     public Integer call() throws Exception {
@@ -76,7 +73,7 @@ public final class EngineSimCommand implements Callable<Integer> {
         EngineSimOptions options = new EngineSimOptions(host, port, model, eventsPort, replayPort, t, layout,
                 blockSize, gpuBlocks, maxSeqs, prefillMicros, decodeMicros);
         CountDownLatch stop = new CountDownLatch(1);
-        try (EngineSim sim = new EngineSim(options, tokenizer == null ? Tokenizer.bytes() : Tokenizer.load(tokenizer))) {
+        try (EngineSim sim = new EngineSim(options, prompts.tokenizer(), prompts.chatTemplate())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
             System.out.println("engine-sim " + model + " on http://" + host + ":" + sim.port() + ", KV events on tcp://"
                     + host + ":" + sim.eventsPort() + (sim.replayPort() < 0 ? "" : ", replay tcp://" + host + ":"

@@ -12,7 +12,6 @@ import io.kvtier.router.proxy.Fleet;
 import io.kvtier.router.proxy.Policy;
 import io.kvtier.router.proxy.RouterOptions;
 import io.kvtier.router.proxy.RouterServer;
-import io.kvtier.router.tokens.Tokenizer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -119,10 +118,8 @@ public final class RouterCommand implements Callable<Integer> {
     int maxBody;
 
 
-    @Option(names = "--tokenizer", paramLabel = "PATH",
-            description = "The model's tokenizer.json (or a directory holding one), to turn text prompts into the "
-                    + "model's token ids; default: one token per UTF-8 byte, as engine-sim without it.")
-    java.nio.file.Path tokenizer;
+    @picocli.CommandLine.Mixin
+    PromptOptions prompts = new PromptOptions();
 
     @Override
     public Integer call() throws Exception {
@@ -141,7 +138,7 @@ public final class RouterCommand implements Callable<Integer> {
         try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout());
                 RouterServer server = new RouterServer(options, fleet,
                         Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs),
-                        tokenizer == null ? Tokenizer.bytes() : Tokenizer.load(tokenizer))) {
+                        prompts.tokenizer(), prompts.chatTemplate())) {
             if (!options.kvtier().isEmpty()) {
                 fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout()));
             }

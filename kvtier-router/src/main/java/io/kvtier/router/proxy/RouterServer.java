@@ -68,6 +68,7 @@ public final class RouterServer implements AutoCloseable {
     private final Fleet fleet;
     private final Policy policy;
     private final Tokenizer tokenizer;
+    private final ChatTemplate chatTemplate;
     private final RouterMetrics metrics;
     private final HttpServer server;
     private final HttpClient upstream;
@@ -75,11 +76,13 @@ public final class RouterServer implements AutoCloseable {
     private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("router-deadlines").factory());
 
-    public RouterServer(RouterOptions options, Fleet fleet, Policy policy, Tokenizer tokenizer) throws IOException {
+    public RouterServer(RouterOptions options, Fleet fleet, Policy policy, Tokenizer tokenizer,
+                        ChatTemplate chatTemplate) throws IOException {
         this.options = options;
         this.fleet = fleet;
         this.policy = policy;
         this.tokenizer = tokenizer;
+        this.chatTemplate = chatTemplate;
         this.metrics = new RouterMetrics(options.policy(), fleet);
         this.upstream = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(threads)
                 .connectTimeout(options.probeTimeout()).build();
@@ -166,7 +169,7 @@ public final class RouterServer implements AutoCloseable {
             throw new IllegalArgumentException("the request names no model");
         }
         if (chat) {
-            return new Parsed(model, tokenizer.encode(ChatTemplate.render(body.path("messages")), false));
+            return new Parsed(model, tokenizer.encode(chatTemplate.render(body), false));
         }
         JsonNode prompt = body.path("prompt");
         if (prompt.isTextual()) {
@@ -351,8 +354,10 @@ public final class RouterServer implements AutoCloseable {
                     tokens = TokenIds.of(ids);
                 } else if (q.path("prompt").isTextual()) {
                     tokens = tokenizer.encode(q.path("prompt").asText());
+                } else if (q.has("messages")) {
+                    tokens = tokenizer.encode(chatTemplate.render(q), false);
                 } else {
-                    throw new IllegalArgumentException("give prompt (text) or token_ids");
+                    throw new IllegalArgumentException("give prompt (text), messages (chat) or token_ids");
                 }
             } catch (IOException | IllegalArgumentException e) {
                 OpenAiReplies.error(x, 400, e.getMessage());

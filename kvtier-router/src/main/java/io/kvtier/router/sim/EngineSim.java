@@ -45,6 +45,7 @@ public final class EngineSim implements AutoCloseable {
 
     private final EngineSimOptions options;
     private final Tokenizer tokenizer;
+    private final ChatTemplate chatTemplate;
     private final HttpServer http;
     private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
     private final EventPublisher events;
@@ -57,9 +58,10 @@ public final class EngineSim implements AutoCloseable {
     private final AtomicLong cachedTokens = new AtomicLong();
     private final AtomicLong finished = new AtomicLong();
 
-    public EngineSim(EngineSimOptions options, Tokenizer tokenizer) throws IOException {
+    public EngineSim(EngineSimOptions options, Tokenizer tokenizer, ChatTemplate chatTemplate) throws IOException {
         this.options = options;
         this.tokenizer = tokenizer;
+        this.chatTemplate = chatTemplate;
         this.pool = new BlockPool(options.gpuBlocks(), options.blockSize(), new java.security.SecureRandom().nextLong());
         this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
@@ -106,7 +108,7 @@ public final class EngineSim implements AutoCloseable {
             }
             int[] prompt;
             try {
-                prompt = chat ? tokenizer.encode(ChatTemplate.render(body.path("messages")), false) : promptOf(body);
+                prompt = chat ? tokenizer.encode(chatTemplate.render(body), false) : promptOf(body);
             } catch (IllegalArgumentException e) {
                 OpenAiReplies.error(x, 400, e.getMessage());
                 return;

@@ -6,11 +6,15 @@ import com.fasterxml.jackson.databind.JsonNode;
  * The emulator's chat template: each message as {@code <|role|>\n} and its content, then the assistant's turn. Not a
  * real model's template (those come with its tokenizer); the router renders the same one when none is given.
  */
-public final class ChatTemplate {
-    private ChatTemplate() {
+final class BuiltinChatTemplate implements ChatTemplate {
+    static final BuiltinChatTemplate INSTANCE = new BuiltinChatTemplate();
+
+    private BuiltinChatTemplate() {
     }
 
-    public static String render(JsonNode messages) {
+    @Override
+    public String render(JsonNode request) {
+        JsonNode messages = request.path("messages");
         if (!messages.isArray() || messages.isEmpty()) {
             throw new IllegalArgumentException("messages must be a non-empty array");
         }

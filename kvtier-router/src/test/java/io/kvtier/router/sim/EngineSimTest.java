@@ -9,6 +9,7 @@ import io.kvtier.router.events.KvEventBatch;
 import io.kvtier.router.events.VllmEventCodec;
 import io.kvtier.router.map.EngineFeed;
 import io.kvtier.router.map.KvCacheMap;
+import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,7 +57,7 @@ class EngineSimTest {
         KvCacheMap map = new KvCacheMap();
         map.addEngine("sim", MODEL);
         EngineFeed feed = new EngineFeed(map, "sim");
-        try (EngineSim sim = new EngineSim(EngineSimOptions.forTest(MODEL, 64), Tokenizer.bytes());
+        try (EngineSim sim = new EngineSim(EngineSimOptions.forTest(MODEL, 64), Tokenizer.bytes(), ChatTemplate.builtin());
                 EventSubscriber<KvEventBatch> sub = new EventSubscriber<>("sim", "tcp://127.0.0.1:" + sim.eventsPort(),
                         "tcp://127.0.0.1:" + sim.replayPort(), "", Duration.ofSeconds(2), VllmEventCodec::decode, false,
                         new EventSubscriber.Listener<KvEventBatch>() {
@@ -97,7 +98,7 @@ class EngineSimTest {
 
     @Test
     void servesTheOpenAiApiVllmServes() throws Exception {
-        try (EngineSim sim = new EngineSim(EngineSimOptions.forTest(MODEL, 64), Tokenizer.bytes())) {
+        try (EngineSim sim = new EngineSim(EngineSimOptions.forTest(MODEL, 64), Tokenizer.bytes(), ChatTemplate.builtin())) {
             JsonNode chat = post(sim, "/v1/chat/completions", "{\"model\":\"sim-model\",\"max_tokens\":3,"
                     + "\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},{\"role\":\"user\",\"content\":\"hi\"}]}");
             assertThat(chat.path("object").asText()).isEqualTo("chat.completion");
