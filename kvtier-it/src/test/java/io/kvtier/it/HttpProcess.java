@@ -20,20 +20,29 @@ final class HttpProcess implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Process process;
     private final Path log;
+    private final String host;
     private final int port;
 
-    private HttpProcess(Process process, Path log, int port) {
+    private HttpProcess(Process process, Path log, String host, int port) {
         this.process = process;
         this.log = log;
+        this.host = host;
         this.port = port;
     }
 
     static HttpProcess start(Path log, int port, String... args) throws IOException, InterruptedException {
+        return startAt("127.0.0.1", java.util.Map.of(), log, port, args);
+    }
+
+    /** Like {@link #start}, answering on {@code host} (its --host), with {@code env} added to its environment. */
+    static HttpProcess startAt(String host, java.util.Map<String, String> env, Path log, int port, String... args)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(KvtierProcess.ROOT.resolve("kvtier").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         b.environment().put("KVTIER_HEAP", "-Xmx256m");
-        HttpProcess p = new HttpProcess(b.start(), log, port);
+        b.environment().putAll(env);
+        HttpProcess p = new HttpProcess(b.start(), log, host, port);
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (System.nanoTime() < deadline) {
             if (!p.process.isAlive()) {
@@ -55,12 +64,12 @@ final class HttpProcess implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
                 .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }

@@ -1,6 +1,7 @@
 package io.kvtier.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kvtier.common.Json;
 import java.io.InputStream;
@@ -309,6 +310,77 @@ class RouterIT {
             for (HttpProcess sim : sims) {
                 sim.close();
             }
+        }
+    }
+
+    /**
+     * Engines found by DNS, as behind a Kubernetes headless Service: every address of the name is an engine on the same
+     * ports (two engine-sims on 127.0.0.1 and 127.0.0.2). The router's JVM resolves through a hosts file the test
+     * rewrites (the JDK's jdk.net.hosts.file): an address added joins the fleet, with its KV events; one removed
+     * leaves it; a name that stops resolving keeps the engines found before.
+     */
+    @Test
+    void enginesFoundByDnsJoinAndLeave() throws Exception {
+        assumeTrue(java.net.InetAddress.getByName("127.0.0.2").isReachable(1_000), "127.0.0.2 on loopback");
+        int port = KvtierProcess.freePort();
+        int events = KvtierProcess.freePort();
+        int replay = KvtierProcess.freePort();
+        Path hosts = dir.resolve("dns-hosts");
+        java.nio.file.Files.writeString(hosts, "127.0.0.1 engines.kvtier.test\n");
+        List<HttpProcess> sims = new ArrayList<>();
+        try {
+            for (String host : List.of("127.0.0.1", "127.0.0.2")) {
+                sims.add(HttpProcess.startAt(host, java.util.Map.of(), dir.resolve("dns-engine-" + host + ".log"), port,
+                        "engine-sim", "--host", host, "--port", Integer.toString(port), "--events-port",
+                        Integer.toString(events), "--replay-port", Integer.toString(replay), "--decode-us", "1000"));
+            }
+            int routerPort = KvtierProcess.freePort();
+            try (HttpProcess router = HttpProcess.startAt("127.0.0.1",
+                    java.util.Map.of("KVTIER_JAVA_OPTS", "-Djdk.net.hosts.file=" + hosts), dir.resolve("router-dns.log"),
+                    routerPort, "router", "--port", Integer.toString(routerPort), "--policy", "prefix",
+                    "--probe-interval", "200", "--dns-interval", "200", "--engine-dns",
+                    "engines.kvtier.test:" + port + ",events=" + events + ",replay=" + replay)) {
+                awaitHealth(router, "1 of 1 ");
+                java.nio.file.Files.writeString(hosts, "127.0.0.1 engines.kvtier.test\n127.0.0.2 engines.kvtier.test\n");
+                awaitHealth(router, "2 of 2 ");
+                // Both serve, and the map follows the new one's events: a prompt it cached is found there.
+                String p = prompt(7);
+                for (int i = 0; i < 2; i++) {
+                    cached(router, p);
+                }
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (at(Json.parse(router.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"token_ids\":" + p
+                        + "}").body()), "engines", 0) == null) {
+                    assertThat(System.nanoTime()).isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                java.nio.file.Files.writeString(hosts, "127.0.0.2 engines.kvtier.test\n");
+                awaitHealth(router, "1 of 1 ");
+                assertThat(router.get("/metrics").body())
+                        .contains("kvtier_router_engine_up{engine=\"127.0.0.2:" + port + "\"} 1.0")
+                        .doesNotContain("kvtier_router_engine_up{engine=\"127.0.0.1:" + port + "\"}")
+                        .doesNotContain("kvtier_map_event_gaps{engine=\"127.0.0.1:" + port + "\"}");
+                java.nio.file.Files.writeString(hosts, "# nothing\n");
+                Thread.sleep(1_000); // five resolutions that fail
+                assertThat(router.get("/health").body()).as("a name that stops resolving keeps its engines")
+                        .startsWith("1 of 1 ");
+                assertThat(router.post("/v1/completions", "{\"model\":\"sim-model\",\"prompt\":" + p
+                        + ",\"max_tokens\":2}").statusCode()).isEqualTo(200);
+                assertThat(router.logText()).contains("DNS resolution failed").contains("removed");
+            }
+        } finally {
+            for (HttpProcess sim : sims) {
+                sim.close();
+            }
+        }
+    }
+
+    private static void awaitHealth(HttpProcess router, String prefix) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        String last = "";
+        while (!(last = router.get("/health").body()).startsWith(prefix)) {
+            assertThat(System.nanoTime()).as("health '%s' within 20 s; last '%s'", prefix, last).isLessThan(deadline);
+            Thread.sleep(50);
         }
     }
 

@@ -4,14 +4,15 @@ import io.kvtier.kvcache.key.LmcacheChunkKeys;
 import io.kvtier.router.map.KvCacheMap;
 import io.kvtier.router.map.LmcacheSettings;
 import io.kvtier.router.map.StoreMap;
-import io.kvtier.router.proxy.KvtierEndpoint;
-import io.kvtier.router.proxy.StoreAwarePolicy;
-import io.kvtier.router.proxy.StoreFeeds;
+import io.kvtier.router.proxy.DnsDiscovery;
 import io.kvtier.router.proxy.EngineEndpoint;
 import io.kvtier.router.proxy.Fleet;
+import io.kvtier.router.proxy.KvtierEndpoint;
 import io.kvtier.router.proxy.Policy;
 import io.kvtier.router.proxy.RouterOptions;
 import io.kvtier.router.proxy.RouterServer;
+import io.kvtier.router.proxy.StoreAwarePolicy;
+import io.kvtier.router.proxy.StoreFeeds;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -36,10 +37,20 @@ public final class RouterCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--engine", required = true, paramLabel = "URL[,events=tcp://H:P][,replay=tcp://H:P]",
+    @Option(names = "--engine", paramLabel = "URL[,events=tcp://H:P][,replay=tcp://H:P]",
             description = "An engine: its OpenAI base URL, and where it publishes vLLM's KV events (and answers "
                     + "replays); repeat for each engine.")
-    List<String> engines;
+    List<String> engines = List.of();
+
+    @Option(names = "--engine-dns", paramLabel = "NAME:PORT[,events=PORT][,replay=PORT]",
+            description = "Engines found by DNS (e.g. a Kubernetes headless Service): every address NAME resolves to "
+                    + "is an engine at http://ADDRESS:PORT, its KV events and replay on those ports of the same "
+                    + "address; resolved every --dns-interval, engines joining and leaving as addresses do; repeatable.")
+    List<String> engineDns = List.of();
+
+    @Option(names = "--dns-interval", defaultValue = "5000", paramLabel = "MS",
+            description = "How often --engine-dns names are resolved, in milliseconds (default: ${DEFAULT-VALUE}).")
+    long dnsInterval;
 
     @Option(names = "--policy", defaultValue = "prefix",
             description = "round-robin, least-load, prefix (GPU prefix from KV events, then load), approx-prefix "
@@ -130,7 +141,14 @@ public final class RouterCommand implements Callable<Integer> {
         RouterOptions options = new RouterOptions(host, port, engines.stream().map(EngineEndpoint::parse).toList(),
                 policy, Duration.ofSeconds(requestTimeout), Duration.ofMillis(probeInterval),
                 Duration.ofMillis(probeTimeout), maxBody, maxImbalance, attempts,
-                kvtierNodes.stream().map(KvtierEndpoint::parse).toList(), lmcache, costs);
+                kvtierNodes.stream().map(KvtierEndpoint::parse).toList(), lmcache, costs,
+                engineDns.stream().map(DnsDiscovery.Target::parse).toList(), Duration.ofMillis(dnsInterval));
+        if (!options.engineDns().isEmpty()) {
+            // The JVM caches names for 30 s by default: fresh answers every interval, and no failure remembered.
+            java.security.Security.setProperty("networkaddress.cache.ttl",
+                    Long.toString(Math.max(1, options.dnsInterval().toSeconds() / 2)));
+            java.security.Security.setProperty("networkaddress.cache.negative.ttl", "0");
+        }
         lmcache.keys("validation", new int[0]); // the key parts are valid before anything starts
         KvCacheMap map = new KvCacheMap();
         StoreMap storeMap = new StoreMap();
@@ -142,9 +160,13 @@ public final class RouterCommand implements Callable<Integer> {
             if (!options.kvtier().isEmpty()) {
                 fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout()));
             }
+            if (!options.engineDns().isEmpty()) {
+                fleet.attach(new DnsDiscovery(options.engineDns(), fleet, options.dnsInterval(), DnsDiscovery.system()));
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
             System.out.println("router on http://" + host + ":" + server.port() + ", policy " + policy + ", "
-                    + options.engines().size() + " engines");
+                    + options.engines().size() + " engines" + (options.engineDns().isEmpty() ? ""
+                    : " and those DNS names " + options.engineDns().stream().map(DnsDiscovery.Target::name).toList()));
             stop.await();
         }
         return 0;

@@ -21,6 +21,9 @@ public final class EngineState {
     volatile double kvUsage;
     volatile long lastOkNanos;
     volatile String lastError = "not probed yet";
+    /** Its probe's schedule; cancelled when it leaves the fleet. */
+    volatile java.util.concurrent.ScheduledFuture<?> probe;
+    volatile boolean removed;
 
     EngineState(EngineEndpoint endpoint) {
         this.endpoint = endpoint;

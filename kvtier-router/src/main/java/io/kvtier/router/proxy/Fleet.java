@@ -12,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,37 +40,66 @@ public final class Fleet implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Fleet.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final List<EngineState> engines = new ArrayList<>();
+    private final List<EngineState> engines = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final KvCacheMap map;
     private final Duration probeTimeout;
+    private final Duration probeInterval;
     private final HttpClient http;
     private final ScheduledExecutorService probes;
     private volatile StoreFeeds store;
+    private volatile DnsDiscovery discovery;
     private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
     private boolean closed;
 
     public Fleet(List<EngineEndpoint> endpoints, KvCacheMap map, Duration probeInterval, Duration probeTimeout) {
         this.map = map;
         this.probeTimeout = probeTimeout;
+        this.probeInterval = probeInterval;
         this.http = HttpClient.newBuilder().connectTimeout(probeTimeout).build();
-        for (EngineEndpoint e : endpoints) {
-            engines.add(new EngineState(e));
-        }
         probes = Executors.newScheduledThreadPool(1, Thread.ofPlatform().daemon().name("router-probes").factory());
-        long every = probeInterval.toMillis();
-        for (EngineState e : engines) {
-            probes.scheduleWithFixedDelay(() -> {
-                if (e.probing.compareAndSet(false, true)) { // one probe per engine at a time: a slow one is not piled on
-                    Thread.ofVirtual().start(() -> {
-                        try {
-                            probe(e);
-                        } finally {
-                            e.probing.set(false);
-                        }
-                    });
-                }
-            }, 0, every, TimeUnit.MILLISECONDS);
+        for (EngineEndpoint e : endpoints) {
+            add(e);
         }
+    }
+
+    /**
+     * Adds an engine (DNS discovery found it), probed from now on; false if one of that id is there already or the
+     * fleet is closed.
+     */
+    public synchronized boolean add(EngineEndpoint endpoint) {
+        if (closed || engines.stream().anyMatch(x -> x.id().equals(endpoint.id()))) {
+            return false;
+        }
+        EngineState e = new EngineState(endpoint);
+        engines.add(e);
+        e.probe = probes.scheduleWithFixedDelay(() -> {
+            if (e.probing.compareAndSet(false, true)) { // one probe per engine at a time: a slow one is not piled on
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        probe(e);
+                    } finally {
+                        e.probing.set(false);
+                    }
+                });
+            }
+        }, 0, probeInterval.toMillis(), TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /**
+     * Removes an engine (gone from DNS): no more probes or requests, its map entries and event subscriber dropped.
+     * Requests running there finish. False if there was none of that id.
+     */
+    public synchronized boolean remove(String id) {
+        EngineState e = engines.stream().filter(x -> x.id().equals(id)).findFirst().orElse(null);
+        if (e == null) {
+            return false;
+        }
+        engines.remove(e);
+        e.probe.cancel(false);
+        e.removed = true;
+        down(e, "removed from the fleet");
+        return true;
     }
 
     public List<EngineState> engines() {
@@ -90,6 +118,11 @@ public final class Fleet implements AutoCloseable {
     /** Follows kvtier nodes' store events too (the lookup API and the kvtier policy use them); closed with the fleet. */
     public void attach(StoreFeeds feeds) {
         this.store = feeds;
+    }
+
+    /** Finds engines by DNS; closed with the fleet (first: it adds and removes engines). */
+    public void attach(DnsDiscovery discovery) {
+        this.discovery = discovery;
     }
 
     /** The kvtier nodes followed; null without {@code --kvtier}. */
@@ -176,7 +209,7 @@ public final class Fleet implements AutoCloseable {
     }
 
     private synchronized void up(EngineState e, String model) {
-        if (closed) {
+        if (closed || e.removed) { // a probe that was running when the engine was removed
             return;
         }
         stopEvents(e);
@@ -221,7 +254,15 @@ public final class Fleet implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        DnsDiscovery d = discovery;
+        if (d != null) {
+            d.close();
+        }
+        closeEngines();
+    }
+
+    private synchronized void closeEngines() {
         closed = true;
         probes.shutdownNow();
         subscribers.values().forEach(EventSubscriber::close);

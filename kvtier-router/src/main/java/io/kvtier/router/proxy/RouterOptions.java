@@ -8,18 +8,25 @@ import java.util.List;
  *
  * @param requestTimeout the longest the router holds a client: past it the request is cut, streamed or not
  * @param maxImbalance   how many more requests than the least loaded engine a prefix holder may have and still win
+ * @param engineDns      names resolved for engines ({@link DnsDiscovery}), besides the static {@code engines}
+ * @param dnsInterval    how often they are resolved
  */
 public record RouterOptions(String host, int port, List<EngineEndpoint> engines, String policy,
         Duration requestTimeout, Duration probeInterval, Duration probeTimeout, int maxBodyBytes, int maxImbalance,
         int maxAttempts, List<KvtierEndpoint> kvtier, io.kvtier.router.map.LmcacheSettings lmcache,
-        StoreAwarePolicy.Costs costs) {
+        StoreAwarePolicy.Costs costs, List<DnsDiscovery.Target> engineDns, Duration dnsInterval) {
     public RouterOptions {
         engines = List.copyOf(engines);
+        engineDns = engineDns == null ? List.of() : List.copyOf(engineDns);
+        dnsInterval = dnsInterval == null ? Duration.ofSeconds(5) : dnsInterval;
         kvtier = List.copyOf(kvtier);
         lmcache = lmcache == null ? io.kvtier.router.map.LmcacheSettings.defaults() : lmcache;
         costs = costs == null ? StoreAwarePolicy.Costs.defaults() : costs;
-        if (engines.isEmpty()) {
-            throw new IllegalArgumentException("give at least one --engine URL");
+        if (engines.isEmpty() && engineDns.isEmpty()) {
+            throw new IllegalArgumentException("give at least one --engine URL or --engine-dns NAME:PORT");
+        }
+        if (dnsInterval.toMillis() < 100) {
+            throw new IllegalArgumentException("--dns-interval must be at least 100 ms");
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port " + port + " is not a port");

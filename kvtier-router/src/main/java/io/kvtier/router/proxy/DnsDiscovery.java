@@ -1,0 +1,153 @@
+package io.kvtier.router.proxy;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Engines found by DNS, as behind a Kubernetes headless Service: every interval each name is resolved, each address
+ * becomes an engine ({@code http://ADDRESS:PORT}, its events and replay on the given ports of the same address),
+ * addresses new since the last resolution join the fleet and addresses gone leave it (their map entries dropped).
+ * A failed resolution changes nothing (a DNS outage must not empty the fleet; dead engines fail their health probes
+ * anyway), and is logged once per streak. Resolutions run on a thread of their own, one at a time.
+ */
+public final class DnsDiscovery implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DnsDiscovery.class);
+
+    /**
+     * A name to resolve: {@code NAME:PORT[,events=PORT][,replay=PORT]}, e.g.
+     * {@code vllm.inference.svc.cluster.local:8000,events=5557,replay=5558}.
+     */
+    public record Target(String name, int port, int eventsPort, int replayPort) {
+        public static Target parse(String spec) {
+            String[] parts = spec.split(",");
+            int colon = parts[0].lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--engine-dns " + spec + ": expected NAME:PORT first");
+            }
+            int events = -1;
+            int replay = -1;
+            for (int i = 1; i < parts.length; i++) {
+                if (parts[i].startsWith("events=")) {
+                    events = port(spec, parts[i].substring("events=".length()));
+                } else if (parts[i].startsWith("replay=")) {
+                    replay = port(spec, parts[i].substring("replay=".length()));
+                } else {
+                    throw new IllegalArgumentException("--engine-dns " + spec + ": " + parts[i]
+                            + " is neither events=PORT nor replay=PORT");
+                }
+            }
+            if (replay >= 0 && events < 0) {
+                throw new IllegalArgumentException("--engine-dns " + spec + ": replay= needs events= too");
+            }
+            return new Target(parts[0].substring(0, colon), port(spec, parts[0].substring(colon + 1)), events, replay);
+        }
+
+        private static int port(String spec, String p) {
+            try {
+                int port = Integer.parseInt(p);
+                if (port > 0 && port < 65536) {
+                    return port;
+                }
+            } catch (NumberFormatException e) {
+                // below
+            }
+            throw new IllegalArgumentException("--engine-dns " + spec + ": " + p + " is not a port");
+        }
+
+        /** The engine at {@code address}. */
+        EngineEndpoint at(InetAddress address) {
+            String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]"
+                    : address.getHostAddress();
+            String events = eventsPort < 0 ? null : "tcp://" + host + ":" + eventsPort;
+            String replay = replayPort < 0 ? null : "tcp://" + host + ":" + replayPort;
+            return new EngineEndpoint(host + ":" + port, URI.create("http://" + host + ":" + port), events, replay);
+        }
+    }
+
+    /** Resolves a name to its addresses (InetAddress.getAllByName; tests give their own). */
+    public interface Resolver {
+        List<InetAddress> resolve(String name) throws UnknownHostException;
+    }
+
+    private final List<Target> targets;
+    private final Fleet fleet;
+    private final Resolver resolver;
+    private final ScheduledExecutorService timer;
+    /** Per target, the engine ids it added and still has in the fleet. */
+    private final Map<Target, Set<String>> found = new ConcurrentHashMap<>();
+    private final Map<Target, Boolean> failing = new ConcurrentHashMap<>();
+
+    public DnsDiscovery(List<Target> targets, Fleet fleet, Duration interval, Resolver resolver) {
+        this.targets = List.copyOf(targets);
+        this.fleet = fleet;
+        this.resolver = resolver;
+        this.timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("router-dns")
+                .factory());
+        timer.scheduleWithFixedDelay(this::resolveAll, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The JDK's resolver. Its cache is the JVM's (networkaddress.cache.ttl); the router sets it below the interval. */
+    public static Resolver system() {
+        return name -> List.of(InetAddress.getAllByName(name));
+    }
+
+    void resolveAll() {
+        for (Target t : targets) {
+            List<InetAddress> addresses;
+            try {
+                addresses = resolver.resolve(t.name());
+            } catch (UnknownHostException | RuntimeException e) {
+                if (failing.put(t, Boolean.TRUE) == null) {
+                    log.warn("engines at {}: DNS resolution failed ({}); keeping the {} engines found before", t.name(),
+                            e.toString(), found.getOrDefault(t, Set.of()).size());
+                }
+                continue;
+            }
+            if (failing.remove(t) != null) {
+                log.info("engines at {}: DNS answers again", t.name());
+            }
+            Set<String> now = new LinkedHashSet<>();
+            List<EngineEndpoint> endpoints = new ArrayList<>();
+            for (InetAddress a : addresses) {
+                EngineEndpoint e = t.at(a);
+                if (now.add(e.id())) {
+                    endpoints.add(e);
+                }
+            }
+            Set<String> before = found.computeIfAbsent(t, x -> ConcurrentHashMap.newKeySet());
+            for (EngineEndpoint e : endpoints) {
+                if (!before.contains(e.id()) && fleet.add(e)) {
+                    before.add(e.id());
+                    log.info("engine {} found at {}", e.id(), t.name());
+                }
+            }
+            for (String id : new HashSet<>(before)) {
+                if (!now.contains(id)) {
+                    fleet.remove(id);
+                    before.remove(id);
+                    log.info("engine {} left {}: removed", id, t.name());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
