@@ -110,6 +110,15 @@ public record LmcacheKey(String model, int worker, String chunkHash, Part part) 
         return part != Part.METADATA;
     }
 
+    /**
+     * Whether {@code key} is an LMCache key holding a KV-cache chunk's data, whole or its kv_bytes half (the metadata
+     * half lives and dies with it): the keys store events publish and the router's store map follows.
+     */
+    public static boolean holdsChunkData(byte[] key) {
+        LmcacheKey k = parse(key);
+        return k != null && k.holdsData();
+    }
+
     private static boolean endsWith(byte[] key, byte[] suffix) {
         if (key.length < suffix.length + 1) {
             return false;

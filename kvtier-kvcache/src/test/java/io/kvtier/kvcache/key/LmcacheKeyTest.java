@@ -22,6 +22,11 @@ class LmcacheKeyTest {
         assertThat(parse(base + "kv_bytes").part()).isEqualTo(Part.KV_BYTES);
         assertThat(parse(base + "metadata").part()).isEqualTo(Part.METADATA);
         assertThat(parse(base + "metadata").chunkHash()).isEqualTo("7f3a9c0e12ab");
+        // The data of a chunk is in the whole key or its kv_bytes half; the metadata half and other keys hold none.
+        assertThat(LmcacheKey.holdsChunkData(base.getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(LmcacheKey.holdsChunkData((base + "kv_bytes").getBytes(StandardCharsets.UTF_8))).isTrue();
+        assertThat(LmcacheKey.holdsChunkData((base + "metadata").getBytes(StandardCharsets.UTF_8))).isFalse();
+        assertThat(LmcacheKey.holdsChunkData("user:1000".getBytes(StandardCharsets.UTF_8))).isFalse();
     }
 
     @Test

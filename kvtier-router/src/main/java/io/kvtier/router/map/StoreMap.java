@@ -130,7 +130,7 @@ public final class StoreMap {
     /** The map key of a store key: its hash without the kv_bytes suffix; 0 for a metadata half or no LMCache key. */
     static long chunkKey(byte[] key) {
         LmcacheKey k = LmcacheKey.parse(key);
-        if (k == null || k.part() == LmcacheKey.Part.METADATA) {
+        if (k == null || !k.holdsData()) {
             return 0;
         }
         return hash(key, k.part() == LmcacheKey.Part.KV_BYTES ? key.length - "kv_bytes".length() : key.length);

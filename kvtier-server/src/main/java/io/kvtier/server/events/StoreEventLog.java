@@ -78,22 +78,13 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
     }
 
     private void offer(StoreEvent.Kind kind, byte[] key, long length, StoreEvent.Tier tier) {
-        if (!started || !isChunk(key)) {
+        if (!started || !LmcacheKey.holdsChunkData(key)) {
             return; // not publishing yet (recovery: subscribers start from a snapshot anyway), or not a chunk
         }
         if (!queue.offer(new StoreEvent(kind, key, length, tier))) {
             dropped.incrementAndGet();
             lost.set(true);
         }
-    }
-
-    /**
-     * Whether {@code key} holds a KV-cache chunk's data: an LMCache key, whole or its kv_bytes half (its metadata half
-     * lives and dies with it). Only chunks are published: other keys would cost the data path and tell a router nothing.
-     */
-    static boolean isChunk(byte[] key) {
-        LmcacheKey k = LmcacheKey.parse(key);
-        return k != null && k.part() != LmcacheKey.Part.METADATA;
     }
 
     private static StoreEvent.Tier tier(Residence where) {
@@ -173,7 +164,7 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
         };
         for (int b = 0; b < TieredStore.SCAN_BUCKETS && !closing; b++) {
             store.describeBucket(b, (key, length, where) -> {
-                if (!isChunk(key)) {
+                if (!LmcacheKey.holdsChunkData(key)) {
                     return;
                 }
                 events.add(new StoreEvent(StoreEvent.Kind.STORED, key, length, tier(where)));
