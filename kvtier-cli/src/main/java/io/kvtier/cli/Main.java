@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {ServerCommand.class, io.kvtier.cli.cluster.ClusterCommand.class,
                 io.kvtier.bench.BenchCommand.class, io.kvtier.cli.sizing.SizeCommand.class,
                 io.kvtier.cli.simulate.SimulateCommand.class, io.kvtier.cli.router.EngineSimCommand.class,
-                io.kvtier.cli.router.RouterCommand.class})
+                io.kvtier.cli.router.RouterCommand.class, io.kvtier.cli.router.MapCommand.class})
 public final class Main implements Runnable {
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));

@@ -418,7 +418,7 @@ class RouterIT {
                 "--kv-events", Integer.toString(events));
         try (HttpProcess router = router("kvtier", true, "--kvtier", "127.0.0.1:" + node.port()
                 + ",events=tcp://127.0.0.1:" + events, "--lmcache-chunk-size", "16", "--prefill-rate", "1000",
-                "--load-cost", "0.05");
+                "--load-cost", "0.05", "--fetch-probe-interval", "200");
                 redis.clients.jedis.Jedis jedis = node.jedis(5_000)) {
             String p = prompt(77);
             int[] tokens = IntStream.range(0, PROMPT).map(t -> 77 * 1000 + t).toArray();
@@ -461,6 +461,25 @@ class RouterIT {
             assertThat(router.get("/metrics").body()).contains("reason=\"kvtier: store prefix\"");
             assertThat(before).doesNotContain("reason=\"kvtier: store prefix\"");
 
+            // The router measures the node's memory fetch bandwidth: a chunk it holds, GET and timed.
+            String memoryBandwidth = "kvtier_map_store_fetch_bandwidth_bytes_per_second{node=\"127.0.0.1:"
+                    + node.port() + "\",tier=\"memory\"}";
+            awaitMetric(router, memoryBandwidth);
+
+            // kvtier map: the engines with their GPU blocks, the node with its chunks, and where this prompt is.
+            Tools.Result map = Tools.run(java.time.Duration.ofSeconds(60), KvtierProcess.ROOT.resolve("kvtier")
+                    .toString(), "map", "--router", "http://127.0.0.1:" + router.port(), "--model", "sim-model",
+                    "--token-ids", p.substring(1, p.length() - 1));
+            assertThat(map.exitCode()).as(map.stderr()).isZero();
+            System.out.print(map.stdout());
+            assertThat(map.stdout()).contains("policy kvtier").contains("GPU blocks").contains(holder)
+                    .contains("kvtier node").containsPattern("127\\.0\\.0\\.1:\\d+ +10 +0 ")
+                    .contains("prompt: 160 tokens of sim-model").contains("kvtier: 160 tokens (160 in memory, 0 on disk)");
+            Tools.Result noModel = Tools.run(java.time.Duration.ofSeconds(60), KvtierProcess.ROOT.resolve("kvtier")
+                    .toString(), "map", "--router", "http://127.0.0.1:" + router.port(), "--prompt", "hi");
+            assertThat(noModel.exitCode()).isEqualTo(2);
+            assertThat(noModel.stderr()).contains("give --model");
+
             // The map follows the node: demoted to disk (values written past its memory), a chunk deleted, the node
             // killed (entries dropped) and started again (a snapshot of what it recovered).
             byte[] filler = new byte[1 << 20];
@@ -468,6 +487,7 @@ class RouterIT {
                 jedis.set(("filler" + i).getBytes(StandardCharsets.UTF_8), filler);
             }
             awaitStore(router, p, 160, "disk_tokens");
+            awaitMetric(router, memoryBandwidth.replace("memory", "disk"));
             jedis.del(keys.get(5) + "kv_bytes");
             awaitStore(router, p, 80, "tokens");
             node.kill();
@@ -477,6 +497,22 @@ class RouterIT {
             hog.join(10_000);
         } finally {
             node.close();
+        }
+    }
+
+    /** Waits until the router's metrics show {@code series} with a positive value. */
+    private static void awaitMetric(HttpProcess router, String series) throws Exception {
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (true) {
+            String metrics = router.get("/metrics").body();
+            int at = metrics.indexOf(series + " ");
+            if (at >= 0) {
+                String value = metrics.substring(at + series.length() + 1).lines().findFirst().orElse("0");
+                assertThat(Double.parseDouble(value)).as(series).isPositive();
+                return;
+            }
+            assertThat(System.nanoTime()).as("%s within 15 s", series).isLessThan(deadline);
+            Thread.sleep(50);
         }
     }
 

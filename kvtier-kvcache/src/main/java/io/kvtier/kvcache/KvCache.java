@@ -144,7 +144,15 @@ public final class KvCache implements KeyListener, AutoCloseable {
 
     /** {@link TieredStore#get}, counting the read and hiding a metadata key whose kv_bytes is gone. */
     public ValueRef get(byte[] key) {
-        ValueRef ref = store.get(key);
+        return get(key, true);
+    }
+
+    /**
+     * As {@link #get(byte[])}; with {@code touch} false (CLIENT NO-TOUCH) the read changes neither the eviction policy
+     * ({@link TieredStore#get(byte[], boolean)}) nor the per-model hit statistics: it is an observer's, not an engine's.
+     */
+    public ValueRef get(byte[] key, boolean touch) {
+        ValueRef ref = store.get(key, touch);
         LmcacheKey k = LmcacheKey.parse(key);
         if (k == null) {
             return ref;
@@ -153,7 +161,7 @@ public final class KvCache implements KeyListener, AutoCloseable {
             ref.close();
             ref = null;
         }
-        if (k.holdsData()) {
+        if (touch && k.holdsData()) {
             count(k, ref == null ? null : ref.inMemory() ? Residence.MEMORY : Residence.DISK);
         }
         return ref;

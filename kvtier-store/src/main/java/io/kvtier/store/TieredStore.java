@@ -587,6 +587,14 @@ public final class TieredStore implements AutoCloseable {
 
     /** A reference to the live value of {@code key}, or null. The caller must close it. */
     public ValueRef get(byte[] keyBytes) {
+        return get(keyBytes, true);
+    }
+
+    /**
+     * As {@link #get(byte[])}; with {@code touch} false (a client in CLIENT NO-TOUCH mode) the read leaves the eviction
+     * policy as it was: it records no access, and its disk read does not count toward promotion to memory.
+     */
+    public ValueRef get(byte[] keyBytes, boolean touch) {
         Entry e = index.get(new Key(keyBytes));
         if (e == null) {
             counters.misses.increment();
@@ -597,11 +605,13 @@ public final class TieredStore implements AutoCloseable {
             counters.misses.increment();
             return null;
         }
-        ValueRef ref = ValueRef.retain(e);
+        ValueRef ref = ValueRef.retain(e, touch);
         if (ref == null) {
             counters.misses.increment();
         } else if (ref.inMemory()) {
-            e.recordAccess();
+            if (touch) {
+                e.recordAccess();
+            }
             counters.memoryHits.increment();
         } else {
             counters.diskHits.increment();
@@ -627,7 +637,9 @@ public final class TieredStore implements AutoCloseable {
             throw ex;
         }
         counters.diskReadBytes.add(e.length);
-        maybePromote(e, loc, value);
+        if (ref.touch) {
+            maybePromote(e, loc, value);
+        }
         return value;
     }
 

@@ -13,25 +13,33 @@ public final class ValueRef implements AutoCloseable {
     final Entry entry;
     private final MemoryValue memory;
     final DiskLocation disk;
+    /** Whether reading it counts as an access: false for a no-touch read, whose disk read promotes nothing. */
+    final boolean touch;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ValueRef(Entry entry, MemoryValue memory, DiskLocation disk) {
+    private ValueRef(Entry entry, MemoryValue memory, DiskLocation disk, boolean touch) {
         this.entry = entry;
         this.memory = memory;
         this.disk = disk;
+        this.touch = touch;
     }
 
     /** Retains the entry's bytes, preferring memory; null if the entry no longer has any. */
     static ValueRef retain(Entry e) {
+        return retain(e, true);
+    }
+
+    /** As {@link #retain(Entry)}; with {@code touch} false, its disk read will not count toward promotion. */
+    static ValueRef retain(Entry e, boolean touch) {
         synchronized (e) {
             if (!e.state().isLive()) {
                 return null;
             }
             if (e.memory != null && e.memory.tryRetain()) {
-                return new ValueRef(e, e.memory, null);
+                return new ValueRef(e, e.memory, null, touch);
             }
             if (e.disk != null && e.disk.region().tryRetain()) {
-                return new ValueRef(e, null, e.disk);
+                return new ValueRef(e, null, e.disk, touch);
             }
             return null;
         }

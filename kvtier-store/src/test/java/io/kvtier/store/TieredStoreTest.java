@@ -139,6 +139,32 @@ class TieredStoreTest {
     }
 
     @Test
+    void aNoTouchReadNeitherPromotesNorCountsTowardPromotion() throws IOException {
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            byte[] value = Values.of("a", 1, (int) (64 * KiB));
+            s.put("a", value);
+            s.pushToDisk("a");
+            TestStore.await("the demoter made room", () -> s.freeMemory() >= 2 * 64 * KiB);
+
+            for (int read = 0; read < 3; read++) { // CLIENT NO-TOUCH: an observer's reads (the router's fetch probes)
+                try (ValueRef ref = s.store.get(key("a"), false)) {
+                    assertThat(ref.inMemory()).isFalse();
+                    assertThat(s.bytes(ref)).isEqualTo(value);
+                }
+            }
+            assertThat(s.stats().promotions()).isZero();
+            assertThat(s.state("a")).isEqualTo(EntryState.DISK);
+            for (int hit = 1; hit <= 2; hit++) { // the first ordinary hit is still the first
+                try (ValueRef ref = s.store.get(key("a"))) {
+                    assertThat(ref.inMemory()).as("hit %d", hit).isFalse();
+                    assertThat(s.bytes(ref)).isEqualTo(value);
+                }
+            }
+            assertThat(s.stats().promotions()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void readerKeepsItsBytesWhileTheKeyIsOverwrittenOrDemoted() throws IOException {
         try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
             byte[] v1 = Values.of("k", 1, (int) (200 * KiB));

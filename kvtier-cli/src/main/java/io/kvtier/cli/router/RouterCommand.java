@@ -6,6 +6,7 @@ import io.kvtier.router.map.LmcacheSettings;
 import io.kvtier.router.map.StoreMap;
 import io.kvtier.router.proxy.DnsDiscovery;
 import io.kvtier.router.proxy.EngineEndpoint;
+import io.kvtier.router.proxy.FetchProbes;
 import io.kvtier.router.proxy.Fleet;
 import io.kvtier.router.proxy.KvtierEndpoint;
 import io.kvtier.router.proxy.Policy;
@@ -47,6 +48,11 @@ public final class RouterCommand implements Callable<Integer> {
                     + "is an engine at http://ADDRESS:PORT, its KV events and replay on those ports of the same "
                     + "address; resolved every --dns-interval, engines joining and leaving as addresses do; repeatable.")
     List<String> engineDns = List.of();
+
+    @Option(names = "--fetch-probe-interval", defaultValue = "10000", paramLabel = "MS",
+            description = "How often the fetch bandwidth of each --kvtier node's memory and disk is measured (one chunk "
+                    + "GET each, timed), in milliseconds; 0: off, --fetch-bandwidth only (default: ${DEFAULT-VALUE}).")
+    long fetchProbeInterval;
 
     @Option(names = "--dns-interval", defaultValue = "5000", paramLabel = "MS",
             description = "How often --engine-dns names are resolved, in milliseconds (default: ${DEFAULT-VALUE}).")
@@ -95,7 +101,8 @@ public final class RouterCommand implements Callable<Integer> {
 
     @Option(names = "--fetch-bandwidth", defaultValue = "memory=4e9,disk=1.2e9", paramLabel = "memory=B/S,disk=B/S",
             description = "kvtier policy: bytes per second an engine fetches chunks at from kvtier's memory and disk "
-                    + "tiers (default: ${DEFAULT-VALUE}, measured on the benchmark machine, BENCHMARKS.md).")
+                    + "tiers, where --fetch-probe-interval has not measured a node's yet, or is 0 (default: "
+                    + "${DEFAULT-VALUE}, measured on the benchmark machine, BENCHMARKS.md).")
     String fetchBandwidth;
 
     @Option(names = "--load-cost", defaultValue = "0.05", paramLabel = "SECONDS",
@@ -153,10 +160,18 @@ public final class RouterCommand implements Callable<Integer> {
         KvCacheMap map = new KvCacheMap();
         StoreMap storeMap = new StoreMap();
         CountDownLatch stop = new CountDownLatch(1);
+        if (fetchProbeInterval != 0 && fetchProbeInterval < 100) {
+            throw new IllegalArgumentException("--fetch-probe-interval is 0 (off) or at least 100 ms");
+        }
         try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout());
+                FetchProbes probes = options.kvtier().isEmpty() || fetchProbeInterval == 0 ? null
+                        : new FetchProbes(options.kvtier(), storeMap, Duration.ofMillis(fetchProbeInterval),
+                                options.probeTimeout().compareTo(Duration.ofSeconds(2)) > 0 ? options.probeTimeout()
+                                        : Duration.ofSeconds(2));
                 RouterServer server = new RouterServer(options, fleet,
-                        Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs),
+                        Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs, probes),
                         prompts.tokenizer(), prompts.chatTemplate())) {
+            fleet.attach(probes);
             if (!options.kvtier().isEmpty()) {
                 fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout()));
             }

@@ -57,6 +57,7 @@ public final class StoreMap {
                     n.chunks.remove(key);
                 } else {
                     n.chunks.put(key, e.length() | (e.tier() == StoreEvent.Tier.DISK ? DISK_BIT : 0));
+                    n.remember(e.key(), e.tier());
                 }
             }
         }
@@ -107,6 +108,32 @@ public final class StoreMap {
         return out;
     }
 
+    /**
+     * A key {@code node} holds a chunk's data under, in {@code tier} now, among the last few stored or moved there, other
+     * than {@code not} (the key probed last: a disk chunk read twice would be promoted); null if none. What fetch
+     * probes read ({@code FetchProbes}).
+     */
+    public byte[] recentKey(String node, StoreEvent.Tier tier, byte[] not) {
+        NodeChunks n = nodes.get(node);
+        if (n == null) {
+            return null;
+        }
+        synchronized (n) {
+            byte[][] ring = n.recent[tier.ordinal()];
+            for (int i = 0; i < RECENT; i++) {
+                byte[] k = ring[Math.floorMod(n.cursor[tier.ordinal()] - 1 - i, RECENT)];
+                if (k == null || java.util.Arrays.equals(k, not)) {
+                    continue;
+                }
+                long v = n.chunks.get(chunkKey(k));
+                if (v >= 0 && ((v & DISK_BIT) != 0) == (tier == StoreEvent.Tier.DISK)) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
+
     /** One chunk found: on {@code node}, in {@code tier}, its kv_bytes {@code bytes} long. */
     public record Held(String node, StoreEvent.Tier tier, long bytes) {
     }
@@ -150,14 +177,26 @@ public final class StoreMap {
         return h == 0 ? 1 : h;
     }
 
+    /** Keys remembered per node and tier for fetch probes. */
+    static final int RECENT = 8;
+
     private static final class NodeChunks {
         final Long2LongOpenHashMap chunks = new Long2LongOpenHashMap();
+        /** The last {@link #RECENT} keys stored or moved into each tier (by StoreEvent.Tier ordinal), a ring each. */
+        final byte[][][] recent = new byte[StoreEvent.Tier.values().length][RECENT][];
+        final int[] cursor = new int[StoreEvent.Tier.values().length];
         long incarnation;
         long events;
         double lagSeconds;
 
         NodeChunks() {
             chunks.defaultReturnValue(-1);
+        }
+
+        void remember(byte[] key, StoreEvent.Tier tier) {
+            int t = tier.ordinal();
+            recent[t][cursor[t]] = key;
+            cursor[t] = (cursor[t] + 1) % RECENT;
         }
     }
 }

@@ -48,6 +48,7 @@ public final class Fleet implements AutoCloseable {
     private final ScheduledExecutorService probes;
     private volatile StoreFeeds store;
     private volatile DnsDiscovery discovery;
+    private volatile FetchProbes fetchProbes;
     private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
     private boolean closed;
 
@@ -123,6 +124,16 @@ public final class Fleet implements AutoCloseable {
     /** Finds engines by DNS; closed with the fleet (first: it adds and removes engines). */
     public void attach(DnsDiscovery discovery) {
         this.discovery = discovery;
+    }
+
+    /** Where the fetch bandwidths measured from the kvtier nodes are read (the caller closes it); null: none. */
+    public void attach(FetchProbes probes) {
+        this.fetchProbes = probes;
+    }
+
+    /** The fetch bandwidths measured; null without {@code --kvtier} or with probes off. */
+    public FetchProbes fetchProbes() {
+        return fetchProbes;
     }
 
     /** The kvtier nodes followed; null without {@code --kvtier}. */

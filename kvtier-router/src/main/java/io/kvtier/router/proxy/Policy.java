@@ -25,14 +25,17 @@ public interface Policy {
     }
 
     static Policy named(String name, KvCacheMap map, int maxImbalance) {
-        return named(name, map, maxImbalance, null, null, null);
+        return named(name, map, maxImbalance, null, null, null, null);
     }
 
-    /** As above; {@code kvtier} also needs the store map, how LMCache names chunks, and what to price with. */
+    /**
+     * As above; {@code kvtier} also needs the store map, how LMCache names chunks, what to price with, and the fetch
+     * bandwidths measured ({@code probes}; null: {@code costs}' only).
+     */
     static Policy named(String name, KvCacheMap map, int maxImbalance, io.kvtier.router.map.StoreMap store,
-            io.kvtier.router.map.LmcacheSettings lmcache, StoreAwarePolicy.Costs costs) {
+            io.kvtier.router.map.LmcacheSettings lmcache, StoreAwarePolicy.Costs costs, FetchProbes probes) {
         return switch (name) {
-            case "kvtier" -> new StoreAwarePolicy(map, store, lmcache, costs);
+            case "kvtier" -> new StoreAwarePolicy(map, store, lmcache, costs, probes);
             case "round-robin" -> new RoundRobin();
             case "least-load" -> (model, lora, tokens, engines) -> new Choice(byLoad(engines), "least-load", 0);
             case "prefix" -> new Prefix(map, maxImbalance);

@@ -79,6 +79,15 @@ final class RouterMetrics {
                         }
                     }
                 }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_store_fetch_bandwidth_bytes_per_second")
+                .help("Fetch bandwidth measured from each kvtier node and tier (a chunk GET timed, averaged)")
+                .labelNames("node", "tier").callback(cb -> {
+                    FetchProbes p = fleet.fetchProbes();
+                    if (p != null) {
+                        p.all().forEach((k, m) -> cb.call(m.bytesPerSecond(), k.substring(0, k.indexOf(' ')),
+                                k.substring(k.indexOf(' ') + 1)));
+                    }
+                }).register(registry);
         GaugeWithCallback.builder().name("kvtier_map_store_event_lag_seconds")
                 .help("Age of the last store-event batch applied from each kvtier node, when it was applied")
                 .labelNames("node").callback(cb -> {

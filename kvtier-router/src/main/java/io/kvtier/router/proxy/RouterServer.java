@@ -94,6 +94,7 @@ public final class RouterServer implements AutoCloseable {
         handle("/v1/chat/completions", x -> proxy(x, true));
         handle("/v1/models", this::models);
         handle("/v1/kv/lookup", this::lookup);
+        handle("/v1/kv/map", this::map);
         handle("/health", this::health);
         handle("/metrics", x -> OpenAiReplies.reply(x, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()));
         server.start();
@@ -332,6 +333,65 @@ public final class RouterServer implements AutoCloseable {
             long up = fleet.engines().stream().filter(EngineState::healthy).count();
             OpenAiReplies.reply(x, up > 0 ? 200 : 503, "text/plain", up + " of " + fleet.engines().size() + " engines healthy\n");
         }
+    }
+
+    /**
+     * {@code GET /v1/kv/map}: the whole map in figures (what {@code kvtier map} shows): per engine its health, model,
+     * load, blocks per medium and its event stream's counters; per kvtier node its chunks per tier and its stream's.
+     */
+    private void map(HttpExchange x) throws IOException {
+        try (x) {
+            ObjectNode o = JSON.createObjectNode().put("policy", options.policy());
+            Map<String, KvCacheMap.EngineStats> blocks = new java.util.HashMap<>();
+            fleet.map().stats().forEach(st -> blocks.put(st.engine(), st));
+            Map<String, io.kvtier.events.EventSubscriber.Stats> events = fleet.eventStats();
+            ArrayNode engines = o.putArray("engines");
+            for (EngineState e : fleet.engines()) {
+                ObjectNode n = engines.addObject().put("engine", e.id()).put("model", e.model())
+                        .put("healthy", e.healthy()).put("load", e.load());
+                KvCacheMap.EngineStats st = blocks.get(e.id());
+                ObjectNode media = n.putObject("blocks");
+                if (st != null) {
+                    n.put("block_size", st.blockSize());
+                    st.blocksByMedium().forEach(media::put);
+                }
+                eventFigures(n, events.get(e.id()), e.endpoint.events() != null);
+            }
+            StoreFeeds store = fleet.store();
+            if (store != null) {
+                ArrayNode nodes = o.putObject("store").put("chunk_tokens", options.lmcache().chunkSize())
+                        .putArray("nodes");
+                Map<String, io.kvtier.events.EventSubscriber.Stats> storeEvents = store.eventStats();
+                for (io.kvtier.router.map.StoreMap.NodeStats st : store.map().stats()) {
+                    ObjectNode n = nodes.addObject().put("node", st.node()).put("memory_chunks", st.memoryChunks())
+                            .put("disk_chunks", st.diskChunks()).put("lag_seconds", st.lagSeconds());
+                    ObjectNode bw = n.putObject("fetch_bytes_per_second");
+                    FetchProbes probes = fleet.fetchProbes();
+                    for (io.kvtier.events.StoreEvent.Tier tier : io.kvtier.events.StoreEvent.Tier.values()) {
+                        double v = probes == null ? Double.NaN : probes.bytesPerSecond(st.node(), tier);
+                        String name = tier.name().toLowerCase(java.util.Locale.ROOT);
+                        if (v > 0) {
+                            bw.put(name, v);
+                        } else {
+                            bw.putNull(name);
+                        }
+                    }
+                    eventFigures(n, storeEvents.get(st.node()), true);
+                }
+            }
+            OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
+        }
+    }
+
+    private static void eventFigures(ObjectNode n, io.kvtier.events.EventSubscriber.Stats s, boolean followed) {
+        if (s == null) {
+            n.putNull("events");
+            n.put("events_followed", followed);
+            return;
+        }
+        n.put("events_followed", true);
+        n.putObject("events").put("batches", s.batches()).put("gaps", s.gaps()).put("replayed", s.replayed())
+                .put("resyncs", s.resyncs()).put("malformed", s.malformed()).put("snapshots", s.snapshots());
     }
 
     /** {@code POST /v1/kv/lookup {model, prompt | token_ids}}: per engine, the prompt tokens it holds per medium. */

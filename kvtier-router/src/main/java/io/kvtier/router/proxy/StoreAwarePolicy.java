@@ -16,7 +16,8 @@ import java.util.Map;
  * <pre>
  *   cost(e) = fetch(chunks kvtier holds beyond e's GPU prefix) + prefill(tokens neither holds) + load(e) * loadSeconds
  * </pre>
- * {@code fetch} sums each chunk's bytes over the bandwidth of the tier it is in (memory or disk); {@code prefill} is
+ * {@code fetch} sums each chunk's bytes over the bandwidth of the node and tier it is in (memory or disk): measured
+ * ({@link FetchProbes}) where a sample exists, else the configured one; {@code prefill} is
  * tokens over the engine's prefill rate. The GPU prefix comes from the engines' KV events, the chunks from the kvtier
  * nodes' store events and the prompt's LMCache chunk keys. So a prompt whose prefix the shared pool holds is not tied to
  * the one busy engine that has it in GPU memory: any idle engine can fetch it, at a price the policy knows; and a
@@ -43,12 +44,23 @@ public final class StoreAwarePolicy implements Policy {
     private final StoreMap store;
     private final LmcacheSettings lmcache;
     private final Costs costs;
+    private final FetchProbes probes;
 
-    StoreAwarePolicy(KvCacheMap gpu, StoreMap store, LmcacheSettings lmcache, Costs costs) {
+    StoreAwarePolicy(KvCacheMap gpu, StoreMap store, LmcacheSettings lmcache, Costs costs, FetchProbes probes) {
         this.gpu = gpu;
         this.store = store;
         this.lmcache = lmcache;
         this.costs = costs;
+        this.probes = probes;
+    }
+
+    /** The bandwidth a chunk held as {@code h} is fetched at: measured on its node and tier, else configured. */
+    double bytesPerSecond(StoreMap.Held h) {
+        double measured = probes == null ? Double.NaN : probes.bytesPerSecond(h.node(), h.tier());
+        if (measured > 0) {
+            return measured;
+        }
+        return h.tier() == StoreEvent.Tier.MEMORY ? costs.memoryBytesPerSecond() : costs.diskBytesPerSecond();
     }
 
     @Override
@@ -82,8 +94,7 @@ public final class StoreAwarePolicy implements Policy {
         for (int i = 0; i < chunks.size(); i++) {
             if ((long) (i + 1) * chunkTokens > gpuTokens) { // a chunk the GPU does not wholly hold is fetched
                 StoreMap.Held h = chunks.get(i);
-                fetch += h.bytes() / (h.tier() == StoreEvent.Tier.MEMORY ? costs.memoryBytesPerSecond()
-                        : costs.diskBytesPerSecond());
+                fetch += h.bytes() / bytesPerSecond(h);
             }
         }
         long covered = Math.max(gpuTokens, (long) chunks.size() * chunkTokens);

@@ -54,6 +54,19 @@ final class ConnectionCommands {
                             r.integer(s.id);
                             return null;
                         }),
+                        of("client|no-touch", 3, "loading stale fast", 0, 0, 0, (s, c, r) -> {
+                            // As Redis 7.2: reads of this client change no key's standing in the eviction policy (and
+                            // here: promote nothing from disk, count in no KV-cache hit statistics).
+                            if (Args.is(c.bytes(2), "on")) {
+                                s.noTouch = true;
+                            } else if (Args.is(c.bytes(2), "off")) {
+                                s.noTouch = false;
+                            } else {
+                                throw new CommandException("ERR syntax error");
+                            }
+                            r.ok();
+                            return null;
+                        }),
                         of("client|setname", 3, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                             s.name = validName(c, 2, "Client names");
                             r.ok();

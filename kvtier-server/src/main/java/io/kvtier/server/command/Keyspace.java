@@ -35,6 +35,11 @@ public final class Keyspace {
         return kvcache.get(key);
     }
 
+    /** As {@link #read(byte[])} for {@code s}: a client in CLIENT NO-TOUCH mode reads without touching (see KvCache). */
+    public ValueRef read(Session s, byte[] key) {
+        return kvcache.get(key, !s.noTouch);
+    }
+
     /** Whether {@code key} exists, as a probe of a chunk (counted). */
     public boolean exists(byte[] key) {
         return kvcache.exists(key);

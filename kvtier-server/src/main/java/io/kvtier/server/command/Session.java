@@ -43,6 +43,8 @@ public final class Session {
     boolean closeAfterReply;
     /** READONLY: reads of slots this node backs up are served here (Redis Cluster replica reads). */
     volatile boolean readOnly;
+    /** CLIENT NO-TOUCH ON: this client's reads leave the eviction policy and the hit statistics as they were. */
+    volatile boolean noTouch;
     /** Asked for the cluster's layout (CLUSTER SLOTS/SHARDS/NODES, READONLY): gets -MOVED instead of proxying. */
     volatile boolean clusterAware;
     private volatile RequestBudget.Account requestHeap;
@@ -164,6 +166,9 @@ public final class Session {
         }
         if (readOnly) {
             flags.append('r');
+        }
+        if (noTouch) {
+            flags.append('T');
         }
         if (flags.isEmpty()) {
             flags.append('N');

@@ -45,7 +45,7 @@ final class StringCommands {
     }
 
     private static CompletableFuture<Void> get(Session s, RespCommand c, Reply r) {
-        return Values.write(s.server.diskReads(), s.server.keyspace().read(c.bytes(1)), r);
+        return Values.write(s.server.diskReads(), s.server.keyspace().read(s, c.bytes(1)), r);
     }
 
     private static CompletableFuture<Void> set(Session s, RespCommand c, Reply r) {
@@ -93,7 +93,7 @@ final class StringCommands {
         SetArguments a = SetArguments.parse(c, 2, true);
         Keyspace keyspace = s.server.keyspace();
         byte[] key = c.bytes(1);
-        ValueRef ref = keyspace.read(key);
+        ValueRef ref = keyspace.read(s, key);
         if (ref == null || !a.changesExpiry()) {
             return Values.write(s.server.diskReads(), ref, r);
         }
@@ -125,7 +125,7 @@ final class StringCommands {
 
     private static CompletableFuture<Void> mgetFrom(Session s, RespCommand c, Reply r, int from) {
         for (int i = from; i < c.argCount(); i++) {
-            CompletableFuture<Void> pending = Values.writeOrNil(s.server.diskReads(), s.server.keyspace().read(c.bytes(i)), r);
+            CompletableFuture<Void> pending = Values.writeOrNil(s.server.diskReads(), s.server.keyspace().read(s, c.bytes(i)), r);
             if (pending != null) {
                 int next = i + 1;
                 return pending.thenComposeAsync(v -> {
@@ -187,7 +187,7 @@ final class StringCommands {
     private static CompletableFuture<Void> getrange(Session s, RespCommand c, Reply r) {
         long start = Args.parseLong(c.bytes(2));
         long end = Args.parseLong(c.bytes(3));
-        ValueRef ref = s.server.keyspace().read(c.bytes(1));
+        ValueRef ref = s.server.keyspace().read(s, c.bytes(1));
         long length = ref == null ? 0 : ref.length();
         // Redis 7.0 getrangeCommand, step by step.
         if (start < 0 && end < 0 && start > end) {

@@ -219,6 +219,19 @@ public class ConnectionHandlerTest {
     }
 
     @Test
+    void clientNoTouchIsAModeOfTheConnectionAsInRedis() {
+        EmbeddedChannel ch = connect(node);
+        assertThat(send(ch, command("SET", "k", "v"))).isEqualTo("+OK\r\n");
+        assertThat(send(ch, command("CLIENT", "NO-TOUCH", "on"))).isEqualTo("+OK\r\n");
+        assertThat(send(ch, command("CLIENT", "INFO"))).contains(" flags=T ");
+        assertThat(send(ch, command("GET", "k"))).isEqualTo("$1\r\nv\r\n");
+        assertThat(send(ch, command("CLIENT", "NO-TOUCH", "maybe"))).isEqualTo("-ERR syntax error\r\n");
+        assertThat(send(ch, command("CLIENT", "NO-TOUCH", "OFF"))).isEqualTo("+OK\r\n");
+        assertThat(send(ch, command("CLIENT", "INFO"))).contains(" flags=N ");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void closingWithUnreadInputReleasesIt() {
         EmbeddedChannel ch = connect(node);
         ch.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
