@@ -82,7 +82,12 @@ public final class Json {
         out.append(list.isEmpty() ? "" : "\n" + "  ".repeat(depth)).append(']');
     }
 
-    private static void quote(String s, StringBuilder out) {
+    /**
+     * Appends {@code s} as a JSON string: quote, backslash and control characters escaped (the short escapes where
+     * JSON has them, else a six-character escape), everything else as it is, as Python's json.dumps(ensure_ascii=False)
+     * writes it.
+     */
+    public static void quote(String s, StringBuilder out) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -92,6 +97,8 @@ public final class Json {
                 case '\n' -> out.append("\\n");
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
+                case '\b' -> out.append("\\b");
+                case '\f' -> out.append("\\f");
                 default -> {
                     if (c < 0x20) {
                         out.append(String.format("\\u%04x", (int) c));
