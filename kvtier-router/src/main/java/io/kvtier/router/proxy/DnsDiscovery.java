@@ -35,10 +35,7 @@ public final class DnsDiscovery implements AutoCloseable {
     public record Target(String name, int port, int eventsPort, int replayPort) {
         public static Target parse(String spec) {
             String[] parts = spec.split(",");
-            int colon = parts[0].lastIndexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException("--engine-dns " + spec + ": expected NAME:PORT first");
-            }
+            io.kvtier.client.HostPort name = io.kvtier.client.HostPort.parse(parts[0], "--engine-dns");
             int events = -1;
             int replay = -1;
             for (int i = 1; i < parts.length; i++) {
@@ -54,7 +51,7 @@ public final class DnsDiscovery implements AutoCloseable {
             if (replay >= 0 && events < 0) {
                 throw new IllegalArgumentException("--engine-dns " + spec + ": replay= needs events= too");
             }
-            return new Target(parts[0].substring(0, colon), port(spec, parts[0].substring(colon + 1)), events, replay);
+            return new Target(name.host(), name.port(), events, replay);
         }
 
         private static int port(String spec, String p) {

@@ -74,7 +74,7 @@ public final class FetchProbes implements AutoCloseable {
         for (KvtierEndpoint n : nodes) {
             for (StoreEvent.Tier tier : StoreEvent.Tier.values()) {
                 try {
-                    probe(n.name(), tier);
+                    probe(n, tier);
                 } catch (Exception e) {
                     RespConnection c = connections.remove(n.name());
                     if (c != null) {
@@ -86,14 +86,15 @@ public final class FetchProbes implements AutoCloseable {
         }
     }
 
-    private void probe(String node, StoreEvent.Tier tier) throws Exception {
+    private void probe(KvtierEndpoint n, StoreEvent.Tier tier) throws Exception {
+        String node = n.name();
         String k = key(node, tier);
         Measured before = measured.get(k);
         byte[] chunk = map.recentKey(node, tier, before == null ? null : before.lastKey());
         if (chunk == null) {
             return;
         }
-        RespConnection c = connection(node);
+        RespConnection c = connection(n);
         long start = System.nanoTime();
         java.util.concurrent.CompletableFuture<Reply> f = c.send("GET", chunk);
         Reply r;
@@ -117,13 +118,13 @@ public final class FetchProbes implements AutoCloseable {
         }
     }
 
-    private RespConnection connection(String node) throws Exception {
+    private RespConnection connection(KvtierEndpoint n) throws Exception {
+        String node = n.name();
         RespConnection c = connections.get(node);
         if (c != null && c.isOpen()) {
             return c;
         }
-        int colon = node.lastIndexOf(':');
-        c = RespConnection.connect(resources, node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)),
+        c = RespConnection.connect(resources, n.address().host(), n.address().port(),
                 new ClientOptions(timeout, timeout)).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
         // Probe reads must not make chunks look used: no access recorded, no promotion from disk, no hit counted.
         Reply r = c.send("CLIENT", "NO-TOUCH", "ON").get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -34,4 +34,9 @@ public record KvtierEndpoint(String name, String events, String replay) {
         }
         return new KvtierEndpoint(name, events, replay);
     }
+
+    /** The node's RESP address, {@code name} parsed. */
+    public io.kvtier.client.HostPort address() {
+        return io.kvtier.client.HostPort.parse(name, "--kvtier");
+    }
 }

@@ -1,6 +1,7 @@
 package io.kvtier.router.tokens;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.LegacyOverrides;
@@ -10,7 +11,6 @@ import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.lib.fn.ELFunctionDefinition;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import jinjava.javax.el.CompositeELResolver;
@@ -26,6 +26,7 @@ import jinjava.javax.el.CompositeELResolver;
 final class JinjaChatTemplate implements ChatTemplate {
     /** A bound on one render's output: far beyond any prompt an engine takes, short of filling the router's heap. */
     static final long MAX_OUTPUT_BYTES = 64L << 20;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Jinjava jinjava;
     private final String source;
@@ -112,31 +113,12 @@ final class JinjaChatTemplate implements ChatTemplate {
         return String.join("\n", texts);
     }
 
-    /** JSON as the Python values a template sees: dicts in their order, lists, str, int, float, bool, None. */
+    /**
+     * JSON as the Python values a template sees: objects as maps in their order, arrays as lists, strings, integers,
+     * floats, booleans, null (Jackson's own untyped mapping).
+     */
     static Object toJava(JsonNode n) {
-        if (n.isObject()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            n.properties().forEach(e -> m.put(e.getKey(), toJava(e.getValue())));
-            return m;
-        }
-        if (n.isArray()) {
-            List<Object> l = new ArrayList<>(n.size());
-            n.forEach(x -> l.add(toJava(x)));
-            return l;
-        }
-        if (n.isTextual()) {
-            return n.asText();
-        }
-        if (n.isIntegralNumber()) {
-            return n.canConvertToLong() ? (Object) n.asLong() : n.bigIntegerValue();
-        }
-        if (n.isNumber()) {
-            return n.asDouble();
-        }
-        if (n.isBoolean()) {
-            return n.asBoolean();
-        }
-        return null;
+        return JSON.convertValue(n, Object.class);
     }
 
     /** What {@code raise_exception} throws: the template's own refusal of a request. */

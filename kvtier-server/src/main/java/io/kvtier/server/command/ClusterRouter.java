@@ -245,12 +245,11 @@ final class ClusterRouter {
         boolean write = isWrite(spec);
         checkNotBehind(node, write);
         checkServable(node, keyBytes);
-        if (write) {
-            if (!allWritable(node, keyBytes)
-                    && System.nanoTime() - s.commandStartNanos < node.settings().peerTimeout().toNanos()) {
+        if (write && !allWritable(node, keyBytes)) { // early, before fetching; checked again under the keys' locks
+            if (System.nanoTime() - s.commandStartNanos < node.settings().peerTimeout().toNanos()) {
                 return waitWritable(node, spec, s, c, r);
             }
-            checkWritable(node, keyBytes); // early, before fetching; checked again under the keys' locks
+            checkWritable(node, keyBytes); // TRYAGAIN, counted (unless the slot became complete just now)
         }
         CompletableFuture<Void> ready = node.ensureLocal(keyBytes);
         if (!write && ready == null && !node.settings().syncReplication()) {
@@ -285,6 +284,9 @@ final class ClusterRouter {
     static final long WRITABLE_POLL_MS = 10;
 
     private static boolean allWritable(ClusterNode node, byte[][] keys) {
+        if (!node.settings().syncReplication()) {
+            return true; // every slot takes writes (ClusterNode#writable): no slot to hash
+        }
         for (byte[] key : keys) {
             if (!node.writable(SlotHash.slot(key))) {
                 return false;
