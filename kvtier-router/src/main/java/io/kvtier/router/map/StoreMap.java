@@ -110,7 +110,7 @@ public final class StoreMap {
 
     /**
      * A key {@code node} holds a chunk's data under, in {@code tier} now, among the last few stored or moved there, other
-     * than {@code not} (the key probed last: a disk chunk read twice would be promoted); null if none. What fetch
+     * than {@code not} (the key probed last: samples spread over chunks); null if none. What fetch
      * probes read ({@code FetchProbes}).
      */
     public byte[] recentKey(String node, StoreEvent.Tier tier, byte[] not) {
