@@ -107,9 +107,14 @@ public final class LmcacheChunkKeys {
         long[] hashes = hashes(tokens);
         List<String> out = new ArrayList<>(hashes.length);
         for (long h : hashes) {
-            out.add(LmcacheKey.format(model, worldSize, worker, hex(h), dtype, LmcacheKey.Part.CHUNK));
+            out.add(key(h));
         }
         return out;
+    }
+
+    /** The key (without a redis:// suffix) of the chunk whose chain hash is {@code hash}. */
+    public String key(long hash) {
+        return LmcacheKey.format(model, worldSize, worker, hex(hash), dtype, LmcacheKey.Part.CHUNK);
     }
 
     /** {@code f"{h:x}"} of the chain value: signed for builtin (Py_hash_t), unsigned for the folded digest. */

@@ -29,11 +29,11 @@ public final class ModelTable {
         return ENTRIES;
     }
 
-    /** The model named {@code name}, case-insensitive; an unknown name is an error that lists the known ones. */
+    /** The model named {@code name} (its short name or Hugging Face id), case-insensitive; an unknown name is an error that lists the known ones. */
     public static ModelSpec find(String name) {
         String key = name.trim().toLowerCase(Locale.ROOT);
         for (Entry e : ENTRIES) {
-            if (e.spec().name().equals(key)) {
+            if (e.spec().name().equals(key) || e.hfId().toLowerCase(Locale.ROOT).equals(key)) {
                 return e.spec();
             }
         }

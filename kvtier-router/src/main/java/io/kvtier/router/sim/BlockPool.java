@@ -2,7 +2,9 @@ package io.kvtier.router.sim;
 
 import io.kvtier.router.events.KvEvent;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.SequencedSet;
@@ -11,10 +13,10 @@ import java.util.SequencedSet;
  * An engine's GPU block pool with prefix caching, as vLLM's v1 KV cache manager keeps it (vllm/v1/core/block_pool.py):
  * - a prompt's full blocks are named by a chained hash (parent hash, block tokens), salted per process as vLLM's is
  *   when PYTHONHASHSEED is unset, so that nothing outside can recompute the names;
- * - a request first takes the longest run of cached blocks its prompt starts with (a hit), then fresh blocks for the
- *   rest of its prompt and its answer, from the head of the free queue (least recently freed first); a fresh block
- *   that still held a cached prefix is evicted (BlockRemoved);
- * - once computed, the prompt's new full blocks are cached (BlockStored, chained to the last hit block);
+ * - a request first takes the longest run of cached blocks its prompt starts with (a hit), then fresh blocks as its
+ *   computed tokens need them, step by step, from the head of the free queue (least recently freed first); a fresh
+ *   block that still held a cached prefix is evicted (BlockRemoved);
+ * - once computed, the prompt's new full blocks are cached (BlockStored, chained to the block before them);
  * - a finished request frees its blocks to the tail of the free queue, last block first, so that a prompt's tail is
  *   evicted before its head (vLLM frees in reverse order for the same reason).
  * Answer blocks are not cached here (vLLM caches full answer blocks too; a chat's next turn re-sends the answer as
@@ -44,26 +46,29 @@ final class BlockPool {
         }
     }
 
-    /** A request's blocks: the cached run it started with, then its own. */
-    record Allocation(int[] blocks, int hitBlocks, long[] promptHashes) {
+    int blocks() {
+        return blocks;
     }
 
-    /**
-     * Allocates blocks for a prompt of {@code prompt} tokens and an answer of {@code answer} tokens, taking the cached
-     * prefix it starts with; null if the pool cannot hold it now (the request waits).
-     */
-    Allocation allocate(int[] prompt, int answer) {
-        long[] hashes = chain(prompt);
+    int blockSize() {
+        return blockSize;
+    }
+
+    /** How many of {@code hashes}, from the first, name cached blocks. */
+    int cachedPrefix(long[] hashes) {
         int hits = 0;
         while (hits < hashes.length && cached.get(hashes[hits]) >= 0) {
             hits++;
         }
-        // vLLM always computes at least the prompt's last token: a fully cached prompt recomputes its last block.
-        if (hits == hashes.length && hits > 0 && hits * blockSize == prompt.length) {
-            hits--;
-        }
-        int needed = (prompt.length + answer + blockSize - 1) / blockSize;
-        int fresh = needed - hits;
+        return hits;
+    }
+
+    /**
+     * Takes the first {@code hits} cached blocks of {@code hashes} and {@code fresh} free ones into {@code owned} (which
+     * must be empty); false, taking nothing, when the free queue cannot spare them (cached blocks nobody holds sit in
+     * the free queue and count against it).
+     */
+    boolean acquire(IntArrayList owned, long[] hashes, int hits, int fresh) {
         int reusable = 0;
         for (int h = 0; h < hits; h++) {
             if (refs[cached.get(hashes[h])] == 0) {
@@ -71,70 +76,88 @@ final class BlockPool {
             }
         }
         if (free.size() - reusable < fresh) {
-            return null;
+            return false;
         }
-        int[] owned = new int[needed];
         for (int h = 0; h < hits; h++) {
             int b = cached.get(hashes[h]);
             if (refs[b]++ == 0) {
                 free.remove(b);
             }
-            owned[h] = b;
+            owned.add(b);
         }
-        for (int i = hits; i < needed; i++) {
+        grow(owned, fresh);
+        return true;
+    }
+
+    /** Appends {@code fresh} free blocks to {@code owned}; false, taking nothing, when there are not that many. */
+    boolean grow(IntArrayList owned, int fresh) {
+        if (free.size() < fresh) {
+            return false;
+        }
+        for (int i = 0; i < fresh; i++) {
             int b = free.removeFirst();
             evict(b);
             refs[b] = 1;
-            owned[i] = b;
+            owned.add(b);
         }
-        return new Allocation(owned, hits, hashes);
+        return true;
     }
 
-    /** Caches the prompt's full blocks after its hits, now computed (BlockStored). */
-    void computed(Allocation a, int[] prompt) {
-        int first = a.hitBlocks();
-        List<Long> stored = new ArrayList<>();
-        int from = -1;
-        for (int i = first; i < a.promptHashes().length; i++) {
-            long h = a.promptHashes()[i];
-            if (cached.get(h) >= 0) {
-                continue; // another request cached the same block meanwhile
+    int freeBlocks() {
+        return free.size();
+    }
+
+    /**
+     * Caches the full blocks {@code [from, to)} of a request whose blocks are {@code owned} and whose prompt blocks are
+     * named by {@code hashes} (BlockStored, one event per consecutive run); a block another request cached meanwhile
+     * under the same hash is skipped, as vLLM does.
+     */
+    void cache(IntArrayList owned, long[] hashes, int from, int to, int[] prompt) {
+        int runStart = -1;
+        List<Long> run = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            long h = hashes[i];
+            int b = owned.getInt(i);
+            if (cached.get(h) >= 0 || hashOf[b] != 0) {
+                flush(run, runStart, hashes, prompt);
+                run.clear();
+                runStart = -1;
+                continue;
             }
-            if (from < 0) {
-                from = i;
+            if (runStart < 0) {
+                runStart = i;
             }
-            if (from + stored.size() != i) {
-                break; // keep one event a consecutive run
-            }
-            int b = a.blocks()[i];
             hashOf[b] = h;
             cached.put(h, b);
-            stored.add(h);
+            run.add(h);
         }
-        if (!stored.isEmpty()) {
-            int[] tokens = java.util.Arrays.copyOfRange(prompt, from * blockSize, (from + stored.size()) * blockSize);
-            Long parent = from == 0 ? null : a.promptHashes()[from - 1];
-            events.add(new KvEvent.BlockStored(stored.stream().mapToLong(Long::longValue).toArray(), parent, tokens,
-                    blockSize, null, "GPU", null, null, null, null, null));
-        }
+        flush(run, runStart, hashes, prompt);
     }
 
-    /** Frees a finished request's blocks, last first. */
-    void release(Allocation a) {
-        int[] owned = a.blocks();
-        for (int i = owned.length - 1; i >= 0; i--) {
-            int b = owned[i];
+    private void flush(List<Long> run, int from, long[] hashes, int[] prompt) {
+        if (run.isEmpty()) {
+            return;
+        }
+        int[] tokens = Arrays.copyOfRange(prompt, from * blockSize, (from + run.size()) * blockSize);
+        Long parent = from == 0 ? null : hashes[from - 1];
+        events.add(new KvEvent.BlockStored(run.stream().mapToLong(Long::longValue).toArray(), parent, tokens,
+                blockSize, null, "GPU", null, null, null, null, null));
+    }
+
+    /** Frees a finished or preempted request's blocks, last first, and empties {@code owned}. */
+    void release(IntArrayList owned) {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            int b = owned.getInt(i);
             if (--refs[b] == 0) {
                 free.addLast(b);
             }
         }
+        owned.clear();
     }
 
     /** Drops every cached block (vLLM's prefix cache reset): AllBlocksCleared. */
     void reset() {
-        for (int b = 0; b < blocks; b++) {
-            hashOf[b] = 0;
-        }
+        Arrays.fill(hashOf, 0);
         cached.clear();
         events.add(new KvEvent.AllBlocksCleared());
     }

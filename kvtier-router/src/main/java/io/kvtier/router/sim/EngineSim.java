@@ -19,7 +19,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -28,13 +30,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * An emulated vLLM engine: the OpenAI API vLLM serves, the prefix cache of its GPU block pool (BlockPool), the KV
- * events vLLM publishes (byte for byte, over ZMQ), the /metrics a router reads load from, and answers that take the
- * time a simple cost model gives: prefill of the tokens not cached, then decode, token by token. No model runs; the
- * answer's text is filler. Requests beyond --max-seqs, or that the pool cannot hold, wait in arrival order.
+ * An emulated vLLM engine: the OpenAI API vLLM serves, the KV events vLLM publishes (byte for byte, over ZMQ), the
+ * /metrics a router reads load from, and behind them vLLM's engine core as a model: a continuous-batching scheduler
+ * (Scheduler) over a GPU block pool with prefix caching (BlockPool), stepping in real time, each step as long as a
+ * cost model says (Roofline for a GPU and a model; StepCost.perToken for the routing tests), and optionally an
+ * LMCache-like connector that stores and loads real chunk bytes in kvtier (KvConnector). No model runs; the answer's
+ * text is filler.
  *
- * It is what the router's tests and benchmarks run several of: everything a router sees of an engine is real (HTTP,
- * SSE, ZMQ, msgpack), only the GPU's work is a sleep. The fleet benchmark (issue 15) replaces the cost model.
+ * One platform thread per engine runs the steps: take new requests, schedule, load what the connector found (real
+ * transfers; the step waits), sleep the step's modeled compute time, then apply it (tokens to the requests, KV events
+ * out, new chunks queued for storing). HTTP requests run on virtual threads that hand a request to the step thread and
+ * wait for its tokens; a streaming request gets one SSE event per token, or several tokens in one event when its
+ * writer falls behind, as vLLM's API server does. Everything a client, a router or kvtier sees is real (HTTP, SSE, ZMQ,
+ * msgpack, RESP, chunk bytes); only the GPU's time is modeled. docs/fleet.md describes the model and its calibration.
  */
 
 /** An emulated vLLM engine serving the OpenAI API; thread-safe, one virtual thread per request. */
@@ -50,19 +58,29 @@ public final class EngineSim implements AutoCloseable {
     private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
     private final EventPublisher events;
     private final BlockPool pool;
-    private final Object lock = new Object();
-    private int running;
-    private final java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
+    private final Scheduler scheduler;
+    private final KvConnector connector;
+    private final java.util.concurrent.LinkedBlockingQueue<Object> inbox = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final Thread stepper;
+    private volatile boolean closed;
     private final AtomicLong ids = new AtomicLong();
-    private final AtomicLong promptTokens = new AtomicLong();
-    private final AtomicLong cachedTokens = new AtomicLong();
-    private final AtomicLong finished = new AtomicLong();
+    private volatile Gauges gauges = new Gauges(0, 0, 0);
+    private volatile EngineStats stats = new EngineStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    private long steps;
+    private long busyNanos;
+    private long loadNanos;
+    private long lagNanos;
+
+    private record Gauges(int running, int waiting, double usage) {
+    }
 
     public EngineSim(EngineSimOptions options, Tokenizer tokenizer, ChatTemplate chatTemplate) throws IOException {
         this.options = options;
         this.tokenizer = tokenizer;
         this.chatTemplate = chatTemplate;
         this.pool = new BlockPool(options.gpuBlocks(), options.blockSize(), new java.security.SecureRandom().nextLong());
+        this.connector = options.offload() == null ? null : connect(options.offload());
+        this.scheduler = new Scheduler(pool, options.maxSeqs(), options.maxBatchedTokens(), connector);
         this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
                 options.topic(), options.layout() == Layout.MAP_V0_26, 10_000, null);
@@ -74,11 +92,25 @@ public final class EngineSim implements AutoCloseable {
         http.createContext("/v1/models", this::models);
         http.createContext("/health", x -> OpenAiReplies.reply(x, 200, "text/plain", ""));
         http.createContext("/metrics", this::metrics);
+        this.stepper = Thread.ofPlatform().name("engine-sim-steps-" + options.port()).daemon().start(this::steps);
         http.start();
-        log.info("engine-sim {} on http://{}:{} (events tcp://{}:{}{}), {} blocks of {} tokens", options.model(),
+        log.info("engine-sim {} on http://{}:{} (events tcp://{}:{}{}), {} blocks of {} tokens, {}{}", options.model(),
                 options.host(), port(), options.host(), events.port(),
                 events.replayPort() < 0 ? "" : ", replay " + events.replayPort(), options.gpuBlocks(),
-                options.blockSize());
+                options.blockSize(), options.cost().describe(), options.offload() == null ? ""
+                        : ", offload to kvtier at " + options.offload().kvtier());
+    }
+
+    private static KvConnector connect(EngineSimOptions.Offload o) throws IOException {
+        List<io.kvtier.kvcache.key.LmcacheChunkKeys> workers = new java.util.ArrayList<>();
+        var hash = io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN;
+        for (int w = 0; w < o.tp(); w++) {
+            workers.add(new io.kvtier.kvcache.key.LmcacheChunkKeys(o.lmcacheModel(), o.tp(), w, o.dtype(),
+                    o.chunkTokens(), hash, hash.seedZeroNoneHash()));
+        }
+        KvtierLink link = KvtierLink.open(o.kvtier(), o.cluster(), o.connections(), o.timeout());
+        return new KvConnector(link, workers, Math.max(1024, Math.round(o.chunkBytes() * o.bytesScale())),
+                o.bufferBytes(), o.timeout().toMillis());
     }
 
     public int port() {
@@ -147,81 +179,197 @@ public final class EngineSim implements AutoCloseable {
         throw new IllegalArgumentException("prompt must be a string or an array of token ids");
     }
 
-    /** Waits for a slot and blocks, prefills what is not cached, then decodes, streaming or not. */
+    /** Hands the request to the step thread and answers as its tokens come, streaming or not. */
     private void run(HttpExchange x, boolean chat, boolean stream, boolean streamUsage, int[] prompt, int maxTokens)
             throws IOException, InterruptedException {
-        BlockPool.Allocation a = null;
-        Object ticket = new Object();
-        synchronized (lock) {
-            // First come, first served, as vLLM's scheduler: only the head of the queue may start.
-            queue.addLast(ticket);
-            try {
-                while (queue.peekFirst() != ticket || running >= options.maxSeqs()
-                        || (a = pool.allocate(prompt, maxTokens)) == null) {
-                    lock.wait();
-                }
-                running++;
-            } finally {
-                queue.remove(ticket);
-                lock.notifyAll();
-            }
+        Progress progress = new Progress();
+        SimRequest r = new SimRequest(ids.incrementAndGet(), prompt, maxTokens, pool.chain(prompt), progress);
+        String id = (chat ? "chatcmpl-" : "cmpl-") + Long.toHexString(r.id);
+        inbox.add(r);
+        if (stream) {
+            streamAnswer(x, chat, id, r, progress, streamUsage);
+            return;
         }
-        String id = (chat ? "chatcmpl-" : "cmpl-") + Long.toHexString(ids.incrementAndGet());
-        int cached = a.hitBlocks() * options.blockSize();
-        try {
-            sleepMicros((long) (prompt.length - cached) * options.prefillMicrosPerToken());
-            synchronized (lock) {
-                pool.computed(a, prompt);
+        String error = progress.awaitEnd();
+        if (error != null) {
+            OpenAiReplies.error(x, 503, error);
+            return;
+        }
+        OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(
+                completion(chat, id, Filler.text(maxTokens), prompt.length, progress.cached, maxTokens)));
+    }
+
+    /** A request's tokens as the step thread reports them, for the HTTP thread waiting on them. */
+    private static final class Progress implements SimRequest.Listener {
+        private int generated;
+        private int taken;
+        private boolean ended;
+        private String error;
+        int cached;
+
+        @Override
+        public synchronized void tokens(int count) {
+            generated += count;
+            notifyAll();
+        }
+
+        @Override
+        public synchronized void finished(String why) {
+            ended = true;
+            error = why;
+            notifyAll();
+        }
+
+        /** Waits for tokens not yet taken and returns how many (0 once the request has ended without more). */
+        synchronized int awaitTokens() throws InterruptedException {
+            while (taken == generated && !ended) {
+                wait();
             }
-            publish();
-            if (stream) {
-                streamAnswer(x, chat, id, prompt.length, cached, maxTokens, streamUsage);
-            } else {
-                sleepMicros((long) maxTokens * options.decodeMicrosPerToken());
-                OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(
-                        completion(chat, id, Filler.text(maxTokens), prompt.length, cached, maxTokens)));
+            int n = generated - taken;
+            taken = generated;
+            return n;
+        }
+
+        synchronized String awaitEnd() throws InterruptedException {
+            while (!ended) {
+                wait();
             }
-        } finally {
-            synchronized (lock) {
-                pool.release(a);
-                running--;
-                lock.notifyAll();
-            }
-            promptTokens.addAndGet(prompt.length);
-            cachedTokens.addAndGet(cached);
-            finished.incrementAndGet();
+            return error;
         }
     }
 
-    private void streamAnswer(HttpExchange x, boolean chat, String id, int prompt, int cached, int maxTokens,
-            boolean withUsage)
-            throws IOException, InterruptedException {
+    /** The step loop: see the comment at the top. */
+    private void steps() {
+        Set<SimRequest> failed = new HashSet<>();
+        while (!closed) {
+            try {
+                take(scheduler.running() == 0 && scheduler.waiting() == 0);
+                Scheduler.Step step = scheduler.schedule();
+                gauges = new Gauges(scheduler.running(), scheduler.waiting(), pool.usage());
+                if (step.isEmpty()) {
+                    if (scheduler.waiting() > 0) {
+                        take(true); // waiting for blocks that only finishing requests free: none run, so new input
+                    }
+                    continue;
+                }
+                long start = System.nanoTime();
+                failed.clear();
+                for (SimRequest r : step.loads()) {
+                    if (!connector.load(r.chunkHashes, r.loadFrom, r.loadTo)) {
+                        failed.add(r);
+                    }
+                }
+                long loaded = System.nanoTime();
+                if (!step.loads().isEmpty() && options.offload().bytesScale() < 1) { // the transfer of the real bytes
+                    loaded = start + (long) ((loaded - start) / options.offload().bytesScale());
+                }
+                long compute = (long) (options.cost().seconds(step.batch()) * 1e9);
+                long end = loaded + compute;
+                long now;
+                while ((now = System.nanoTime()) < end) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(end - now);
+                }
+                steps++;
+                busyNanos += compute;
+                loadNanos += loaded - start;
+                lagNanos += now - end;
+                for (SimRequest r : scheduler.complete(step, failed)) {
+                    ((Progress) r.listener).cached = r.gpuHitTokens + r.externalHitTokens;
+                    if (connector != null) {
+                        connector.store(r.chunkHashes, Math.max(0, r.externalChunks), r.chunkHashes.length);
+                    }
+                }
+                publish();
+                snapshot();
+            } catch (InterruptedException e) {
+                break;
+            } catch (RuntimeException e) {
+                log.error("engine-sim step failed; failing the requests in it", e);
+                scheduler.abortAll("engine error: " + e);
+            }
+        }
+        scheduler.abortAll("the engine is shutting down");
+    }
+
+    /** Moves new requests (and other tasks) from the inbox to the scheduler; waits for one first if {@code idle}. */
+    private void take(boolean idle) throws InterruptedException {
+        Object o = idle ? inbox.take() : inbox.poll();
+        while (o != null) {
+            if (o instanceof SimRequest r) {
+                scheduler.add(r);
+            } else {
+                ((Runnable) o).run();
+            }
+            o = inbox.poll();
+        }
+    }
+
+    private void snapshot() {
+        Scheduler s = scheduler;
+        gauges = new Gauges(s.running(), s.waiting(), pool.usage());
+        KvConnector c = connector;
+        stats = new EngineStats(s.promptTokens, s.gpuHitTokens, s.externalHitTokens, s.prefillTokens, s.preemptions,
+                s.finished, c == null ? 0 : c.bytesRead(), c == null ? 0 : c.bytesWritten(),
+                c == null ? 0 : c.storesDropped(), c == null ? 0 : c.storeFailures(), c == null ? 0 : c.loadFailures(),
+                steps, busyNanos / 1e9, loadNanos / 1e9, lagNanos / 1e9);
+    }
+
+    /** The engine's counters: the scheduler's as of its last step, the offload path's as of now. */
+    public EngineStats stats() {
+        EngineStats s = stats;
+        KvConnector c = connector;
+        if (c == null) {
+            return s;
+        }
+        return new EngineStats(s.promptTokens(), s.gpuHitTokens(), s.externalHitTokens(), s.prefillTokens(),
+                s.preemptions(), s.finished(), c.bytesRead(), c.bytesWritten(), c.storesDropped(), c.storeFailures(),
+                c.loadFailures(), s.steps(), s.busySeconds(), s.loadSeconds(), s.lagSeconds());
+    }
+
+    private void streamAnswer(HttpExchange x, boolean chat, String id, SimRequest r, Progress progress,
+            boolean withUsage) throws IOException, InterruptedException {
+        int sent = 0;
+        int n = progress.awaitTokens();
+        if (n == 0) {
+            OpenAiReplies.error(x, 503, progress.awaitEnd());
+            return;
+        }
         x.getResponseHeaders().set("Content-Type", "text/event-stream");
         x.sendResponseHeaders(200, 0);
         OutputStream out = x.getResponseBody();
-        for (int t = 0; t < maxTokens; t++) {
-            sleepMicros(options.decodeMicrosPerToken());
+        while (n > 0) {
+            StringBuilder text = new StringBuilder();
+            for (int t = sent; t < sent + n; t++) {
+                text.append(Filler.word(t));
+            }
+            sent += n;
             ObjectNode chunk = JSON.createObjectNode().put("id", id)
                     .put("object", chat ? "chat.completion.chunk" : "text_completion")
                     .put("created", System.currentTimeMillis() / 1000).put("model", options.model());
             ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
             if (chat) {
-                choice.putObject("delta").put("content", Filler.word(t));
+                choice.putObject("delta").put("content", text.toString());
             } else {
-                choice.put("text", Filler.word(t));
+                choice.put("text", text.toString());
             }
-            if (t == maxTokens - 1) {
+            if (sent == r.maxTokens) {
                 choice.put("finish_reason", "length");
             } else {
                 choice.putNull("finish_reason");
             }
             out.write(("data: " + JSON.writeValueAsString(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
+            n = progress.awaitTokens();
         }
-        if (withUsage) { // vLLM sends usage in a stream only when stream_options.include_usage asks for it
+        String error = progress.awaitEnd();
+        if (error != null) { // the stream has started: vLLM ends it with an error event
+            out.write(("data: " + JSON.writeValueAsString(JSON.createObjectNode().set("error", JSON.createObjectNode()
+                    .put("message", error).put("type", "ServiceUnavailableError").put("code", 503)))
+                    + "\n\n").getBytes(StandardCharsets.UTF_8));
+        } else if (withUsage) { // vLLM sends usage in a stream only when stream_options.include_usage asks for it
             ObjectNode usage = JSON.createObjectNode().put("id", id).put("model", options.model());
             usage.putArray("choices");
-            usage.set("usage", usage(prompt, cached, maxTokens));
+            usage.set("usage", usage(r.prompt.length, progress.cached, r.maxTokens));
             out.write(("data: " + JSON.writeValueAsString(usage) + "\n\n").getBytes(StandardCharsets.UTF_8));
         }
         out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
@@ -249,14 +397,12 @@ public final class EngineSim implements AutoCloseable {
         return u;
     }
 
+    /** Publishes the step's KV events, one batch (step thread only). */
     private void publish() {
-        List<KvEvent> batch;
-        synchronized (lock) {
-            batch = pool.drainEvents();
-            if (!batch.isEmpty()) {
-                events.publish(VllmEventCodec.encode(new KvEventBatch(System.currentTimeMillis() / 1000.0, batch, 0L),
-                        options.layout()));
-            }
+        List<KvEvent> batch = pool.drainEvents();
+        if (!batch.isEmpty()) {
+            events.publish(VllmEventCodec.encode(new KvEventBatch(System.currentTimeMillis() / 1000.0, batch, 0L),
+                    options.layout()));
         }
     }
 
@@ -273,47 +419,54 @@ public final class EngineSim implements AutoCloseable {
     /** The vLLM metrics a router reads load from (Prometheus text format, vLLM's names and model_name label). */
     private void metrics(HttpExchange x) throws IOException {
         try (x) {
-            int r;
-            int w;
-            double usage;
-            synchronized (lock) {
-                r = running;
-                w = queue.size();
-                usage = pool.usage();
-            }
+            Gauges g = gauges;
+            EngineStats st = stats();
+            int r = g.running();
+            int w = g.waiting();
+            double usage = g.usage();
             String label = "{model_name=\"" + options.model() + "\"}";
             String text = "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running" + label + " " + r + "\n"
                     + "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting" + label + " " + w + "\n"
                     + "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc" + label + " " + usage + "\n"
                     + "# TYPE vllm:prefix_cache_queries counter\nvllm:prefix_cache_queries_total" + label + " "
-                    + promptTokens.get() + "\n"
+                    + st.promptTokens() + "\n"
                     + "# TYPE vllm:prefix_cache_hits counter\nvllm:prefix_cache_hits_total" + label + " "
-                    + cachedTokens.get() + "\n"
+                    + st.gpuHitTokens() + "\n"
+                    + "# TYPE vllm:external_prefix_cache_queries counter\nvllm:external_prefix_cache_queries_total"
+                    + label + " " + (connector == null ? 0 : st.promptTokens() - st.gpuHitTokens()) + "\n"
+                    + "# TYPE vllm:external_prefix_cache_hits counter\nvllm:external_prefix_cache_hits_total" + label
+                    + " " + st.externalHitTokens() + "\n"
+                    + "# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total" + label + " "
+                    + st.preemptions() + "\n"
                     + "# TYPE vllm:request_success counter\nvllm:request_success_total" + label + " "
-                    + finished.get() + "\n";
+                    + st.finished() + "\n";
             OpenAiReplies.reply(x, 200, "text/plain; version=0.0.4", text);
         }
     }
 
 
-    private static void sleepMicros(long micros) throws InterruptedException {
-        if (micros > 0) {
-            TimeUnit.MICROSECONDS.sleep(micros);
-        }
-    }
-
-    /** Clears the prefix cache, as vLLM's /reset_prefix_cache does (AllBlocksCleared). */
+    /** Clears the prefix cache, as vLLM's /reset_prefix_cache does (AllBlocksCleared), at the next step. */
     public void resetPrefixCache() {
-        synchronized (lock) {
+        inbox.add((Runnable) () -> {
             pool.reset();
-        }
-        publish();
+            publish();
+        });
     }
 
     @Override
     public void close() {
+        closed = true;
         http.stop(0);
+        stepper.interrupt();
+        try {
+            stepper.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         requests.shutdownNow();
         events.close();
+        if (connector != null) {
+            connector.close();
+        }
     }
 }

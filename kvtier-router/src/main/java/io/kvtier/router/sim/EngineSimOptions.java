@@ -1,18 +1,23 @@
 package io.kvtier.router.sim;
 
+import io.kvtier.client.HostPort;
 import io.kvtier.router.events.Layout;
+import java.time.Duration;
+import java.util.Objects;
 
 /**
- * How an emulated engine is set up: where it listens, the model it claims to serve, its GPU block pool, the cost of
- * prefill and decode, and the vLLM release its KV events speak as. Validated on construction.
+ * How an emulated engine is set up: where it listens, the model it claims to serve, its GPU block pool, its
+ * scheduler's limits, the cost model of a step, the vLLM release its KV events speak as, and its offload path to
+ * kvtier (null: none). Validated on construction.
  *
- * @param eventsPort  the ZMQ PUB port (vLLM's default 5557; 0: any free port)
- * @param replayPort  the ZMQ ROUTER port for replays (0: any free port; -1: none)
- * @param topic       the events' topic (llm-d's convention {@code kv@<pod>@<model>})
+ * @param eventsPort       the ZMQ PUB port (vLLM's default 5557; 0: any free port)
+ * @param replayPort       the ZMQ ROUTER port for replays (0: any free port; -1: none)
+ * @param topic            the events' topic (llm-d's convention {@code kv@<pod>@<model>})
+ * @param maxBatchedTokens vLLM's max_num_batched_tokens: tokens one step computes at most
  */
 public record EngineSimOptions(String host, int port, String model, int eventsPort, int replayPort, String topic,
-        Layout layout, int blockSize, int gpuBlocks, int maxSeqs, long prefillMicrosPerToken,
-        long decodeMicrosPerToken) {
+        Layout layout, int blockSize, int gpuBlocks, int maxSeqs, int maxBatchedTokens, StepCost cost,
+        Offload offload) {
     public EngineSimOptions {
         check(port >= 0 && port < 65536, "--port " + port + " is not a port");
         check(eventsPort >= 0 && eventsPort < 65536, "--events-port " + eventsPort + " is not a port");
@@ -20,8 +25,39 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
         check(blockSize >= 1 && blockSize <= 1024, "--block-size " + blockSize + " is not within 1..1024");
         check(gpuBlocks >= 1, "--gpu-blocks " + gpuBlocks + " must be at least 1");
         check(maxSeqs >= 1, "--max-seqs " + maxSeqs + " must be at least 1");
-        check(prefillMicrosPerToken >= 0 && decodeMicrosPerToken >= 0, "per-token times must not be negative");
+        check(maxBatchedTokens >= 1, "--max-batched-tokens " + maxBatchedTokens + " must be at least 1");
         check(model != null && !model.isBlank(), "--model must name the model served");
+        Objects.requireNonNull(cost, "cost");
+    }
+
+    /**
+     * The LMCache-like offload path: kvtier's address (a node, or a cluster's entry node), LMCache's key parts and
+     * chunking, one worker's bytes per chunk, and the connector's bounds.
+     *
+     * @param lmcacheModel  the model name in LMCache's keys
+     * @param tp            tensor-parallel workers: each stores its own value per chunk
+     * @param chunkTokens   LMCache's chunk_size (256)
+     * @param chunkBytes    one worker's KV bytes of one chunk
+     * @param bufferBytes   most bytes queued for storing (LMCache's local CPU buffer); beyond it, chunks are not stored
+     * @param connections   connections to kvtier
+     * @param bytesScale    share of each chunk's real bytes actually moved (1: all); a load's measured time is divided
+     *                      by it, so that a machine too small to move a fleet's real bytes still times each transfer
+     *                      at its own measured speed (docs/fleet.md says where this is used)
+     */
+    public record Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype,
+                          int chunkTokens, long chunkBytes, long bufferBytes, Duration timeout, int connections,
+                          double bytesScale) {
+        public Offload {
+            check(bytesScale > 0 && bytesScale <= 1, "--kv-bytes-scale " + bytesScale + " is not within (0, 1]");
+            Objects.requireNonNull(kvtier, "kvtier");
+            check(tp >= 1, "--tp " + tp + " must be at least 1");
+            check(chunkTokens >= 1, "--lmcache-chunk-size " + chunkTokens + " must be at least 1");
+            check(chunkBytes >= 1024, "a chunk of " + chunkBytes + " bytes is too small to be a chunk");
+            check(bufferBytes >= chunkBytes * tp, "--offload-buffer must hold at least one chunk of every worker ("
+                    + chunkBytes * tp + " bytes)");
+            check(connections >= 1, "connections to kvtier must be at least 1");
+            check(timeout != null && !timeout.isNegative() && !timeout.isZero(), "the kvtier timeout must be positive");
+        }
     }
 
     private static void check(boolean ok, String message) {
@@ -30,9 +66,20 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
         }
     }
 
-    /** An engine on loopback with free ports, vLLM's block size 16 and a fast cost model: for tests. */
+    /** The context length this engine accepts: what its GPU blocks hold. */
+    public long maxModelLength() {
+        return (long) gpuBlocks * blockSize;
+    }
+
+    /** The same engine with another offload path. */
+    public EngineSimOptions withOffload(Offload other) {
+        return new EngineSimOptions(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks,
+                maxSeqs, maxBatchedTokens, cost, other);
+    }
+
+    /** An engine on loopback with free ports, vLLM's block size 16 and a fast per-token cost model: for tests. */
     public static EngineSimOptions forTest(String model, int gpuBlocks) {
         return new EngineSimOptions("127.0.0.1", 0, model, 0, 0, "kv@sim@" + model, Layout.MAP_V0_26, 16, gpuBlocks,
-                64, 20, 200);
+                64, 8192, StepCost.perToken(20, 200), null);
     }
 }

@@ -1,0 +1,125 @@
+package io.kvtier.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvtier.client.HostPort;
+import io.kvtier.kvcache.key.LmcacheChunkKeys;
+import io.kvtier.kvcache.sizing.ModelTable;
+import io.kvtier.router.events.Layout;
+import io.kvtier.router.sim.EngineSim;
+import io.kvtier.router.sim.EngineSimOptions;
+import io.kvtier.router.sim.EngineStats;
+import io.kvtier.router.sim.Gpu;
+import io.kvtier.router.sim.ModeledEngine;
+import io.kvtier.router.tokens.ChatTemplate;
+import io.kvtier.router.tokens.Tokenizer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The emulated engine's LMCache-like offload path against a real kvtier process: a prompt one engine computed is
+ * stored in kvtier as LMCache's redis:// connector stores it (keys, sizes), another engine with an empty GPU cache
+ * loads it instead of prefilling it, a chunk whose bytes are wrong is never used (recomputed and counted), and an
+ * engine whose kvtier is gone still answers, recomputing.
+ */
+class EngineOffloadIT {
+    private static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
+    /** 16-token chunks of Llama-3.1-8B: 16 * 128 KiB = 2 MiB per value. */
+    private static final int CHUNK = 16;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TempDir
+    Path dir;
+
+    private static EngineSim engine(int kvtierPort) throws Exception {
+        ModeledEngine m = new ModeledEngine(ModelTable.find(MODEL), Gpu.H100, 1, 0.9, 2L << 30, 16, 64, 8192);
+        EngineSimOptions.Offload offload = m.offload(new HostPort("127.0.0.1", kvtierPort), false, MODEL, CHUNK,
+                64L << 20, Duration.ofSeconds(2), 1.0);
+        EngineSimOptions o = m.options("127.0.0.1", 0, MODEL, 0, -1, "kv@it@" + MODEL, Layout.MAP_V0_26, offload);
+        return new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin());
+    }
+
+    private JsonNode complete(EngineSim e, int[] prompt) throws Exception {
+        String ids = IntStream.of(prompt).mapToObj(Integer::toString).collect(Collectors.joining(","));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.port()
+                        + "/v1/completions")).timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"model\":\"" + MODEL + "\",\"max_tokens\":2,\"prompt\":[" + ids + "]}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return JSON.readTree(r.body());
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 20 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void chunksOneEngineComputedAreLoadedByAnotherAndBadOnesAreRecomputed() throws Exception {
+        KvtierProcess node = KvtierProcess.start(dir.resolve("node"), "--memory", "256m", "--disk", "256m");
+        int[] prompt = IntStream.range(0, 170).map(t -> 5_000 + t).toArray(); // 10 full chunks and 10 tokens
+        List<String> keys = new LmcacheChunkKeys(MODEL, 1, 0, "bfloat16", CHUNK, LmcacheChunkKeys.Algorithm.BUILTIN,
+                LmcacheChunkKeys.Algorithm.BUILTIN.seedZeroNoneHash()).keys(prompt);
+        try (Jedis jedis = node.jedis(5_000)) {
+            try (EngineSim first = engine(node.port())) {
+                assertThat(complete(first, prompt).path("usage").path("prompt_tokens_details").path("cached_tokens")
+                        .asInt()).isZero();
+                await(() -> first.stats().bytesWritten() == 10L * (2 << 20));
+                assertThat(first.stats().prefillTokens()).isEqualTo(170);
+            }
+            // LMCache's redis:// layout: <key>kv_bytes of one worker's chunk bytes and <key>metadata of 28 bytes
+            for (String k : keys) {
+                assertThat(jedis.strlen(k + "kv_bytes")).isEqualTo(2L << 20);
+                assertThat(jedis.strlen(k + "metadata")).isEqualTo(28);
+            }
+            try (EngineSim second = engine(node.port())) {
+                JsonNode answer = complete(second, prompt);
+                assertThat(answer.path("usage").path("prompt_tokens_details").path("cached_tokens").asInt())
+                        .isEqualTo(160);
+                EngineStats s = second.stats();
+                assertThat(s.externalHitTokens()).isEqualTo(160);
+                assertThat(s.gpuHitTokens()).isZero();
+                assertThat(s.prefillTokens()).isEqualTo(10);
+                assertThat(s.bytesRead()).isEqualTo(10L * (2 << 20));
+                assertThat(s.loadSeconds()).isPositive();
+            }
+            // A chunk whose bytes are not what the engine stored: the whole load is refused, the prompt recomputed.
+            jedis.set((keys.get(3) + "kv_bytes").getBytes(), new byte[2 << 20]);
+            try (EngineSim third = engine(node.port())) {
+                JsonNode answer = complete(third, prompt);
+                assertThat(answer.path("usage").path("prompt_tokens_details").path("cached_tokens").asInt()).isZero();
+                assertThat(third.stats().loadFailures()).isEqualTo(1);
+                assertThat(third.stats().externalHitTokens()).isZero();
+                assertThat(third.stats().prefillTokens()).isEqualTo(170);
+            }
+            // kvtier gone: the engine answers, recomputing; its lookups fail fast (connection refused)
+            node.kill();
+            try (EngineSim fourth = engine(node.port())) {
+                long start = System.nanoTime();
+                JsonNode answer = complete(fourth, IntStream.range(0, 170).map(t -> 9_000 + t).toArray());
+                assertThat(answer.path("usage").path("completion_tokens").asInt()).isEqualTo(2);
+                assertThat(System.nanoTime() - start).as("answered within the kvtier timeout")
+                        .isLessThan(Duration.ofSeconds(5).toNanos());
+                await(() -> fourth.stats().storeFailures() > 0);
+            }
+        } finally {
+            node.close();
+        }
+    }
+}

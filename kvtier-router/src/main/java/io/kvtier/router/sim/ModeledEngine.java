@@ -1,0 +1,65 @@
+package io.kvtier.router.sim;
+
+import io.kvtier.client.HostPort;
+import io.kvtier.kvcache.sizing.KvFootprint;
+import io.kvtier.kvcache.sizing.ModelSpec;
+import io.kvtier.router.events.Layout;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * An engine as the fleet model sees it: a model from {@code kvtier size}'s table served on a GPU with tensor
+ * parallelism {@code tp}, vLLM's memory and scheduler settings; from these come its step cost (the calibrated
+ * {@link Roofline}), its GPU blocks ({@link HbmBudget}) and its LMCache chunk size in bytes. Immutable.
+ */
+public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtilization, long activationReserveBytes,
+                            int blockSize, int maxSeqs, int maxBatchedTokens) {
+    /** vLLM's defaults: 90% of the GPU's memory, 16-token blocks, 256 sequences, 8192 batched tokens. */
+    public static ModeledEngine defaults(ModelSpec model, Gpu gpu, int tp) {
+        return new ModeledEngine(model, gpu, tp, 0.9, 2L << 30, 16, 256, 8192);
+    }
+
+    public ModeledEngine {
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(gpu, "gpu");
+        roofline(model, gpu, tp); // validates the model and tp
+    }
+
+    private static Roofline roofline(ModelSpec model, Gpu gpu, int tp) {
+        return Roofline.calibrated(model, gpu, tp);
+    }
+
+    public Roofline roofline() {
+        return roofline(model, gpu, tp);
+    }
+
+    public HbmBudget hbm() {
+        return new HbmBudget(gpu, memoryUtilization, model.weightBytes() / tp, activationReserveBytes,
+                roofline().kvBytesPerTokenPerGpu(), blockSize);
+    }
+
+    /** One worker's bytes of an LMCache chunk of {@code chunkTokens} tokens. */
+    public long chunkBytes(int chunkTokens) {
+        return KvFootprint.of(model, model.dtype(), tp).chunkBytes(chunkTokens);
+    }
+
+    /** The options of an engine serving {@code servedName} on {@code host:port}, offloading per {@code offload}. */
+    public EngineSimOptions options(String host, int port, String servedName, int eventsPort, int replayPort,
+            String topic, Layout layout, EngineSimOptions.Offload offload) {
+        return new EngineSimOptions(host, port, servedName, eventsPort, replayPort, topic, layout, blockSize,
+                hbm().blocks(), maxSeqs, maxBatchedTokens, roofline(), offload);
+    }
+
+    /** LMCache's offload to kvtier at {@code kvtier} with its defaults: 256-token chunks, 5 GB of CPU buffer. */
+    public EngineSimOptions.Offload offload(HostPort kvtier, boolean cluster, String lmcacheModel, int chunkTokens,
+            long bufferBytes, Duration timeout, double bytesScale) {
+        String dtype = switch (model.dtype().label()) { // torch's name, as LMCache writes it in keys
+            case "bf16" -> "bfloat16";
+            case "fp16" -> "float16";
+            case "fp32" -> "float32";
+            default -> model.dtype().label();
+        };
+        return new EngineSimOptions.Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens,
+                chunkBytes(chunkTokens), bufferBytes, timeout, Math.max(2, 4 * tp), bytesScale);
+    }
+}
