@@ -183,7 +183,9 @@ class RouterIT {
                 assertThat(firstMs).as("the first chunk comes before the rest (not buffered)").isLessThan(allMs - 150);
                 String all = new String(first, StandardCharsets.UTF_8) + new String(rest, StandardCharsets.UTF_8);
                 assertThat(all).endsWith("data: [DONE]\n\n");
-                assertThat(all.split("\n\n")).hasSize(201);
+                // one event per token, or several tokens in one when the engine's writer falls behind (as vLLM's)
+                assertThat(all.split("\n\n").length).isBetween(3, 201);
+                assertThat(all.split("\"content\":\"").length - 1).isEqualTo(all.split("\n\n").length - 1);
             }
         }
     }

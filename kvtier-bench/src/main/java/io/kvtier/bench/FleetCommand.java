@@ -1,0 +1,188 @@
+package io.kvtier.bench;
+
+import io.kvtier.bench.compare.Launcher;
+import io.kvtier.bench.fleet.FleetCharts;
+import io.kvtier.bench.fleet.FleetOptions;
+import io.kvtier.bench.fleet.FleetPoint;
+import io.kvtier.bench.fleet.FleetReport;
+import io.kvtier.bench.fleet.FleetRun;
+import io.kvtier.bench.fleet.MultiRoundQa;
+import io.kvtier.kvcache.sizing.ModelTable;
+import io.kvtier.router.sim.Gpu;
+import io.kvtier.router.sim.ModeledEngine;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kvtier bench fleet}: emulated vLLM engines whose GPU time is modeled (a roofline of the GPU, vLLM's scheduler)
+ * and everything else real, driven at a sweep of rates with and without kvtier (DRAM, DRAM + SSD) and a router. Maps
+ * its flags to {@link FleetOptions}; writes fleet.json, fleet.csv, fleet.txt and the charts. See docs/fleet.md.
+ */
+@Command(name = "fleet", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Start --engines emulated vLLM engines (a roofline of --gpu for --model, vLLM's continuous "
+                + "batching and prefix caching; real HTTP, KV events and RESP) with no offload, with kvtier in DRAM "
+                + "and with kvtier in DRAM + SSD (LMCache's offload path, real chunk bytes), directly or through "
+                + "`kvtier router` with each --routing policy, and drive them at each of --rates with multi-round "
+                + "chats (LMCache's multi-round QA shape) or a Mooncake trace. Reports TTFT, TPOT, tokens/s per user, "
+                + "requests/s per GPU and hit rates by tier per point; writes fleet.txt, fleet.json, fleet.csv and "
+                + "PNG/SVG charts. See docs/fleet.md.",
+            "Example: kvtier bench fleet --gpu l4 --engines 4 --rates 0.5,1,2 --duration 60s --out /tmp/fleet"})
+final class FleetCommand implements Callable<Integer> {
+    @Option(names = "--model", defaultValue = "meta-llama/Llama-3.1-8B-Instruct",
+            description = "Model, from `kvtier size`'s table (short name or Hugging Face id; dense models) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String model;
+
+    @Option(names = "--gpu", defaultValue = "l4", description = "GPU modeled: l4, a100, h100, h200 (default: "
+            + "${DEFAULT-VALUE}).")
+    String gpu;
+
+    @Option(names = "--tp", defaultValue = "1", description = "Tensor parallelism per engine (default: ${DEFAULT-VALUE}).")
+    int tp;
+
+    @Option(names = "--engines", defaultValue = "4", description = "Engines in the fleet (default: ${DEFAULT-VALUE}).")
+    int engines;
+
+    @Option(names = "--max-seqs", defaultValue = "256", description = "vLLM's max_num_seqs (default: ${DEFAULT-VALUE}).")
+    int maxSeqs;
+
+    @Option(names = "--max-batched-tokens", defaultValue = "8192",
+            description = "vLLM's max_num_batched_tokens (default: ${DEFAULT-VALUE}).")
+    int maxBatchedTokens;
+
+    @Option(names = "--gpu-memory-utilization", defaultValue = "0.9",
+            description = "vLLM's gpu_memory_utilization (default: ${DEFAULT-VALUE}).")
+    double memoryUtilization;
+
+    @Option(names = "--offload", split = ",", defaultValue = "none,dram,dram+ssd",
+            description = "Offload configurations: none, dram, dram+ssd (default: ${DEFAULT-VALUE}).")
+    List<String> offloads;
+
+    @Option(names = "--routing", split = ",", defaultValue = "direct",
+            description = "direct (round-robin from the client) or router policies: round-robin, least-load, prefix, "
+                    + "approx-prefix, kvtier (default: ${DEFAULT-VALUE}).")
+    List<String> routings;
+
+    @Option(names = "--rates", split = ",", defaultValue = "0.5,1,2",
+            description = "The sweep: requests/s over the fleet for chats, the speed-up of a --trace "
+                    + "(default: ${DEFAULT-VALUE}).")
+    List<Double> rates;
+
+    @Option(names = "--trace", paramLabel = "FILE",
+            description = "Replay this Mooncake-format trace (JSON lines) on its timestamps instead of chats.")
+    Path trace;
+
+    @Option(names = "--users", defaultValue = "16", description = "Chat users active at once (default: ${DEFAULT-VALUE}).")
+    int users;
+
+    @Option(names = "--rounds", defaultValue = "6", description = "Rounds per user (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--system-prompt", defaultValue = "1000",
+            description = "Tokens of the system prompt all users share (default: ${DEFAULT-VALUE}).")
+    int systemPrompt;
+
+    @Option(names = "--history", defaultValue = "2000",
+            description = "Tokens of context each user's first question carries (default: ${DEFAULT-VALUE}).")
+    int history;
+
+    @Option(names = "--question", defaultValue = "50", description = "Tokens per question (default: ${DEFAULT-VALUE}).")
+    int question;
+
+    @Option(names = "--answer", defaultValue = "100",
+            description = "Tokens per answer, max_tokens (default: ${DEFAULT-VALUE}).")
+    int answer;
+
+    @Option(names = "--duration", defaultValue = "60s", converter = FlagValues.DurationConverter.class,
+            description = "Length of each point (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--warm-up", defaultValue = "15s", converter = FlagValues.DurationConverter.class,
+            description = "Requests sent in this first part of a point are not counted (default: ${DEFAULT-VALUE}).")
+    Duration warmUp;
+
+    @Option(names = "--drain", defaultValue = "60s", converter = FlagValues.DurationConverter.class,
+            description = "Time requests still running at the end get to finish (default: ${DEFAULT-VALUE}).")
+    Duration drain;
+
+    @Option(names = "--kvtier-memory", defaultValue = "8g", converter = FlagValues.SizeConverter.class,
+            description = "kvtier's memory tier, in real KV bytes (default: ${DEFAULT-VALUE}).")
+    long memory;
+
+    @Option(names = "--kvtier-disk", defaultValue = "64g", converter = FlagValues.SizeConverter.class,
+            description = "kvtier's disk tier for dram+ssd, in real KV bytes (default: ${DEFAULT-VALUE}).")
+    long disk;
+
+    @Option(names = "--kv-bytes-scale", defaultValue = "1",
+            description = "Share of each chunk's bytes actually moved; a load's measured time is divided by it and "
+                    + "kvtier's budgets scaled with it, for machines that cannot move a fleet's real bytes "
+                    + "(default: ${DEFAULT-VALUE}: all).")
+    double bytesScale;
+
+    @Option(names = "--lmcache-chunk-size", defaultValue = "256",
+            description = "LMCache's chunk size in tokens (default: ${DEFAULT-VALUE}).")
+    int chunkTokens;
+
+    @Option(names = "--kill-kvtier-after", converter = FlagValues.DurationConverter.class,
+            description = "Kill the kvtier node (SIGKILL) this long into every point: what the fleet does without it.")
+    Duration killAfter;
+
+    @Option(names = "--request-timeout", defaultValue = "300s", converter = FlagValues.DurationConverter.class,
+            description = "Longest a request may take (default: ${DEFAULT-VALUE}).")
+    Duration requestTimeout;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the prompts (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = {"-o", "--out"}, paramLabel = "DIR", defaultValue = "bench-results/fleet",
+            description = "Directory for fleet.txt, fleet.json, fleet.csv and the charts (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--kvtier-launcher", paramLabel = "PATH",
+            description = "kvtier's launcher script (default: the executable 'kvtier' above the running jar).")
+    Path launcher;
+
+    FleetOptions options() {
+        var spec = ModelTable.find(model);
+        ModeledEngine engine = new ModeledEngine(spec, Gpu.parse(gpu), tp, memoryUtilization, 2L << 30, 16, maxSeqs,
+                maxBatchedTokens);
+        engine.hbm().blocks(); // the model fits, or a clear error now
+        String served = ModelTable.entries().stream().filter(e -> e.spec() == spec).map(ModelTable.Entry::hfId)
+                .findFirst().orElse(model);
+        MultiRoundQa.Options qa = new MultiRoundQa.Options(users, rounds, systemPrompt, history, question, answer,
+                rates.getFirst(), seed, 0);
+        return new FleetOptions(engine, served, engines, offloads, routings, rates, trace, qa, warmUp, duration, drain,
+                memory, disk, bytesScale, chunkTokens, requestTimeout, killAfter,
+                launcher != null ? launcher : Launcher.discover(), out);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        FleetOptions o = options();
+        Files.createDirectories(o.out());
+        String started = Instant.now().toString();
+        System.err.println("fleet: " + o.engines() + " x " + o.gpu() + " (tp " + o.engine().tp() + ") serving "
+                + o.servedName() + ", " + o.engine().hbm().blocks() + " GPU blocks each; "
+                + o.engine().roofline().describe());
+        List<FleetPoint> points = new FleetRun(o, System.err).run();
+        String table = FleetReport.write(o.out(), new FleetReport.RunInfo(String.join(" ", "kvtier bench fleet"),
+                FleetReport.machine(), started, notes(o)), points);
+        System.out.println(table);
+        FleetCharts.write(o.out(), points);
+        System.err.println("fleet: wrote " + o.out().toAbsolutePath());
+        return points.stream().anyMatch(p -> p.latency().ok() == 0) ? 1 : 0;
+    }
+
+    private static String notes(FleetOptions o) {
+        return "Modeled: the GPU's step times (" + o.engine().roofline().describe() + ") and its block count ("
+                + o.engine().hbm().blocks() + " blocks of 16 tokens). Measured: everything else — HTTP, SSE, the "
+                + "router, KV events, kvtier and every chunk transfer" + (o.bytesScale() < 1 ? " (" + o.bytesScale()
+                + " of each chunk's bytes moved, its time divided by that)" : "") + ".";
+    }
+}

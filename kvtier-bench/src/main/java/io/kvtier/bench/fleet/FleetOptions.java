@@ -1,0 +1,71 @@
+package io.kvtier.bench.fleet;
+
+import io.kvtier.router.sim.Gpu;
+import io.kvtier.router.sim.ModeledEngine;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One fleet benchmark run: the engines (model, GPU, tensor parallelism, how many), the configurations to compare
+ * (offload tiers x routing), the rates to sweep, the workload and the kvtier node's budgets. Immutable; validated.
+ *
+ * @param engine         one engine as modeled
+ * @param servedName     the model name the engines serve and LMCache writes into keys (the Hugging Face id)
+ * @param engines        engines in the fleet
+ * @param offloads       {@code none}, {@code dram}, {@code dram+ssd}
+ * @param routings       {@code direct} (the client spreads requests round-robin) or a router policy
+ * @param rates          the sweep: requests/s for multi-round chats, a speed-up for a trace
+ * @param trace          a Mooncake trace to replay, or null for multi-round chats
+ * @param qa             the multi-round chat shape (its qps is replaced by each rate)
+ * @param memoryBytes    kvtier's memory tier, in real KV bytes (divided by bytesScale for the node)
+ * @param diskBytes      kvtier's disk tier for {@code dram+ssd}, in real KV bytes
+ * @param bytesScale     share of each chunk's bytes moved (1: all), see EngineSimOptions.Offload
+ * @param chunkTokens    LMCache's chunk size
+ * @param killAfter      kill the kvtier node (SIGKILL) this long into every point, or null
+ */
+public record FleetOptions(ModeledEngine engine, String servedName, int engines, List<String> offloads,
+                           List<String> routings, List<Double> rates, Path trace, MultiRoundQa.Options qa,
+                           Duration warmUp, Duration duration, Duration drain, long memoryBytes, long diskBytes,
+                           double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
+                           Path launcher, Path out) {
+    public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd");
+    public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix",
+            "approx-prefix", "kvtier");
+
+    public FleetOptions {
+        Objects.requireNonNull(engine, "engine");
+        offloads = List.copyOf(offloads);
+        routings = List.copyOf(routings);
+        rates = List.copyOf(rates);
+        check(engines >= 1 && engines <= 64, "--engines " + engines + " is not within 1..64");
+        check(!offloads.isEmpty() && OFFLOADS.containsAll(offloads), "--offload " + offloads + ": choose from "
+                + OFFLOADS);
+        check(!routings.isEmpty() && ROUTINGS.containsAll(routings), "--routing " + routings + ": choose from "
+                + ROUTINGS);
+        check(!rates.isEmpty() && rates.stream().allMatch(r -> r > 0), "--rates must be positive numbers");
+        check(!(routings.equals(List.of("kvtier")) && offloads.equals(List.of("none"))),
+                "--routing kvtier prices kvtier's chunks: it needs an --offload other than none");
+        check(duration.toMillis() >= 1000, "--duration must be at least 1s");
+        check(!warmUp.isNegative() && warmUp.compareTo(duration) < 0, "--warm-up must be shorter than --duration");
+        check(memoryBytes >= 1 << 20 && diskBytes >= 16 << 20, "kvtier budgets are too small");
+        check(bytesScale > 0 && bytesScale <= 1, "--kv-bytes-scale " + bytesScale + " is not within (0, 1]");
+        check(killAfter == null || killAfter.compareTo(duration) < 0, "--kill-kvtier-after must fall within --duration");
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public Gpu gpu() {
+        return engine.gpu();
+    }
+
+    /** GPUs in the fleet. */
+    public int gpus() {
+        return engines * engine.tp();
+    }
+}

@@ -1,0 +1,31 @@
+package io.kvtier.bench.fleet;
+
+import java.util.Objects;
+
+/**
+ * One measured point of the fleet benchmark: a configuration (offload tier and routing) at one rate. Immutable.
+ *
+ * @param offload  {@code none}, {@code dram} or {@code dram+ssd}
+ * @param routing  {@code direct} (the client spreads requests round-robin) or the router's policy
+ * @param gpus     GPUs in the fleet (engines x tensor parallelism), for requests/s per GPU
+ * @param latency  what the clients measured
+ * @param counters what the engines and the store did
+ */
+public record FleetPoint(String offload, String routing, String rateLabel, double offeredRps, int gpus,
+                         LatencyStats latency, EngineCounters counters) {
+    public FleetPoint {
+        Objects.requireNonNull(offload, "offload");
+        Objects.requireNonNull(routing, "routing");
+        Objects.requireNonNull(latency, "latency");
+        Objects.requireNonNull(counters, "counters");
+    }
+
+    /** The configuration's name, one line in a plot: e.g. {@code kvtier dram+ssd / prefix}. */
+    public String config() {
+        return (offload.equals("none") ? "no offload" : "kvtier " + offload) + " / " + routing;
+    }
+
+    public double rpsPerGpu() {
+        return latency.requestsPerSecond() / gpus;
+    }
+}
