@@ -92,7 +92,8 @@ public final class FleetRun {
             if (!routing.equals("direct")) {
                 router = RouterProcess.start(options.launcher(), scratch.resolve("router-" + routing + ".log"),
                         routing, endpoints, node == null ? null : "127.0.0.1:" + node.port() + ",events=tcp://127.0.0.1:"
-                                + node.eventsPort(), options.servedName(), options.chunkTokens(), prefillRate());
+                                + node.eventsPort(), options.servedName(), options.engine().tp(), options.chunkTokens(),
+                        prefillRate());
                 urls = List.of(router.url());
             }
             return measure(offload, routing, workload, urls, engines, node);

@@ -31,10 +31,12 @@ final class RouterProcess implements AutoCloseable {
      * @param prefillRate the engines' modeled prefill tokens/s, for the kvtier policy's prices
      */
     static RouterProcess start(Path launcher, Path log, String policy, List<String> engines, String kvtier,
-            String lmcacheModel, int chunkTokens, double prefillRate) throws IOException, InterruptedException {
+            String lmcacheModel, int worldSize, int chunkTokens, double prefillRate)
+            throws IOException, InterruptedException {
         int port = ServerProcess.freePort();
         List<String> command = new ArrayList<>(List.of(launcher.toString(), "router", "--port", Integer.toString(port),
-                "--policy", policy, "--lmcache-model", lmcacheModel, "--lmcache-chunk-size",
+                "--policy", policy, "--lmcache-model", lmcacheModel, "--lmcache-world-size",
+                Integer.toString(worldSize), "--lmcache-chunk-size",
                 Integer.toString(chunkTokens), "--prefill-rate", Long.toString(Math.round(prefillRate)),
                 "--fetch-probe-interval", "2000", "--probe-interval", "500"));
         for (String e : engines) {

@@ -196,7 +196,7 @@ public final class EngineSim implements AutoCloseable {
             return;
         }
         OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(
-                completion(chat, id, Filler.text(maxTokens), prompt.length, progress.cached, maxTokens)));
+                completion(chat, id, Filler.text(maxTokens), prompt.length, progress.cached(), maxTokens)));
     }
 
     /** A request's tokens as the step thread reports them, for the HTTP thread waiting on them. */
@@ -205,7 +205,16 @@ public final class EngineSim implements AutoCloseable {
         private int taken;
         private boolean ended;
         private String error;
-        int cached;
+        private int cached;
+
+        @Override
+        public synchronized void prefilled(int cachedTokens) {
+            cached = cachedTokens;
+        }
+
+        synchronized int cached() {
+            return cached;
+        }
 
         @Override
         public synchronized void tokens(int count) {
@@ -274,7 +283,6 @@ public final class EngineSim implements AutoCloseable {
                 loadNanos += loaded - start;
                 lagNanos += now - end;
                 for (SimRequest r : scheduler.complete(step, failed)) {
-                    ((Progress) r.listener).cached = r.gpuHitTokens + r.externalHitTokens;
                     if (connector != null) {
                         connector.store(r.chunkHashes, Math.max(0, r.externalChunks), r.chunkHashes.length);
                     }
@@ -369,7 +377,7 @@ public final class EngineSim implements AutoCloseable {
         } else if (withUsage) { // vLLM sends usage in a stream only when stream_options.include_usage asks for it
             ObjectNode usage = JSON.createObjectNode().put("id", id).put("model", options.model());
             usage.putArray("choices");
-            usage.set("usage", usage(r.prompt.length, progress.cached, r.maxTokens));
+            usage.set("usage", usage(r.prompt.length, progress.cached(), r.maxTokens));
             out.write(("data: " + JSON.writeValueAsString(usage) + "\n\n").getBytes(StandardCharsets.UTF_8));
         }
         out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *   lookup    when the scheduler first considers a request: EXISTS <chunk>metadata, chunk after chunk from the first,
  *             one round trip each, until the first miss (the scheduler's get_num_new_matched_tokens);
  *   retrieve  before the step that starts the request's prefill: GET <chunk>metadata then GET <chunk>kv_bytes for
- *             every chunk beyond the GPU's own prefix hit, every tensor-parallel worker its own key, all at once; the
+ *             every chunk beyond the GPU's own prefix hit, every tensor-parallel worker its own key, 8 at a time; the
  *             step waits for them (LMCache's default synchronous load, start_load_kv) so the whole batch pays the
  *             transfer, as it does on a real engine;
  *   store     once a request's prompt is computed: SET <chunk>kv_bytes then SET <chunk>metadata for its chunks past
@@ -44,6 +44,8 @@ final class KvConnector implements AutoCloseable {
     static final int METADATA_BYTES = 28;
     private static final int HEADER_BYTES = 16;
     private static final int STORES_IN_FLIGHT = 8;
+    /** Chunk values fetched at once: a long prompt's load holds at most this many in memory. */
+    private static final int LOADS_IN_FLIGHT = 8;
 
     private final KvtierLink link;
     private final LmcacheChunkKeys[] workers;
@@ -129,28 +131,44 @@ final class KvConnector implements AutoCloseable {
     }
 
     /**
-     * Fetches chunks {@code [from, to)} of every worker, all at once, and waits for them: true when every one arrived
-     * whole. A missing, short or foreign value, an error or a timeout makes it false (the caller recomputes those
+     * Fetches chunks {@code [from, to)} of every worker, {@value #LOADS_IN_FLIGHT} values at a time (LMCache gathers
+     * them all at once into GPU memory; here they land in this process's memory, hence the bound), and waits for
+     * them: true when every one arrived whole. A missing, short or foreign value, an error or a timeout makes it false (the caller recomputes those
      * tokens) and is counted.
      */
     boolean load(long[] hashes, int from, int to) {
-        List<CompletableFuture<Boolean>> parts = new ArrayList<>();
-        for (int c = from; c < to; c++) {
-            for (int w = 0; w < workers.length; w++) {
-                long h = hashes[c];
-                int worker = w;
-                byte[] meta = key(w, h, METADATA);
-                byte[] kv = key(w, h, KV_BYTES);
-                parts.add(link.send(meta, "GET", meta).thenCompose(m -> {
-                    boolean found = m instanceof Reply.Bulk b && b.content().readableBytes() == METADATA_BYTES;
-                    Reply.release(m);
-                    return found ? link.send(kv, "GET", kv).thenApply(v -> verify(v, h, worker))
-                            : CompletableFuture.completedFuture(false);
-                }));
-            }
-        }
         boolean all = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        List<CompletableFuture<Boolean>> window = new ArrayList<>();
+        for (int c = from; c < to && all; c++) {
+            for (int w = 0; w < workers.length; w++) {
+                window.add(fetch(hashes[c], w));
+            }
+            if (window.size() >= LOADS_IN_FLIGHT || c == to - 1) {
+                all = awaitAll(window, deadline);
+                window.clear();
+            }
+        }
+        if (!all) {
+            loadFailures.incrementAndGet();
+        }
+        return all;
+    }
+
+    /** One worker's chunk: its metadata, then its bytes, checked. */
+    private CompletableFuture<Boolean> fetch(long hash, int worker) {
+        byte[] meta = key(worker, hash, METADATA);
+        byte[] kv = key(worker, hash, KV_BYTES);
+        return link.send(meta, "GET", meta).thenCompose(m -> {
+            boolean found = m instanceof Reply.Bulk b && b.content().readableBytes() == METADATA_BYTES;
+            Reply.release(m);
+            return found ? link.send(kv, "GET", kv).thenApply(v -> verify(v, hash, worker))
+                    : CompletableFuture.completedFuture(false);
+        });
+    }
+
+    private static boolean awaitAll(List<CompletableFuture<Boolean>> parts, long deadline) {
+        boolean all = true;
         for (CompletableFuture<Boolean> p : parts) {
             try {
                 all &= p.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -160,9 +178,6 @@ final class KvConnector implements AutoCloseable {
             } catch (ExecutionException | TimeoutException e) {
                 all = false;
             }
-        }
-        if (!all) {
-            loadFailures.incrementAndGet();
         }
         return all;
     }

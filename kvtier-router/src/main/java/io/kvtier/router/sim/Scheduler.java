@@ -202,8 +202,11 @@ final class Scheduler {
             }
             if (r.computed == r.tokens()) {
                 r.generated++;
-                if (r.generated == 1 && r.preemptions == 0) {
-                    prefilled.add(r);
+                if (r.generated == 1) {
+                    r.listener.prefilled(r.gpuHitTokens + r.externalHitTokens);
+                    if (r.preemptions == 0) {
+                        prefilled.add(r);
+                    }
                 }
                 r.listener.tokens(1);
                 if (r.done()) {

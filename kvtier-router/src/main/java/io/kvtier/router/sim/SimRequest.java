@@ -12,6 +12,9 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
 final class SimRequest {
     /** Hears a request's progress, on the step thread: quick and non-blocking. */
     interface Listener {
+        /** The prompt is computed, {@code cached} of its tokens came from the GPU cache or kvtier; before the first token. */
+        void prefilled(int cached);
+
         /** {@code count} new tokens were generated (the first call is the first token). */
         void tokens(int count);
 

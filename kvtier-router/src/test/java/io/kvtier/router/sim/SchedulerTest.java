@@ -21,6 +21,10 @@ class SchedulerTest {
         String end = "running";
 
         @Override
+        public void prefilled(int cached) {
+        }
+
+        @Override
         public void tokens(int count) {
             tokens.add(count);
         }
