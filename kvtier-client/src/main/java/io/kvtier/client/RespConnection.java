@@ -127,6 +127,18 @@ public final class RespConnection implements AutoCloseable {
     }
 
     /**
+     * Releases the ByteBuf arguments of a command that will not be {@link #send sent} after all (its connection could
+     * not be had): what send would have taken ownership of. Buffers already released are skipped.
+     */
+    public static void releaseUnsent(Object... args) {
+        for (Object a : args) {
+            if (a instanceof io.netty.buffer.ByteBuf buf && buf.refCnt() > 0) {
+                buf.release();
+            }
+        }
+    }
+
+    /**
      * On (the default), each send is flushed to the socket at once; off, {@link #send} only queues its command until
      * {@link #flush()}, so a batch goes out in few system calls. Turning it on flushes.
      */

@@ -176,8 +176,8 @@ public final class FleetReport {
         return switch (value) {
             case null -> "";
             case Double d -> number(d);
-            case List<?> list -> quoted(String.join(" | ", list.stream().map(String::valueOf).toList()));
-            default -> quoted(value.toString());
+            case List<?> list -> io.kvtier.bench.report.CsvReport.cell(String.join(" | ", list.stream().map(String::valueOf).toList()));
+            default -> io.kvtier.bench.report.CsvReport.cell(value.toString());
         };
     }
 
@@ -186,14 +186,6 @@ public final class FleetReport {
             return "";
         }
         return new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros().toPlainString();
-    }
-
-    /** RFC 4180 quoting when a cell holds a comma, quote or line break (as report.CsvReport). */
-    private static String quoted(String s) {
-        if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
-            return s;
-        }
-        return '"' + s.replace("\"", "\"\"") + '"';
     }
 
     /**

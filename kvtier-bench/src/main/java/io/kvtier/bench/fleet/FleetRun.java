@@ -52,7 +52,7 @@ public final class FleetRun {
                     continue; // nothing for it to price
                 }
                 for (double rate : options.rates()) {
-                    FleetWorkload workload = trace == null ? new MultiRoundQa(withQps(options.qa(), rate))
+                    FleetWorkload workload = trace == null ? new MultiRoundQa(options.qa().withQps(rate))
                             : trace.replay(rate, true);
                     log.printf("-- %s, %s routing, %s%n", offload.equals("none") ? "no offload" : "kvtier " + offload,
                             routing, workload.rateLabel());
@@ -61,11 +61,6 @@ public final class FleetRun {
             }
         }
         return points;
-    }
-
-    private static MultiRoundQa.Options withQps(MultiRoundQa.Options o, double qps) {
-        return new MultiRoundQa.Options(o.users(), o.rounds(), o.systemPromptTokens(), o.historyTokens(),
-                o.questionTokens(), o.answerTokens(), qps, o.seed(), o.firstUser());
     }
 
     private FleetPoint point(String offload, String routing, FleetWorkload workload)

@@ -94,6 +94,12 @@ public final class MultiRoundQa implements FleetWorkload {
             }
         }
 
+        /** The same chats offered at {@code other} requests per second. */
+        public Options withQps(double other) {
+            return new Options(users, rounds, systemPromptTokens, historyTokens, questionTokens, answerTokens, other,
+                    seed, firstUser);
+        }
+
         /** Tokens of round {@code round}'s prompt (rounds counted from 0). */
         public int promptTokens(int round) {
             return systemPromptTokens + historyTokens + round * (questionTokens + answerTokens) + questionTokens;

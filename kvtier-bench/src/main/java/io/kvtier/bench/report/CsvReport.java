@@ -45,7 +45,7 @@ public final class CsvReport {
     }
 
     /** RFC 4180 quoting when a cell holds a comma, quote or line break. */
-    static String cell(String s) {
+    public static String cell(String s) {
         if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
             return s;
         }

@@ -166,11 +166,7 @@ final class RoutedCommand {
     }
 
     static void releaseAll(Object[] args) {
-        for (Object a : args) {
-            if (a instanceof ByteBuf buf && buf.refCnt() > 0) {
-                buf.release();
-            }
-        }
+        io.kvtier.client.RespConnection.releaseUnsent(args);
     }
 
     /** What {@link CommandObserver#completed} is told: null for success, else the kind of failure. */

@@ -312,14 +312,12 @@ public final class EngineSim implements AutoCloseable {
         }
     }
 
+    /** The scheduler's side of the counters after a step; the offload path's are read live by {@link #stats}. */
     private void snapshot() {
         Scheduler s = scheduler;
         gauges = new Gauges(s.running(), s.waiting(), pool.usage());
-        KvConnector c = connector;
         stats = new EngineStats(s.promptTokens, s.gpuHitTokens, s.externalHitTokens, s.prefillTokens, s.preemptions,
-                s.finished, c == null ? 0 : c.bytesRead(), c == null ? 0 : c.bytesWritten(),
-                c == null ? 0 : c.storesDropped(), c == null ? 0 : c.storeFailures(), c == null ? 0 : c.loadFailures(),
-                steps, busyNanos / 1e9, loadNanos / 1e9, lagNanos / 1e9);
+                s.finished, 0, 0, 0, 0, 0, steps, busyNanos / 1e9, loadNanos / 1e9, lagNanos / 1e9);
     }
 
     /** The engine's counters: the scheduler's as of its last step, the offload path's as of now. */

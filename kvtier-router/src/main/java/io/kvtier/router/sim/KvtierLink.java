@@ -52,11 +52,7 @@ abstract sealed class KvtierLink implements AutoCloseable {
             int i = Math.floorMod(next.getAndIncrement(), connections.length());
             return connection(i).handle((c, e) -> {
                 if (e != null) { // not sent: the payload buffers are still ours
-                    for (Object a : args) {
-                        if (a instanceof io.netty.buffer.ByteBuf buf && buf.refCnt() > 0) {
-                            buf.release();
-                        }
-                    }
+                    RespConnection.releaseUnsent(args);
                     return CompletableFuture.<Reply>failedFuture(e);
                 }
                 return c.send(args);

@@ -22,15 +22,11 @@ public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtili
     public ModeledEngine {
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(gpu, "gpu");
-        roofline(model, gpu, tp); // validates the model and tp
-    }
-
-    private static Roofline roofline(ModelSpec model, Gpu gpu, int tp) {
-        return Roofline.calibrated(model, gpu, tp);
+        Roofline.calibrated(model, gpu, tp); // validates the model and tp
     }
 
     public Roofline roofline() {
-        return roofline(model, gpu, tp);
+        return Roofline.calibrated(model, gpu, tp);
     }
 
     public HbmBudget hbm() {
