@@ -17,7 +17,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code kvtier bench fleet}: emulated vLLM engines whose GPU time is modeled (a roofline of the GPU, vLLM's scheduler)
@@ -34,6 +36,9 @@ import picocli.CommandLine.Option;
                 + "PNG/SVG charts. See docs/fleet.md.",
             "Example: kvtier bench fleet --gpu l4 --engines 4 --rates 0.5,1,2 --duration 60s --out /tmp/fleet"})
 final class FleetCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--model", defaultValue = "meta-llama/Llama-3.1-8B-Instruct",
             description = "Model, from `kvtier size`'s table (short name or Hugging Face id; dense models) "
                     + "(default: ${DEFAULT-VALUE}).")
@@ -65,8 +70,9 @@ final class FleetCommand implements Callable<Integer> {
     List<String> offloads;
 
     @Option(names = "--routing", split = ",", defaultValue = "direct",
-            description = "direct (round-robin from the client) or router policies: round-robin, least-load, prefix, "
-                    + "approx-prefix, kvtier (default: ${DEFAULT-VALUE}).")
+            description = "direct (the client picks an engine at random for each request, as a Kubernetes Service "
+                    + "spreads them) or router policies: round-robin, least-load, prefix, approx-prefix, kvtier "
+                    + "(default: ${DEFAULT-VALUE}).")
     List<String> routings;
 
     @Option(names = "--rates", split = ",", defaultValue = "0.5,1,2",
@@ -111,13 +117,28 @@ final class FleetCommand implements Callable<Integer> {
             description = "Time requests still running at the end get to finish (default: ${DEFAULT-VALUE}).")
     Duration drain;
 
+    @Option(names = "--kvtier-nodes", defaultValue = "1",
+            description = "kvtier nodes: 1 is one node (LMCache's redis://); more form a cluster with one backup per "
+                    + "slot, which the engines reach as redis-cluster:// (default: ${DEFAULT-VALUE}).")
+    int kvtierNodes;
+
+    @Option(names = "--kvtier-failure-timeout", defaultValue = "5s", converter = FlagValues.DurationConverter.class,
+            description = "A cluster's kvtier server --failure-timeout (default: ${DEFAULT-VALUE}, the server's).")
+    Duration failureTimeout;
+
     @Option(names = "--kvtier-memory", defaultValue = "8g", converter = FlagValues.SizeConverter.class,
-            description = "kvtier's memory tier, in real KV bytes (default: ${DEFAULT-VALUE}).")
+            description = "Each kvtier node's memory tier, in real KV bytes (default: ${DEFAULT-VALUE}).")
     long memory;
 
     @Option(names = "--kvtier-disk", defaultValue = "64g", converter = FlagValues.SizeConverter.class,
-            description = "kvtier's disk tier for dram+ssd, in real KV bytes (default: ${DEFAULT-VALUE}).")
+            description = "Each kvtier node's disk tier for dram+ssd, in real KV bytes (default: ${DEFAULT-VALUE}).")
     long disk;
+
+    @Option(names = "--keep-page-cache",
+            description = "Leave kvtier's disk files in the OS page cache. By default they are dropped from it every "
+                    + "0.5 s (posix_fadvise), so that disk-tier hits are reads from the disk: a scaled-down disk tier "
+                    + "(--kv-bytes-scale) would otherwise fit in this machine's page cache.")
+    boolean keepPageCache;
 
     @Option(names = "--kv-bytes-scale", defaultValue = "1",
             description = "Share of each chunk's bytes actually moved; a load's measured time is divided by it and "
@@ -130,7 +151,8 @@ final class FleetCommand implements Callable<Integer> {
     int chunkTokens;
 
     @Option(names = "--kill-kvtier-after", converter = FlagValues.DurationConverter.class,
-            description = "Kill the kvtier node (SIGKILL) this long into every point: what the fleet does without it.")
+            description = "Kill a kvtier node (SIGKILL; a cluster's last) this long into every point with offload: "
+                    + "what the fleet does without it, or while a cluster fails over.")
     Duration killAfter;
 
     @Option(names = "--request-timeout", defaultValue = "300s", converter = FlagValues.DurationConverter.class,
@@ -158,7 +180,7 @@ final class FleetCommand implements Callable<Integer> {
         MultiRoundQa.Options qa = new MultiRoundQa.Options(users, rounds, systemPrompt, history, question, answer,
                 rates.getFirst(), seed, 0);
         return new FleetOptions(engine, served, engines, offloads, routings, rates, trace, qa, warmUp, duration, drain,
-                memory, disk, bytesScale, chunkTokens, requestTimeout, killAfter,
+                kvtierNodes, failureTimeout, memory, disk, keepPageCache, bytesScale, chunkTokens, requestTimeout, killAfter,
                 launcher != null ? launcher : Launcher.discover(), out);
     }
 
@@ -171,8 +193,9 @@ final class FleetCommand implements Callable<Integer> {
                 + o.servedName() + ", " + o.engine().hbm().blocks() + " GPU blocks each; "
                 + o.engine().roofline().describe());
         List<FleetPoint> points = new FleetRun(o, System.err).run();
-        String table = FleetReport.write(o.out(), new FleetReport.RunInfo(String.join(" ", "kvtier bench fleet"),
-                FleetReport.machine(), started, notes(o)), points);
+        String command = "kvtier bench fleet " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String table = FleetReport.write(o.out(), new FleetReport.RunInfo(command.strip(), FleetReport.machine(),
+                started, notes(o)), points);
         System.out.println(table);
         FleetCharts.write(o.out(), points);
         System.err.println("fleet: wrote " + o.out().toAbsolutePath());
@@ -180,8 +203,10 @@ final class FleetCommand implements Callable<Integer> {
     }
 
     private static String notes(FleetOptions o) {
-        return "Modeled: the GPU's step times (" + o.engine().roofline().describe() + ") and its block count ("
-                + o.engine().hbm().blocks() + " blocks of 16 tokens). Measured: everything else — HTTP, SSE, the "
+        String store = o.kvtierNodes() == 1 ? "one kvtier node" : "a cluster of " + o.kvtierNodes()
+                + " kvtier nodes with one backup per slot";
+        return "Offload to " + store + ". Modeled: the GPU's step times (" + o.engine().roofline().describe()
+                + ") and its block count (" + o.engine().hbm().blocks() + " blocks of 16 tokens). Measured: everything else — HTTP, SSE, the "
                 + "router, KV events, kvtier and every chunk transfer" + (o.bytesScale() < 1 ? " (" + o.bytesScale()
                 + " of each chunk's bytes moved, its time divided by that)" : "") + ".";
     }

@@ -35,7 +35,7 @@ public final class TimelineChart {
     }
 
     /**
-     * @param seconds x of every point, ascending
+     * @param seconds x of every point, ascending; a NaN y is a gap in its line
      * @param left    series on the left axis, in legend order (pass a LinkedHashMap)
      * @param right   series on the right axis, in legend order; may be empty
      * @param markers vertical lines, in time order
@@ -47,7 +47,8 @@ public final class TimelineChart {
             throw new IllegalArgumentException("a timeline needs points and at least one left-axis series");
         }
         XYChart chart = ChartWriter.newChart(title, "Time (s)", leftTitle);
-        double top = niceTop(left.values().stream().flatMapToDouble(Arrays::stream).max().orElse(1));
+        double top = niceTop(left.values().stream().flatMapToDouble(Arrays::stream).filter(Double::isFinite)
+                .max().orElse(1));
         chart.getStyler().setYAxisMin(0, 0.0);
         chart.getStyler().setYAxisMax(0, top);
         chart.getStyler().setXAxisMin(0.0);
@@ -63,7 +64,7 @@ public final class TimelineChart {
             chart.setYAxisGroupTitle(1, rightTitle);
             chart.getStyler().setYAxisMin(1, 0.0);
             chart.getStyler().setYAxisMax(1, niceTop(right.values().stream().flatMapToDouble(Arrays::stream)
-                    .max().orElse(1)));
+                    .filter(Double::isFinite).max().orElse(1)));
             int j = 0;
             for (Map.Entry<String, double[]> e : right.entrySet()) {
                 line(chart, e.getKey(), seconds, e.getValue(), 1)

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -19,13 +20,13 @@ import java.util.stream.Collectors;
  * Owns the processes: {@link #close} kills every one with SIGKILL, so no graceful shutdown writes anything a later
  * run could see. Thread-safe: the failover scenario kills and adds nodes while a poller reads {@link #nodes}.
  */
-final class LocalCluster implements AutoCloseable {
+public final class LocalCluster implements AutoCloseable {
     static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
 
     /** One started node. */
-    record Node(String id, HostPort endpoint, ServerProcess process) {
-        boolean isAlive() {
+    public record Node(String id, HostPort endpoint, ServerProcess process) {
+        public boolean isAlive() {
             return process.isAlive();
         }
     }
@@ -36,14 +37,16 @@ final class LocalCluster implements AutoCloseable {
     private final List<Integer> ports = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
     private final List<Node> nodes = new CopyOnWriteArrayList<>();
+    private final IntFunction<List<String>> extraArgs;
 
     /** How many nodes the cluster started with: its Raft voters (--voters); nodes added later join as learners. */
     private int initial;
 
-    private LocalCluster(NodeSettings settings, Path dir, String name) {
+    private LocalCluster(NodeSettings settings, Path dir, String name, IntFunction<List<String>> extraArgs) {
         this.settings = settings;
         this.dir = dir;
         this.name = name;
+        this.extraArgs = extraArgs;
     }
 
     /**
@@ -52,7 +55,13 @@ final class LocalCluster implements AutoCloseable {
      */
     static LocalCluster start(NodeSettings settings, Path dir, String name, int count, int spare)
             throws IOException, InterruptedException {
-        LocalCluster c = new LocalCluster(settings, Files.createDirectories(dir), name);
+        return start(settings, dir, name, count, spare, i -> List.of());
+    }
+
+    /** As {@link #start(NodeSettings, Path, String, int, int)}, node {@code i} (from 0) also given {@code extraArgs(i)}. */
+    public static LocalCluster start(NodeSettings settings, Path dir, String name, int count, int spare,
+            IntFunction<List<String>> extraArgs) throws IOException, InterruptedException {
+        LocalCluster c = new LocalCluster(settings, Files.createDirectories(dir), name, extraArgs);
         c.initial = count;
         try {
             for (int i = 0; i < count + spare; i++) {
@@ -119,6 +128,7 @@ final class LocalCluster implements AutoCloseable {
                 "--seeds", seeds, "--cluster-port", Integer.toString(clusterPorts.get(index)), "--replicas",
                 Integer.toString(settings.replicas()), "--failure-timeout", settings.failureTimeout().toMillis()
                         + "ms", "--cluster-name", name));
+        command.addAll(extraArgs.apply(index));
         if (index < initial) {
             command.addAll(List.of("--voters", java.util.stream.IntStream.rangeClosed(1, initial)
                     .mapToObj(i -> "n" + i).collect(Collectors.joining(","))));
@@ -141,11 +151,11 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** Every node started so far, dead ones included, in start order. */
-    List<Node> nodes() {
+    public List<Node> nodes() {
         return List.copyOf(nodes);
     }
 
-    List<Node> live() {
+    public List<Node> live() {
         return nodes.stream().filter(Node::isAlive).toList();
     }
 

@@ -18,11 +18,15 @@ package io.kvtier.bench.fleet;
  * @param loadFailures     chunk loads that failed or timed out (their tokens were recomputed)
  * @param preemptions      requests preempted for want of GPU blocks
  * @param gpuBusySeconds   modeled GPU step time, summed over engines
+ * @param loadSeconds      time the engines' steps waited for chunk loads, summed (measured, in real KV bytes' time)
+ * @param fetchBytesPerSecond real KV bytes loaded per second of loading: the transfer rate the engines saw; NaN
+ *                         without loads
  * @param stepLagSeconds   how far the emulation's steps ran behind the model's times, summed (fidelity)
  */
 public record EngineCounters(long promptTokens, long gpuHitTokens, long memoryHitTokens, long diskHitTokens,
                              long recomputedTokens, long bytesRead, long bytesWritten, long storesDropped,
-                             long loadFailures, long preemptions, double gpuBusySeconds, double stepLagSeconds) {
+                             long loadFailures, long preemptions, double gpuBusySeconds, double loadSeconds,
+                             double fetchBytesPerSecond, double stepLagSeconds) {
     private double share(long tokens) {
         return promptTokens == 0 ? 0 : (double) tokens / promptTokens;
     }

@@ -1,5 +1,6 @@
 package io.kvtier.bench.fleet;
 
+import io.kvtier.bench.chart.TimelineChart;
 import io.kvtier.common.chart.ChartFiles;
 import io.kvtier.common.chart.ChartWriter;
 import java.awt.BasicStroke;
@@ -23,13 +24,15 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * The fleet benchmark's charts, each a PNG and an SVG in the house style ({@link ChartWriter}), one line per
  * configuration ({@link FleetPoint#config()}, in the order the points first name them), its points in rate order:
  * requests/s per GPU against tokens/s per user (the throughput one GPU gives at the speed each user sees), TTFT p90
- * against the offered rate, and the hit rate of each tier against the offered rate. Points with nothing measured
- * (NaN) are left out of a line. Stateless and thread-safe.
+ * against the offered rate, and the hit rate of each tier against the offered rate; and for each point where a kvtier
+ * node was killed, its timeline. Points with nothing measured (NaN) are left out of a line. Stateless and
+ * thread-safe.
  */
 public final class FleetCharts {
     public static final String RPS_VS_TPS = "fleet-rps-vs-tps";
     public static final String TTFT_P90 = "fleet-ttft-p90";
     public static final String HIT_RATE = "fleet-hit-rate";
+    public static final String KILL_TIMELINE = "fleet-kill";
 
     private FleetCharts() {
     }
@@ -44,7 +47,36 @@ public final class FleetCharts {
         add(files, ChartWriter.write(rpsVsTps(byConfig), dir.resolve(RPS_VS_TPS)));
         add(files, ChartWriter.write(ttftP90(byConfig), dir.resolve(TTFT_P90)));
         add(files, ChartWriter.write(hitRate(byConfig), dir.resolve(HIT_RATE)));
+        for (FleetPoint p : points) {
+            if (p.timeline().hasKill()) {
+                add(files, killTimeline(dir, p));
+            }
+        }
         return files;
+    }
+
+    /** The name of a point's kill timeline: {@code fleet-kill-<config>-<rate>}, runs of other characters as '-'. */
+    static String killTimelineName(FleetPoint p) {
+        return KILL_TIMELINE + "-" + (p.config() + "-" + p.rateLabel()).replaceAll("[^A-Za-z0-9.]+", "-")
+                .replaceAll("(^-|-$)", "");
+    }
+
+    /**
+     * TTFT p50 and p90 of the requests sent in each bucket, and the share of their prompt tokens served from cache,
+     * with the kill marked: what the fleet saw while a kvtier node was gone (and its cluster failed over).
+     */
+    private static ChartFiles killTimeline(Path dir, FleetPoint p) throws IOException {
+        FleetTimeline t = p.timeline();
+        Map<String, double[]> left = new LinkedHashMap<>();
+        left.put("TTFT p50", t.buckets().stream().mapToDouble(FleetTimeline.Bucket::ttftP50).toArray());
+        left.put("TTFT p90", t.buckets().stream().mapToDouble(FleetTimeline.Bucket::ttftP90).toArray());
+        Map<String, double[]> right = new LinkedHashMap<>();
+        right.put("prompt tokens cached (%)", t.buckets().stream().mapToDouble(b -> b.cachedShare() * 100)
+                .toArray());
+        return TimelineChart.write(dir.resolve(killTimelineName(p)), "A kvtier node killed: " + p.config() + ", "
+                        + p.rateLabel() + " (by send time, " + Math.round(t.bucketSeconds()) + " s buckets)",
+                "TTFT (s)", "Cached (%)", t.seconds(), left, right,
+                List.of(new io.kvtier.bench.chart.Marker(t.killedAtSeconds(), "kill -9 " + t.killed())));
     }
 
     private static void add(List<Path> files, ChartFiles chart) {

@@ -33,8 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Sends completion requests to vLLM's OpenAI API ({@code POST <base>/v1/completions}, the prompt as token ids,
  * {@code ignore_eos} so that every answer has {@code max_tokens} tokens, streamed with usage) and times them from
  * the server-sent events: sent just before the request goes out, first token at the first event whose
- * {@code choices[0].text} is not empty, end at {@code data: [DONE]} (or the end of the stream). Bases are used
- * round-robin: one base is a router, several are engines reached directly.
+ * {@code choices[0].text} is not empty, end at {@code data: [DONE]} (or the end of the stream). One base is a router;
+ * several are engines reached directly, used in turn or, with a seed, picked at random as a Kubernetes Service
+ * spreads them (in turn, a fixed number of chat users would each land on one engine every round: an affinity no
+ * plain load balancer gives).
  *
  * <p>Each request runs on its own virtual thread, bounded as a whole (headers and body) by the timeout: a watchdog
  * interrupts it, which aborts the exchange. Futures never complete exceptionally: HTTP errors, timeouts, refused
@@ -54,14 +56,21 @@ public final class FleetClient implements RequestSender, AutoCloseable {
     private final HttpClient http;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong sent = new AtomicLong();
+    private final java.util.Random picker;
+
+    /** Bases used in turn. See {@link #FleetClient(List, String, Duration, int, java.util.Random)}. */
+    public FleetClient(List<URI> baseUrls, String model, Duration timeout, int maxInFlight) {
+        this(baseUrls, model, timeout, maxInFlight, null);
+    }
 
     /**
      * @param baseUrls    where the API is: {@code http://host:port} (or with a path prefix), without {@code /v1}
      * @param model       the {@code model} member of every request: the name the engines serve
      * @param timeout     the most one request may take, connecting, waiting and streaming together
      * @param maxInFlight the most requests running at once
+     * @param picker      picks each request's base at random; null: in turn
      */
-    public FleetClient(List<URI> baseUrls, String model, Duration timeout, int maxInFlight) {
+    public FleetClient(List<URI> baseUrls, String model, Duration timeout, int maxInFlight, java.util.Random picker) {
         Objects.requireNonNull(baseUrls, "baseUrls");
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(timeout, "timeout");
@@ -78,6 +87,7 @@ public final class FleetClient implements RequestSender, AutoCloseable {
         this.model = model;
         this.timeout = timeout;
         this.maxInFlight = maxInFlight;
+        this.picker = picker;
         this.watchdogs = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().daemon().name("fleet-watchdog")
                 .factory());
         watchdogs.setRemoveOnCancelPolicy(true);
@@ -108,7 +118,9 @@ public final class FleetClient implements RequestSender, AutoCloseable {
             return CompletableFuture.completedFuture(
                     refused(request, "client: too many requests in flight (" + maxInFlight + ")"));
         }
-        URI uri = endpoints.get((int) Math.floorMod(sent.getAndIncrement(), (long) endpoints.size()));
+        long n = sent.getAndIncrement();
+        URI uri = endpoints.get(picker == null ? (int) Math.floorMod(n, (long) endpoints.size())
+                : picker.nextInt(endpoints.size()));
         CompletableFuture<RequestResult> answer = new CompletableFuture<>();
         try {
             threads.execute(() -> answer.complete(done(exchange(uri, request))));

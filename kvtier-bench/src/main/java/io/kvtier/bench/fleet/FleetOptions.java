@@ -15,19 +15,25 @@ import java.util.Objects;
  * @param servedName     the model name the engines serve and LMCache writes into keys (the Hugging Face id)
  * @param engines        engines in the fleet
  * @param offloads       {@code none}, {@code dram}, {@code dram+ssd}
- * @param routings       {@code direct} (the client spreads requests round-robin) or a router policy
+ * @param routings       {@code direct} (the client spreads requests at random) or a router policy
  * @param rates          the sweep: requests/s for multi-round chats, a speed-up for a trace
  * @param trace          a Mooncake trace to replay, or null for multi-round chats
  * @param qa             the multi-round chat shape (its qps is replaced by each rate)
- * @param memoryBytes    kvtier's memory tier, in real KV bytes (divided by bytesScale for the node)
- * @param diskBytes      kvtier's disk tier for {@code dram+ssd}, in real KV bytes
+ * @param kvtierNodes    kvtier nodes: 1 is one node (LMCache's redis://), more a cluster with one backup per slot
+ *                       (its redis-cluster://)
+ * @param failureTimeout a cluster's {@code --failure-timeout}: how soon a killed node's backups take over
+ * @param memoryBytes    each kvtier node's memory tier, in real KV bytes (divided by bytesScale for the node)
+ * @param diskBytes      each kvtier node's disk tier for {@code dram+ssd}, in real KV bytes
+ * @param keepPageCache  leave kvtier's disk files in the OS page cache (by default they are dropped every 0.5 s, so
+ *                       that disk hits are disk reads; see PageCacheEvictor)
  * @param bytesScale     share of each chunk's bytes moved (1: all), see EngineSimOptions.Offload
  * @param chunkTokens    LMCache's chunk size
- * @param killAfter      kill the kvtier node (SIGKILL) this long into every point, or null
+ * @param killAfter      kill a kvtier node (SIGKILL; the last of a cluster) this long into every point, or null
  */
 public record FleetOptions(ModeledEngine engine, String servedName, int engines, List<String> offloads,
                            List<String> routings, List<Double> rates, Path trace, MultiRoundQa.Options qa,
-                           Duration warmUp, Duration duration, Duration drain, long memoryBytes, long diskBytes,
+                           Duration warmUp, Duration duration, Duration drain, int kvtierNodes,
+                           Duration failureTimeout, long memoryBytes, long diskBytes, boolean keepPageCache,
                            double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
                            Path launcher, Path out) {
     public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd");
@@ -49,9 +55,14 @@ public record FleetOptions(ModeledEngine engine, String servedName, int engines,
                 "--routing kvtier prices kvtier's chunks: it needs an --offload other than none");
         check(duration.toMillis() >= 1000, "--duration must be at least 1s");
         check(!warmUp.isNegative() && warmUp.compareTo(duration) < 0, "--warm-up must be shorter than --duration");
+        check(kvtierNodes >= 1 && kvtierNodes <= 16, "--kvtier-nodes " + kvtierNodes + " is not within 1..16");
+        check(kvtierNodes == 1 || !failureTimeout.isNegative() && !failureTimeout.isZero(),
+                "--kvtier-failure-timeout must be positive");
         check(memoryBytes >= 1 << 20 && diskBytes >= 16 << 20, "kvtier budgets are too small");
         check(bytesScale > 0 && bytesScale <= 1, "--kv-bytes-scale " + bytesScale + " is not within (0, 1]");
         check(killAfter == null || killAfter.compareTo(duration) < 0, "--kill-kvtier-after must fall within --duration");
+        check(killAfter == null || kvtierNodes != 2, "--kill-kvtier-after with --kvtier-nodes 2 leaves one of two "
+                + "voters, no majority: the cluster would stop; use 1 node (no failover) or 3 or more");
     }
 
     private static void check(boolean ok, String message) {

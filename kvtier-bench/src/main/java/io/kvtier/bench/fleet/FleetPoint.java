@@ -10,10 +10,12 @@ import java.util.Objects;
  * @param gpus     GPUs in the fleet (engines x tensor parallelism), for requests/s per GPU
  * @param latency  what the clients measured
  * @param counters what the engines and the store did
+ * @param timeline the point's requests over time, and the kill of a kvtier node if there was one
  */
 public record FleetPoint(String offload, String routing, String rateLabel, double offeredRps, int gpus,
-                         LatencyStats latency, EngineCounters counters) {
+                         LatencyStats latency, EngineCounters counters, FleetTimeline timeline) {
     public FleetPoint {
+        Objects.requireNonNull(timeline, "timeline");
         Objects.requireNonNull(offload, "offload");
         Objects.requireNonNull(routing, "routing");
         Objects.requireNonNull(latency, "latency");

@@ -13,28 +13,39 @@ import java.util.concurrent.atomic.AtomicLong;
  * A one-line progress bar for one point of the fleet benchmark (label, share of the point's time gone, requests
  * answered, errors, TTFT p50 so far), redrawn in place with a carriage return like
  * {@link io.kvtier.bench.report.ProgressBar}, whose snapshot counts bytes and has no errors or TTFT, so this is its
- * sibling rather than a use of it. For a terminal on stderr, so that stdout stays a clean table. One thread ticks
- * ({@link #tickUntil}); any other may {@link #stop} it.
+ * sibling rather than a use of it. For a terminal on stderr, so that stdout stays a clean table; where stderr is not a
+ * terminal (a log file, CI) it prints a line every {@value #LOG_EVERY_MILLIS} ms instead of redrawing. One thread
+ * ticks ({@link #tickUntil}); any other may {@link #stop} it.
  */
 public final class FleetProgress {
     private static final int WIDTH = 30;
     private static final long TICK_MILLIS = 250;
+    private static final long LOG_EVERY_MILLIS = 10_000;
     private final PrintStream out;
     private final String label;
     private final long startNanos;
     private final long endNanos;
+    private final boolean inPlace;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     /**
      * @param label      the point, e.g. its rate label
      * @param startNanos when the point began ({@link System#nanoTime()})
      * @param endNanos   when it is to end: the bar is full then
+     * @param inPlace    redraw one line (a terminal), else print a line now and then (a log)
      */
-    public FleetProgress(PrintStream out, String label, long startNanos, long endNanos) {
+    public FleetProgress(PrintStream out, String label, long startNanos, long endNanos, boolean inPlace) {
         this.out = out;
         this.label = label;
         this.startNanos = startNanos;
         this.endNanos = endNanos;
+        this.inPlace = inPlace;
+    }
+
+    /** Whether this process writes to a terminal, where the bar is redrawn in place. */
+    public static boolean terminal() {
+        java.io.Console console = System.console();
+        return console != null && console.isTerminal();
     }
 
     /**
@@ -45,15 +56,21 @@ public final class FleetProgress {
      * @param results the counted results so far (errors and TTFT come from them); a thread-safe list, copied
      */
     public void tickUntil(AtomicLong done, Collection<RequestResult> results) {
+        long ticks = 0;
         try {
             while (!stopped.await(TICK_MILLIS, TimeUnit.MILLISECONDS)) {
-                out.print("\r" + line(snapshot(done.get(), results, System.nanoTime())));
-                out.flush();
+                ticks++;
+                if (inPlace) {
+                    out.print("\r" + line(snapshot(done.get(), results, System.nanoTime())));
+                    out.flush();
+                } else if (ticks % (LOG_EVERY_MILLIS / TICK_MILLIS) == 0) {
+                    out.println(line(snapshot(done.get(), results, System.nanoTime())));
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        out.print("\r" + line(snapshot(done.get(), results, System.nanoTime())) + "\n");
+        out.print((inPlace ? "\r" : "") + line(snapshot(done.get(), results, System.nanoTime())) + "\n");
         out.flush();
     }
 

@@ -35,11 +35,15 @@ import java.util.stream.Stream;
  *      "latency": {"ok": 1180, "errors": 2, "errorRate": 0.0017, "requestsPerSecond": 3.93, "ttftP50": 0.21, ...,
  *                  "firstErrors": ["HTTP 503: ..."]},          // every LatencyStats member, seconds
  *      "counters": {"promptTokens": 9100000, "gpuHitTokens": ..., ..., "gpuHitRate": 0.41, "memoryHitRate": 0.33,
- *                   "diskHitRate": 0.08}}                      // every EngineCounters member and the hit rates
+ *                   "diskHitRate": 0.08},                      // every EngineCounters member and the hit rates
+ *      "timeline": {"bucketSeconds": 2.0, "killed": "n3", "killedAtSeconds": 30.0,    // null, null without a kill
+ *                   "buckets": [{"startSeconds": 0.0, "ok": 9, "errors": 0, "ttftP50": 0.12, "ttftP90": 0.3,
+ *                                "ttftMax": 0.4, "cachedShare": 0.71}, ...]}}       // by send time, warm-up included
  *   ]
  * }
  * }</pre>
- * CSV columns are the point's members, then {@code latency.<member>} and {@code counters.<member>}.
+ * CSV columns are the point's members, then {@code latency.<member>} and {@code counters.<member>} (the timeline is
+ * in the JSON only).
  */
 public final class FleetReport {
     public static final String SCHEMA = "kvtier-bench-fleet/1";
@@ -105,7 +109,11 @@ public final class FleetReport {
         root.put("schema", SCHEMA);
         root.put("run", Json.object("commandLine", run.commandLine(), "machine", run.machine(),
                 "startedAt", run.startedAt(), "notes", run.notes()));
-        root.put("points", points.stream().map(FleetReport::point).toList());
+        root.put("points", points.stream().map(p -> {
+            Map<String, Object> m = point(p);
+            m.put("timeline", timeline(p.timeline()));
+            return m;
+        }).toList());
         return Json.write(root);
     }
 
@@ -116,6 +124,13 @@ public final class FleetReport {
         m.put("latency", latency(p.latency()));
         m.put("counters", counters(p.counters()));
         return m;
+    }
+
+    private static Map<String, Object> timeline(FleetTimeline t) {
+        return Json.object("bucketSeconds", t.bucketSeconds(), "killed", t.killed(), "killedAtSeconds",
+                t.killedAtSeconds(), "buckets", t.buckets().stream().map(b -> Json.object("startSeconds",
+                        b.startSeconds(), "ok", b.ok(), "errors", b.errors(), "ttftP50", b.ttftP50(), "ttftP90",
+                        b.ttftP90(), "ttftMax", b.ttftMax(), "cachedShare", b.cachedShare())).toList());
     }
 
     private static Map<String, Object> latency(LatencyStats l) {
@@ -135,7 +150,8 @@ public final class FleetReport {
                 "memoryHitTokens", c.memoryHitTokens(), "diskHitTokens", c.diskHitTokens(),
                 "recomputedTokens", c.recomputedTokens(), "bytesRead", c.bytesRead(), "bytesWritten", c.bytesWritten(),
                 "storesDropped", c.storesDropped(), "loadFailures", c.loadFailures(), "preemptions", c.preemptions(),
-                "gpuBusySeconds", c.gpuBusySeconds(), "stepLagSeconds", c.stepLagSeconds(),
+                "gpuBusySeconds", c.gpuBusySeconds(), "loadSeconds", c.loadSeconds(), "fetchBytesPerSecond",
+                c.fetchBytesPerSecond(), "stepLagSeconds", c.stepLagSeconds(),
                 "gpuHitRate", c.gpuHitRate(), "memoryHitRate", c.memoryHitRate(), "diskHitRate", c.diskHitRate());
     }
 
@@ -169,7 +185,7 @@ public final class FleetReport {
     /** A point with every member, for the header (which must not depend on there being points). */
     private static FleetPoint sample() {
         return new FleetPoint("none", "direct", "", 0, 1, LatencyStats.of(List.of(), 0),
-                new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+                new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Double.NaN, 0), FleetTimeline.EMPTY);
     }
 
     private static String cell(Object value) {
@@ -189,19 +205,21 @@ public final class FleetReport {
     }
 
     /**
-     * The table for people: one row per point, then the first error of each point that had errors. TTFT in seconds,
-     * TPOT in milliseconds, hit rates as percent of prompt tokens, bytes in MB (10^6).
+     * The table for people: one row per point, then the kills, then the first error of each point that had errors.
+     * TTFT in seconds, TPOT in milliseconds, hit rates as percent of prompt tokens, bytes moved in MB (10^6), the
+     * engines' fetch rate in GB/s of real KV bytes.
      */
     public static String table(List<FleetPoint> points) {
         int configWidth = Math.max(6, points.stream().mapToInt(p -> p.config().length()).max().orElse(0));
         int rateWidth = Math.max(4, points.stream().mapToInt(p -> p.rateLabel().length()).max().orElse(0));
         String row = "%-" + configWidth + "s  %-" + rateWidth + "s %9s %8s %8s %8s %8s %8s %6s %6s %6s %12s %10s %10s"
-                + " %7s%n";
+                + " %6s %7s%n";
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, row, "config", "rate", "req/s/GPU", "TPS/user", "TTFT p50", "TTFT p90",
-                "TTFT p99", "TPOT p50", "GPU%", "mem%", "disk%", "recomputed", "MB read", "MB written", "errors"));
+                "TTFT p99", "TPOT p50", "GPU%", "mem%", "disk%", "recomputed", "MB read", "MB written", "fetch",
+                "errors"));
         out.append(String.format(Locale.ROOT, row, "", "", "", "tok/s", "s", "s", "s", "ms", "", "", "", "tokens",
-                "", "", ""));
+                "", "", "GB/s", ""));
         for (FleetPoint p : points) {
             LatencyStats l = p.latency();
             EngineCounters c = p.counters();
@@ -209,7 +227,18 @@ public final class FleetReport {
                     fixed(l.tokensPerSecondPerUser(), 1), fixed(l.ttftP50(), 3), fixed(l.ttftP90(), 3),
                     fixed(l.ttftP99(), 3), fixed(l.tpotP50() * 1000, 1), fixed(c.gpuHitRate() * 100, 1),
                     fixed(c.memoryHitRate() * 100, 1), fixed(c.diskHitRate() * 100, 1), c.recomputedTokens(),
-                    fixed(c.bytesRead() / 1e6, 0), fixed(c.bytesWritten() / 1e6, 0), l.errors()));
+                    fixed(c.bytesRead() / 1e6, 0), fixed(c.bytesWritten() / 1e6, 0),
+                    fixed(c.fetchBytesPerSecond() / 1e9, 2), l.errors()));
+        }
+        for (FleetPoint p : points) {
+            FleetTimeline t = p.timeline();
+            if (t.hasKill()) {
+                double at = t.killedAtSeconds();
+                out.append(String.format(Locale.ROOT, "%s killed (SIGKILL) %.1f s into %s at %s: worst TTFT p90 of a"
+                        + " %.0f s bucket %s s before, %s s after; %d errors in the point%n", t.killed(), at,
+                        p.config(), p.rateLabel(), t.bucketSeconds(), fixed(t.worstP90Before(at), 3),
+                        fixed(t.worstP90After(at), 3), p.latency().errors()));
+            }
         }
         for (FleetPoint p : points) {
             if (!p.latency().firstErrors().isEmpty()) {

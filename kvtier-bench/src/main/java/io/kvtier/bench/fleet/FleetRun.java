@@ -1,6 +1,5 @@
 package io.kvtier.bench.fleet;
 
-import io.kvtier.client.HostPort;
 import io.kvtier.router.events.Layout;
 import io.kvtier.router.sim.EngineSim;
 import io.kvtier.router.sim.EngineSimOptions;
@@ -9,27 +8,34 @@ import io.kvtier.router.sim.StepBatch;
 import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 /*
  * How a fleet run goes: for every offload configuration, routing and rate, one point:
- *   1. a fresh kvtier node is started (none for "none") with the run's budgets, divided by --kv-bytes-scale: "dram"
- *      gets the memory budget and the least disk a node takes (16 MiB: no chunk fits, so what leaves memory is gone),
- *      "dram+ssd" the memory and the disk budget; the engines start fresh (empty GPU caches), offloading to the node;
- *   2. the router is started in front of them with the routing's policy, or, for "direct", the client spreads
- *      requests over the engines round-robin;
+ *   1. a fresh kvtier is started (none for "none"): one node, or a cluster of --kvtier-nodes with one backup per slot,
+ *      each node with the run's budgets divided by --kv-bytes-scale: "dram" gets the memory budget and the least disk
+ *      a node takes (16 MiB: no chunk fits, so what leaves memory is gone), "dram+ssd" the memory and the disk budget;
+ *      the engines start fresh (empty GPU caches), offloading to it;
+ *   2. the router is started in front of them with the routing's policy, following every node's store events, or,
+ *      for "direct", the client spreads requests over the engines at random (as a Kubernetes Service would);
  *   3. the workload runs for --duration at the rate; requests sent during the warm-up are not counted in latencies;
- *   4. requests still running get --drain to finish; then the engines' and the node's counters are read;
- *   5. router and engines stop.
- * The engines run in this process (each with its own step thread), the node and the router are processes of their
+ *      with --kill-kvtier-after, a node is killed (SIGKILL) that far into the point;
+ *   4. requests still running get --drain to finish; then the engines' and the nodes' counters are read;
+ *   5. router, engines and kvtier stop; kvtier's data is deleted (its logs are kept under scratch/).
+ * The engines run in this process (each with its own step thread), the nodes and the router are processes of their
  * own: everything between them is real HTTP, ZMQ and RESP.
  */
 
@@ -37,6 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FleetRun {
     private final FleetOptions options;
     private final PrintStream log;
+    private int points;
 
     public FleetRun(FleetOptions options, PrintStream log) {
         this.options = options;
@@ -65,33 +72,37 @@ public final class FleetRun {
 
     private FleetPoint point(String offload, String routing, FleetWorkload workload)
             throws IOException, InterruptedException {
-        Path scratch = java.nio.file.Files.createDirectories(options.out().resolve("scratch"));
-        KvtierNode node = null;
+        Path scratch = Files.createDirectories(options.out().resolve("scratch"));
+        Path data = scratch.resolve("kvtier-" + offload.replace('+', '-') + "-" + routing + "-" + (++points));
+        KvtierStore store = null;
         List<EngineSim> engines = new ArrayList<>();
         RouterProcess router = null;
         try {
             if (!offload.equals("none")) {
-                long scale = Math.max(1, Math.round(1 / options.bytesScale()));
-                node = KvtierNode.start(options.launcher(), scratch.resolve("kvtier-" + offload.replace('+', '-')),
-                        Math.max(1 << 20, options.memoryBytes() / scale), offload.equals("dram") ? 16L << 20
-                                : Math.max(16L << 20, options.diskBytes() / scale));
+                store = KvtierStore.start(options.launcher(), data, options.kvtierNodes(),
+                        Math.max(1 << 20, Math.round(options.memoryBytes() * options.bytesScale())),
+                        offload.equals("dram") ? 16L << 20
+                                : Math.max(16L << 20, Math.round(options.diskBytes() * options.bytesScale())),
+                        options.failureTimeout());
             }
             List<URI> urls = new ArrayList<>();
             List<String> endpoints = new ArrayList<>();
             for (int i = 0; i < options.engines(); i++) {
-                EngineSim e = startEngine(node, i);
+                EngineSim e = startEngine(store, i);
                 engines.add(e);
                 urls.add(URI.create("http://127.0.0.1:" + e.port()));
                 endpoints.add("http://127.0.0.1:" + e.port() + ",events=tcp://127.0.0.1:" + e.eventsPort());
             }
             if (!routing.equals("direct")) {
                 router = RouterProcess.start(options.launcher(), scratch.resolve("router-" + routing + ".log"),
-                        routing, endpoints, node == null ? null : "127.0.0.1:" + node.port() + ",events=tcp://127.0.0.1:"
-                                + node.eventsPort(), options.servedName(), options.engine().tp(), options.chunkTokens(),
-                        prefillRate());
+                        routing, endpoints, store == null ? List.of() : store.routerAddresses(), options.servedName(),
+                        options.engine().tp(), options.chunkTokens(), prefillRate());
                 urls = List.of(router.url());
             }
-            return measure(offload, routing, workload, urls, engines, node);
+            try (PageCacheEvictor evictor = offload.equals("dram+ssd") && !options.keepPageCache()
+                    ? PageCacheEvictor.start(data, Duration.ofMillis(500)) : null) {
+                return measure(offload, routing, workload, urls, engines, store);
+            }
         } finally {
             if (router != null) {
                 router.close();
@@ -99,15 +110,30 @@ public final class FleetRun {
             for (EngineSim e : engines) {
                 e.close();
             }
-            if (node != null) {
-                node.close();
+            if (store != null) {
+                store.close();
+                deleteData(data);
             }
         }
     }
 
-    private EngineSim startEngine(KvtierNode node, int index) throws IOException {
-        EngineSimOptions.Offload offload = node == null ? null : options.engine().offload(new HostPort("127.0.0.1",
-                node.port()), false, options.servedName(), options.chunkTokens(), 5_000_000_000L,
+    /** Deletes a point's kvtier data (GiBs of chunks), keeping the nodes' logs (the .log files directly in it). */
+    private void deleteData(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                boolean nodeLog = p.getParent().equals(dir) && p.getFileName().toString().endsWith(".log");
+                if (!nodeLog && !p.equals(dir)) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            log.printf("   (kvtier's data under %s could not be deleted: %s)%n", dir, e.getMessage());
+        }
+    }
+
+    private EngineSim startEngine(KvtierStore store, int index) throws IOException {
+        EngineSimOptions.Offload offload = store == null ? null : options.engine().offload(store.seed(),
+                store.isCluster(), options.servedName(), options.chunkTokens(), 5_000_000_000L,
                 Duration.ofSeconds(5), options.bytesScale());
         EngineSimOptions o = options.engine().options("127.0.0.1", 0, options.servedName(), 0, -1,
                 "kv@engine-" + index + "@" + options.servedName(), Layout.MAP_V0_26, offload);
@@ -120,37 +146,45 @@ public final class FleetRun {
     }
 
     private FleetPoint measure(String offload, String routing, FleetWorkload workload, List<URI> urls,
-            List<EngineSim> engines, KvtierNode node) throws IOException, InterruptedException {
+            List<EngineSim> engines, KvtierStore store) throws IOException, InterruptedException {
         List<EngineStats> before = engines.stream().map(EngineSim::stats).toList();
-        KvtierNode.Hits hitsBefore = node == null ? new KvtierNode.Hits(0, 0) : node.hits();
+        KvtierStore.HitsByNode hitsBefore = store == null ? null : store.hits();
         List<RequestResult> results = Collections.synchronizedList(new ArrayList<>());
+        List<RequestResult> all = Collections.synchronizedList(new ArrayList<>());
+        AtomicReference<String> killed = new AtomicReference<>();
+        AtomicLong killedAt = new AtomicLong();
         AtomicLong sent = new AtomicLong();
         AtomicLong done = new AtomicLong();
         long start = System.nanoTime();
         long counted = start + options.warmUp().toNanos();
         long end = start + options.duration().toNanos();
-        try (FleetClient client = new FleetClient(urls, options.servedName(), options.requestTimeout(), 4096)) {
+        try (FleetClient client = new FleetClient(urls, options.servedName(), options.requestTimeout(), 4096,
+                new java.util.Random(options.qa().seed()))) {
             RequestSender sender = r -> {
                 sent.incrementAndGet();
                 return client.send(r);
             };
             Thread killer = null;
-            if (node != null && options.killAfter() != null) {
-                KvtierNode n = node;
+            if (store != null && options.killAfter() != null) {
+                KvtierStore s = store;
                 killer = Thread.ofVirtual().start(() -> {
                     try {
                         Thread.sleep(options.killAfter());
-                        log.printf("   kvtier node killed (SIGKILL) %.1f s into the point%n",
-                                (System.nanoTime() - start) / 1e9);
-                        n.kill();
+                        killedAt.set(System.nanoTime());
+                        String name = s.killOne();
+                        killed.set(name);
+                        log.printf("%n   kvtier node %s killed (SIGKILL) %.1f s into the point%n", name,
+                                (killedAt.get() - start) / 1e9);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                 });
             }
-            FleetProgress progress = new FleetProgress(log, workload.rateLabel(), start, end);
+            FleetProgress progress = new FleetProgress(log, workload.rateLabel(), start, end,
+                    FleetProgress.terminal());
             CompletableFuture<Void> ticking = CompletableFuture.runAsync(() -> progress.tickUntil(done, results));
             workload.run(sender, end, r -> {
+                all.add(r);
                 if (r.sentNanos() >= counted) {
                     results.add(r);
                 }
@@ -168,21 +202,31 @@ public final class FleetRun {
         }
         double seconds = (Math.min(System.nanoTime(), end) - counted) / 1e9;
         List<RequestResult> measured;
+        List<RequestResult> everything;
         synchronized (results) {
             measured = List.copyOf(results);
         }
+        synchronized (all) {
+            everything = List.copyOf(all);
+        }
         EngineCounters counters = counters(before, engines.stream().map(EngineSim::stats).toList(),
-                node == null || !node.isAlive() ? null : node.hits().minus(hitsBefore));
+                store == null ? null : store.hits().since(hitsBefore), options.bytesScale());
+        double length = options.duration().toNanos() / 1e9;
+        FleetTimeline timeline = FleetTimeline.of(everything, start, length, Math.max(1, Math.round(length / 60)),
+                killed.get() == null ? Double.NaN : (killedAt.get() - start) / 1e9, killed.get());
         return new FleetPoint(offload, routing, workload.rateLabel(), workload.requestsPerSecond(), options.gpus(),
-                LatencyStats.of(measured, seconds), counters);
+                LatencyStats.of(measured, seconds), counters, timeline);
     }
 
     /**
-     * The fleet's counters over the point. Tokens loaded from kvtier are split between its tiers as the node counted
-     * its chunk reads; without the node's counts (it was killed) they are all put under memory. Bytes are those moved
-     * on this machine (a --kv-bytes-scale share of the real KV bytes).
+     * The fleet's counters over the point. Tokens loaded from kvtier are split between its tiers as its nodes counted
+     * their chunk reads (a killed node's reads are lost with it: the split is then the survivors'); with no counts at
+     * all (the only node was killed) they are all put under memory. Bytes are those moved on this machine (a
+     * --kv-bytes-scale share of the real KV bytes); the fetch rate is in real KV bytes (bytes read / scale over the
+     * time the engines' steps waited for loads, which is already scaled).
      */
-    static EngineCounters counters(List<EngineStats> before, List<EngineStats> after, KvtierNode.Hits hits) {
+    static EngineCounters counters(List<EngineStats> before, List<EngineStats> after, KvtierStore.Hits hits,
+            double bytesScale) {
         long prompt = 0;
         long gpu = 0;
         long external = 0;
@@ -193,6 +237,7 @@ public final class FleetRun {
         long failures = 0;
         long preemptions = 0;
         double busy = 0;
+        double loading = 0;
         double lag = 0;
         for (int i = 0; i < after.size(); i++) {
             EngineStats a = after.get(i);
@@ -207,6 +252,7 @@ public final class FleetRun {
             failures += a.loadFailures() - b.loadFailures();
             preemptions += a.preemptions() - b.preemptions();
             busy += a.busySeconds() - b.busySeconds();
+            loading += a.loadSeconds() - b.loadSeconds();
             lag += a.lagSeconds() - b.lagSeconds();
         }
         long memory = external;
@@ -216,6 +262,6 @@ public final class FleetRun {
             memory = external - disk;
         }
         return new EngineCounters(prompt, gpu, memory, disk, prefill, read, written, dropped, failures, preemptions,
-                busy, lag);
+                busy, loading, loading > 0 ? read / bytesScale / loading : Double.NaN, lag);
     }
 }

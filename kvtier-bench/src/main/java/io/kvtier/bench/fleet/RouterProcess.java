@@ -27,10 +27,10 @@ final class RouterProcess implements AutoCloseable {
 
     /**
      * @param engines     each engine as {@code URL,events=tcp://H:P}
-     * @param kvtier      the node as {@code HOST:PORT,events=tcp://H:P}, or null
+     * @param kvtier      each kvtier node as {@code HOST:PORT,events=tcp://H:P}; none without offload
      * @param prefillRate the engines' modeled prefill tokens/s, for the kvtier policy's prices
      */
-    static RouterProcess start(Path launcher, Path log, String policy, List<String> engines, String kvtier,
+    static RouterProcess start(Path launcher, Path log, String policy, List<String> engines, List<String> kvtier,
             String lmcacheModel, int worldSize, int chunkTokens, double prefillRate)
             throws IOException, InterruptedException {
         int port = ServerProcess.freePort();
@@ -43,9 +43,9 @@ final class RouterProcess implements AutoCloseable {
             command.add("--engine");
             command.add(e);
         }
-        if (kvtier != null) {
+        for (String node : kvtier) {
             command.add("--kvtier");
-            command.add(kvtier);
+            command.add(node);
         }
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         RouterProcess router = new RouterProcess(p, port);

@@ -22,7 +22,8 @@ class FleetChartsTest {
 
         assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("fleet-rps-vs-tps.png",
                 "fleet-rps-vs-tps.svg", "fleet-ttft-p90.png", "fleet-ttft-p90.svg", "fleet-hit-rate.png",
-                "fleet-hit-rate.svg");
+                "fleet-hit-rate.svg", "fleet-kill-kvtier-dram-ssd-prefix-2.0-req-s.png",
+                "fleet-kill-kvtier-dram-ssd-prefix-2.0-req-s.svg"); // the one point with a kill has its timeline
         for (Path file : files) {
             assertThat(file).isRegularFile().startsWith(dir.resolve("charts"));
             if (file.toString().endsWith(".png")) {
@@ -58,7 +59,7 @@ class FleetChartsTest {
     @Test
     void pointsWithNothingMeasuredAreLeftOutRatherThanFailing() throws IOException {
         FleetPoint empty = new FleetPoint("none", "direct", "1 req/s", 1, 1, LatencyStats.of(List.of(), 1),
-                new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+                new EngineCounters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Double.NaN, 0), FleetTimeline.EMPTY);
         assertThat(FleetCharts.write(dir, List.of(empty))).hasSize(6).allSatisfy(p -> assertThat(p).isRegularFile());
     }
 

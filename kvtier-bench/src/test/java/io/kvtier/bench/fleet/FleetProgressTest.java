@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class FleetProgressTest {
     @Test
     void theLineShowsTimeGoneRequestsErrorsAndTtft() {
-        FleetProgress progress = new FleetProgress(System.err, "2 req/s", 0, 10_000_000_000L);
+        FleetProgress progress = new FleetProgress(System.err, "2 req/s", 0, 10_000_000_000L, true);
         List<RequestResult> results = List.of(LatencyStatsTest.ok(100, 1), LatencyStatsTest.ok(300, 1),
                 LatencyStatsTest.failed("x"));
 
@@ -26,7 +26,7 @@ class FleetProgressTest {
 
     @Test
     void beforeAnyAnswerTheTtftIsADash() {
-        String line = FleetProgress.line(new FleetProgress(System.err, "x", 0, 1).snapshot(0, List.of(), 0));
+        String line = FleetProgress.line(new FleetProgress(System.err, "x", 0, 1, true).snapshot(0, List.of(), 0));
         assertThat(line).contains("TTFT p50      - s").startsWith("[" + " ".repeat(30) + "]   0%");
     }
 
@@ -34,7 +34,7 @@ class FleetProgressTest {
     void ticksUntilStoppedThenEndsTheLine() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        FleetProgress progress = new FleetProgress(out, "p", System.nanoTime(), System.nanoTime() + 1_000_000_000L);
+        FleetProgress progress = new FleetProgress(out, "p", System.nanoTime(), System.nanoTime() + 1_000_000_000L, true);
         CompletableFuture<Void> ticking = CompletableFuture.runAsync(() -> progress.tickUntil(new AtomicLong(3),
                 List.of()));
 
@@ -43,5 +43,23 @@ class FleetProgressTest {
 
         String text = bytes.toString(StandardCharsets.UTF_8);
         assertThat(text).startsWith("\r[").endsWith("\n").contains("      3 req");
+    }
+
+    @Test
+    void aLogGetsWholeLinesWithoutCarriageReturns() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        FleetProgress progress = new FleetProgress(out, "p", System.nanoTime(), System.nanoTime() + 1_000_000_000L,
+                false);
+        CompletableFuture<Void> ticking = CompletableFuture.runAsync(() -> progress.tickUntil(new AtomicLong(2),
+                List.of()));
+
+        Thread.sleep(600); // two ticks: redrawn on a terminal, nothing in a log until its 10 s line
+        progress.stop();
+        ticking.get(5, TimeUnit.SECONDS);
+
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(text).doesNotContain("\r").startsWith("[").endsWith("\n").contains("      2 req");
+        assertThat(text.lines()).hasSize(1);
     }
 }

@@ -35,9 +35,12 @@ class FleetReportTest {
                 long gpu = 300_000;
                 long memory = c == 0 ? 0 : Math.round(200_000 / rate);
                 long disk = c == 2 ? 100_000 : 0;
+                FleetTimeline timeline = c == 2 && rate == 2 ? FleetTimelineTest.killed() : FleetTimeline.EMPTY;
                 points.add(new FleetPoint(configs[c][0], configs[c][1], rate + " req/s", rate, 4,
                         LatencyStats.of(results, 10), new EngineCounters(prompt, gpu, memory, disk,
-                                prompt - gpu - memory - disk, memory * 131_072, 2_000_000_000L, 0, 0, 3, 7.5, 0.01)));
+                                prompt - gpu - memory - disk, memory * 131_072, 2_000_000_000L, 0, 0, 3, 7.5,
+                                memory == 0 ? 0 : 2.0, memory == 0 ? Double.NaN : memory * 131_072 / 2.0, 0.01),
+                        timeline));
             }
         }
         return points;
@@ -67,13 +70,23 @@ class FleetReportTest {
                 "e2eP90", "outputTokensPerSecond", "measuredSeconds");
         Map<?, ?> counters = (Map<?, ?>) last.get("counters");
         assertThat(((BigDecimal) counters.get("diskHitRate")).doubleValue()).isEqualTo(0.1);
-        assertThat(counters.keySet().stream().map(Object::toString).toList()).contains("recomputedTokens", "bytesRead", "storesDropped", "stepLagSeconds");
+        Map<?, ?> timeline = (Map<?, ?>) last.get("timeline");
+        assertThat(timeline.get("killed")).isEqualTo("n3");
+        assertThat(((BigDecimal) timeline.get("killedAtSeconds")).doubleValue()).isEqualTo(5.5);
+        assertThat((List<?>) timeline.get("buckets")).hasSize(10);
+        assertThat(((Map<?, ?>) ((List<?>) timeline.get("buckets")).get(6)).get("errors")).isEqualTo(BigDecimal.ONE);
+        Map<?, ?> quiet = (Map<?, ?>) ((Map<?, ?>) json.getFirst()).get("timeline");
+        assertThat(quiet.get("killed")).isNull();
+        assertThat(quiet.get("killedAtSeconds")).isNull(); // NaN
+        assertThat(counters.keySet().stream().map(Object::toString).toList()).contains("recomputedTokens", "bytesRead", "storesDropped", "stepLagSeconds", "loadSeconds",
+                "fetchBytesPerSecond");
 
         List<String> csv = Files.readAllLines(dir.resolve("out/fleet.csv"));
         assertThat(csv).hasSize(1 + 9);
         List<String> header = List.of(csv.getFirst().split(","));
         assertThat(header).startsWith("config", "offload", "routing", "rateLabel", "offeredRps", "gpus", "rpsPerGpu")
-                .contains("latency.ttftP99", "counters.gpuHitRate", "latency.firstErrors");
+                .contains("latency.ttftP99", "counters.gpuHitRate", "latency.firstErrors")
+                .noneMatch(column -> column.startsWith("timeline"));
         assertThat(csv.get(1)).startsWith("no offload / direct,none,direct,0.5 req/s,0.5,4,0.25,10,0,");
         assertThat(csv.getLast()).contains(",\"HTTP 503: overloaded, \"\"try later\"\"\"");
         assertThat(csv.get(1).split(",", -1)).hasSameSizeAs(header); // no quoted commas in this row
@@ -85,11 +98,15 @@ class FleetReportTest {
         List<String> lines = table.lines().toList();
 
         assertThat(lines.get(0)).startsWith("config").contains("req/s/GPU", "TPS/user", "TTFT p50", "TTFT p99",
-                "TPOT p50", "GPU%", "mem%", "disk%", "recomputed", "MB read", "MB written", "errors");
+                "TPOT p50", "GPU%", "mem%", "disk%", "recomputed", "MB read", "MB written", "fetch", "errors");
         assertThat(lines.subList(2, 11)).allSatisfy(l -> assertThat(l).contains(" / "));
-        assertThat(lines.get(2)).startsWith("no offload / direct").contains("  30.0    0.0    0.0       700000 ");
+        assertThat(lines.get(2)).startsWith("no offload / direct").contains("  30.0    0.0    0.0       700000 ")
+                .endsWith("      -       0"); // no fetches: no fetch rate
+        assertThat(lines.get(5)).startsWith("kvtier dram / direct").contains(" 26.21 "); // 52.4 GB read in 2 s of loading
         assertThat(lines.get(10)).startsWith("kvtier dram+ssd / prefix").endsWith(" 1");
-        assertThat(lines.subList(11, lines.size())).hasSize(3)
+        assertThat(lines.get(11)).isEqualTo("n3 killed (SIGKILL) 5.5 s into kvtier dram+ssd / prefix at 2.0 req/s: "
+                + "worst TTFT p90 of a 1 s bucket 0.100 s before, 2.000 s after; 1 errors in the point");
+        assertThat(lines.subList(12, lines.size())).hasSize(3)
                 .allSatisfy(l -> assertThat(l).startsWith("first error of ").endsWith("\"try later\""));
     }
 
