@@ -192,6 +192,7 @@ final class FleetCommand implements Callable<Integer> {
         System.err.println("fleet: " + o.engines() + " x " + o.gpu() + " (tp " + o.engine().tp() + ") serving "
                 + o.servedName() + ", " + o.engine().hbm().blocks() + " GPU blocks each; "
                 + o.engine().roofline().describe());
+        System.err.println("fleet: " + budgets(o));
         List<FleetPoint> points = new FleetRun(o, System.err).run();
         String command = "kvtier bench fleet " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         String table = FleetReport.write(o.out(), new FleetReport.RunInfo(command.strip(), FleetReport.machine(),
@@ -202,10 +203,20 @@ final class FleetCommand implements Callable<Integer> {
         return points.stream().anyMatch(p -> p.latency().ok() == 0) ? 1 : 0;
     }
 
+    /** What kvtier's budgets hold, as {@code kvtier size} counts it: tokens and LMCache chunks per node. */
+    static String budgets(FleetOptions o) {
+        long chunkBytes = o.engine().chunkBytes(o.chunkTokens()) * o.engine().tp(); // every worker's share
+        java.util.function.LongFunction<String> held = bytes -> String.format(java.util.Locale.ROOT,
+                "%s = %,d tokens (%,d chunks of %d)", io.kvtier.common.Units.bytes(bytes),
+                bytes / chunkBytes * o.chunkTokens(), bytes / chunkBytes, o.chunkTokens());
+        return (o.kvtierNodes() == 1 ? "one kvtier node" : "a cluster of " + o.kvtierNodes()
+                + " kvtier nodes with one backup per slot") + ", each memory " + held.apply(o.memoryBytes())
+                + ", disk (dram+ssd) " + held.apply(o.diskBytes()) + (o.bytesScale() < 1 ? "; " + o.bytesScale()
+                + " of every byte moved and stored" : "");
+    }
+
     private static String notes(FleetOptions o) {
-        String store = o.kvtierNodes() == 1 ? "one kvtier node" : "a cluster of " + o.kvtierNodes()
-                + " kvtier nodes with one backup per slot";
-        return "Offload to " + store + ". Modeled: the GPU's step times (" + o.engine().roofline().describe()
+        return "kvtier: " + budgets(o) + ". Modeled: the GPU's step times (" + o.engine().roofline().describe()
                 + ") and its block count (" + o.engine().hbm().blocks() + " blocks of 16 tokens). Measured: everything else — HTTP, SSE, the "
                 + "router, KV events, kvtier and every chunk transfer" + (o.bytesScale() < 1 ? " (" + o.bytesScale()
                 + " of each chunk's bytes moved, its time divided by that)" : "") + ".";

@@ -43,6 +43,13 @@ public final class TimelineChart {
     public static ChartFiles write(Path outPrefix, String title, String leftTitle, String rightTitle,
             double[] seconds, Map<String, double[]> left, Map<String, double[]> right, List<Marker> markers)
             throws IOException {
+        return write(outPrefix, title, leftTitle, rightTitle, seconds, left, right, markers, Double.NaN);
+    }
+
+    /** As above, the right axis ending at {@code rightMax} (100 for a percentage), or a round top above its data. */
+    public static ChartFiles write(Path outPrefix, String title, String leftTitle, String rightTitle,
+            double[] seconds, Map<String, double[]> left, Map<String, double[]> right, List<Marker> markers,
+            double rightMax) throws IOException {
         if (seconds.length == 0 || left.isEmpty()) {
             throw new IllegalArgumentException("a timeline needs points and at least one left-axis series");
         }
@@ -63,8 +70,8 @@ public final class TimelineChart {
             chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
             chart.setYAxisGroupTitle(1, rightTitle);
             chart.getStyler().setYAxisMin(1, 0.0);
-            chart.getStyler().setYAxisMax(1, niceTop(right.values().stream().flatMapToDouble(Arrays::stream)
-                    .filter(Double::isFinite).max().orElse(1)));
+            chart.getStyler().setYAxisMax(1, Double.isNaN(rightMax) ? niceTop(right.values().stream()
+                    .flatMapToDouble(Arrays::stream).filter(Double::isFinite).max().orElse(1)) : rightMax);
             int j = 0;
             for (Map.Entry<String, double[]> e : right.entrySet()) {
                 line(chart, e.getKey(), seconds, e.getValue(), 1)

@@ -76,7 +76,7 @@ public final class FleetCharts {
         return TimelineChart.write(dir.resolve(killTimelineName(p)), "A kvtier node killed: " + p.config() + ", "
                         + p.rateLabel() + " (by send time, " + Math.round(t.bucketSeconds()) + " s buckets)",
                 "TTFT (s)", "Cached (%)", t.seconds(), left, right,
-                List.of(new io.kvtier.bench.chart.Marker(t.killedAtSeconds(), "kill -9 " + t.killed())));
+                List.of(new io.kvtier.bench.chart.Marker(t.killedAtSeconds(), "kill -9 " + t.killed())), 100);
     }
 
     private static void add(List<Path> files, ChartFiles chart) {
