@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
 # The fleet curves of BENCHMARKS.md ("Fleet"): `kvtier bench fleet` runs, one per set, each into OUT/<set>.
-#   l4-tiers        4 x L4, Llama-3.1-8B: no offload, kvtier DRAM, kvtier DRAM + SSD, engines reached directly
-#   l4-routing      the same fleet through `kvtier router`: prefix routing without offload, prefix and kvtier-aware
-#                   routing with kvtier DRAM + SSD
-#   h100-tiers      4 x H100, Llama-3.1-8B, LMCache's 20,000-token histories: as l4-tiers
-#   h100-routing    as l4-routing
-#   l4-kill-node    the L4 fleet with kvtier DRAM + SSD on one node, prefix routing: the node killed mid-point
+# Chats (decode-heavy): 16 users, a 1,000-token shared system prompt, 4,000 tokens of their own, 6 rounds of a 50-token
+# question and a 100-token answer, on 4 x L4 (Llama-3.1-8B): about 88k tokens (11 GiB of KV) in use against 27k tokens
+# of KV per L4; kvtier's DRAM holds a third of it, its SSD all.
+#   l4-tiers        no offload, kvtier DRAM, kvtier DRAM + SSD; engines reached directly
+#   l4-routing      through `kvtier router`: prefix routing without offload, prefix and kvtier-aware routing with
+#                   kvtier DRAM + SSD
+#   l4-kill-node    kvtier DRAM + SSD on one node, prefix routing: the node killed mid-point
 #   l4-kill-cluster the same on a three-node cluster with one backup per slot: one node killed mid-point
+# Long contexts (prefill-heavy): 16 users with 8,000 tokens of their own, 4 rounds of a 100-token question and a
+# 20-token answer: about 150k tokens (19 GiB of KV) in use.
+#   l4-long-dram    no offload, and kvtier DRAM holding all of it (24 GiB); engines reached directly
+#   l4-long-ssd     kvtier DRAM holding a quarter of it (6 GiB) and SSD the rest
+#   h100-long-dram  4 x H100, 48 users of LMCache's 20,000-token histories (1M tokens, 126 GiB of KV, against 448k
+#                   tokens per H100): no offload, and kvtier DRAM holding all of it; engines reached directly
+#   h100-long-prefix the same without offload through prefix routing
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
-# Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2 hours on 2 cores)
+# Usage: bench/fleet.sh OUT [set ...]   (default: all; about 3 hours on 2 cores)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: bench/fleet.sh OUT [set ...]}"
 shift
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(l4-tiers l4-routing h100-tiers h100-routing l4-kill-node l4-kill-cluster)
+[ ${#sets[@]} -gt 0 ] || sets=(l4-tiers l4-routing l4-kill-node l4-kill-cluster l4-long-dram l4-long-ssd h100-long-dram
+                               h100-long-prefix)
 
-# 16 users, each with a 1,000-token shared system prompt, 4,000 tokens of its own and 6 rounds of 50 + 100: about
-# 88k tokens (11 GiB of KV) in use, against 27k tokens of KV per L4; kvtier's DRAM holds a third of it, its SSD all.
 l4=(--gpu l4 --engines 4 --users 16 --rounds 6 --system-prompt 1000 --history 4000 --question 50 --answer 100
     --kvtier-memory 4g --kvtier-disk 64g --kv-bytes-scale 0.125 --warm-up 40s --drain 90s)
-# 48 users with LMCache's 20,000-token histories: about 1M tokens (125 GiB of KV) in use, against 448k tokens of KV
-# per H100; kvtier's DRAM holds half of it, its SSD all. A thirty-second of each chunk's bytes is moved (1 MiB values).
-h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 100
-      --kvtier-memory 64g --kvtier-disk 512g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s)
+long=(--gpu l4 --engines 4 --users 16 --rounds 4 --system-prompt 1000 --history 8000 --question 100 --answer 20
+      --kv-bytes-scale 0.125 --duration 120s --warm-up 40s --drain 90s --routing direct --rates 0.5,1,2,3)
+# A thirty-second of each chunk's bytes is moved (1 MiB values).
+h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
+      --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s --rates 2,4,8)
 
 for set in "${sets[@]}"; do
   case "$set" in
@@ -32,8 +40,10 @@ for set in "${sets[@]}"; do
                            --routing direct) ;;
     l4-routing)      args=("${l4[@]}" --duration 120s --rates 0.5,1,2,3 --offload none,dram+ssd
                            --routing prefix,kvtier) ;;
-    h100-tiers)      args=("${h100[@]}" --rates 1,2,4 --offload none,dram,dram+ssd --routing direct) ;;
-    h100-routing)    args=("${h100[@]}" --rates 1,2,4 --offload none,dram+ssd --routing prefix,kvtier) ;;
+    l4-long-dram)    args=("${long[@]}" --offload none,dram --kvtier-memory 24g) ;;
+    l4-long-ssd)     args=("${long[@]}" --offload dram+ssd --kvtier-memory 6g --kvtier-disk 64g) ;;
+    h100-long-dram)  args=("${h100[@]}" --offload none,dram --routing direct) ;;
+    h100-long-prefix) args=("${h100[@]}" --offload none --routing prefix) ;;
     l4-kill-node)    args=("${l4[@]}" --rates 1 --offload dram+ssd --routing prefix --duration 180s
                            --kill-kvtier-after 90s) ;;
     l4-kill-cluster) args=("${l4[@]}" --rates 1 --offload dram+ssd --routing prefix --duration 180s

@@ -209,8 +209,8 @@ final class FleetCommand implements Callable<Integer> {
         java.util.function.LongFunction<String> held = bytes -> String.format(java.util.Locale.ROOT,
                 "%s = %,d tokens (%,d chunks of %d)", io.kvtier.common.Units.bytes(bytes),
                 bytes / chunkBytes * o.chunkTokens(), bytes / chunkBytes, o.chunkTokens());
-        return (o.kvtierNodes() == 1 ? "one kvtier node" : "a cluster of " + o.kvtierNodes()
-                + " kvtier nodes with one backup per slot") + ", each memory " + held.apply(o.memoryBytes())
+        return (o.kvtierNodes() == 1 ? "one kvtier node:" : "a cluster of " + o.kvtierNodes()
+                + " kvtier nodes with one backup per slot, each:") + " memory " + held.apply(o.memoryBytes())
                 + ", disk (dram+ssd) " + held.apply(o.diskBytes()) + (o.bytesScale() < 1 ? "; " + o.bytesScale()
                 + " of every byte moved and stored" : "");
     }

@@ -45,9 +45,14 @@ class EngineOffloadIT {
     Path dir;
 
     private static EngineSim engine(int kvtierPort) throws Exception {
+        return engine(kvtierPort, 64L << 20, 1.0);
+    }
+
+    /** {@code bufferBytes}: LMCache's store buffer in real bytes; {@code bytesScale}: share of each chunk moved. */
+    private static EngineSim engine(int kvtierPort, long bufferBytes, double bytesScale) throws Exception {
         ModeledEngine m = new ModeledEngine(ModelTable.find(MODEL), Gpu.H100, 1, 0.9, 2L << 30, 16, 64, 8192);
         EngineSimOptions.Offload offload = m.offload(new HostPort("127.0.0.1", kvtierPort), false, MODEL, CHUNK,
-                64L << 20, Duration.ofSeconds(2), 1.0);
+                bufferBytes, Duration.ofSeconds(2), bytesScale);
         EngineSimOptions o = m.options("127.0.0.1", 0, MODEL, 0, -1, "kv@it@" + MODEL, Layout.MAP_V0_26, offload);
         return new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin());
     }
@@ -118,6 +123,25 @@ class EngineOffloadIT {
                         .isLessThan(Duration.ofSeconds(5).toNanos());
                 await(() -> fourth.stats().storeFailures() > 0);
             }
+        } finally {
+            node.close();
+        }
+    }
+
+    /**
+     * LMCache's store buffer holds real bytes: ten chunks queued at once against a buffer of four are partly dropped
+     * (and counted), also when only a quarter of each chunk's bytes is moved (the buffer is scaled with the chunks).
+     */
+    @Test
+    void storesBeyondTheBufferAreDroppedAtAnyBytesScale() throws Exception {
+        KvtierProcess node = KvtierProcess.start(dir.resolve("node"), "--memory", "256m", "--disk", "256m");
+        try (EngineSim engine = engine(node.port(), 4L * (2 << 20), 0.25)) {
+            int[] prompt = IntStream.range(0, 170).map(t -> 7_000 + t).toArray(); // 10 full chunks
+            complete(engine, prompt);
+            long moved = (2 << 20) / 4; // a quarter of a 2 MiB chunk
+            await(() -> engine.stats().storesDropped() + engine.stats().bytesWritten() / moved == 10);
+            assertThat(engine.stats().storesDropped()).as("chunks past the 4-chunk buffer").isPositive();
+            assertThat(engine.stats().bytesWritten()).as("chunks stored").isPositive();
         } finally {
             node.close();
         }

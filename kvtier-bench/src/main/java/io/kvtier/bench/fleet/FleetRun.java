@@ -43,7 +43,7 @@ import java.util.stream.Stream;
 public final class FleetRun {
     private final FleetOptions options;
     private final PrintStream log;
-    private int points;
+    private int pointNumber;
 
     public FleetRun(FleetOptions options, PrintStream log) {
         this.options = options;
@@ -73,7 +73,7 @@ public final class FleetRun {
     private FleetPoint point(String offload, String routing, FleetWorkload workload)
             throws IOException, InterruptedException {
         Path scratch = Files.createDirectories(options.out().resolve("scratch"));
-        Path data = scratch.resolve("kvtier-" + offload.replace('+', '-') + "-" + routing + "-" + (++points));
+        Path data = scratch.resolve("kvtier-" + offload.replace('+', '-') + "-" + routing + "-" + (++pointNumber));
         KvtierStore store = null;
         List<EngineSim> engines = new ArrayList<>();
         RouterProcess router = null;
@@ -94,7 +94,8 @@ public final class FleetRun {
                 endpoints.add("http://127.0.0.1:" + e.port() + ",events=tcp://127.0.0.1:" + e.eventsPort());
             }
             if (!routing.equals("direct")) {
-                router = RouterProcess.start(options.launcher(), scratch.resolve("router-" + routing + ".log"),
+                router = RouterProcess.start(options.launcher(), scratch.resolve("router-" + routing + "-" + pointNumber
+                        + ".log"),
                         routing, endpoints, store == null ? List.of() : store.routerAddresses(), options.servedName(),
                         options.engine().tp(), options.chunkTokens(), prefillRate());
                 urls = List.of(router.url());

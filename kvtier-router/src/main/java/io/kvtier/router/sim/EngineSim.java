@@ -109,8 +109,9 @@ public final class EngineSim implements AutoCloseable {
                     o.chunkTokens(), hash, hash.seedZeroNoneHash()));
         }
         KvtierLink link = KvtierLink.open(o.kvtier(), o.cluster(), o.connections(), o.timeout());
-        return new KvConnector(link, workers, Math.max(1024, Math.round(o.chunkBytes() * o.bytesScale())),
-                o.bufferBytes(), o.timeout().toMillis());
+        long chunkBytes = Math.max(1024, Math.round(o.chunkBytes() * o.bytesScale()));
+        return new KvConnector(link, workers, chunkBytes, Math.max(chunkBytes * o.tp(),
+                Math.round(o.bufferBytes() * o.bytesScale())), o.timeout().toMillis());
     }
 
     public int port() {

@@ -38,11 +38,13 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
      * @param tp            tensor-parallel workers: each stores its own value per chunk
      * @param chunkTokens   LMCache's chunk_size (256)
      * @param chunkBytes    one worker's KV bytes of one chunk
-     * @param bufferBytes   most bytes queued for storing (LMCache's local CPU buffer); beyond it, chunks are not stored
+     * @param bufferBytes   most real bytes queued for storing (LMCache's local CPU buffer); beyond it, chunks are not
+     *                      stored
      * @param connections   connections to kvtier
      * @param bytesScale    share of each chunk's real bytes actually moved (1: all); a load's measured time is divided
      *                      by it, so that a machine too small to move a fleet's real bytes still times each transfer
-     *                      at its own measured speed (docs/fleet.md says where this is used)
+     *                      at its own measured speed, and the store buffer holds as many chunks as it would
+     *                      (docs/fleet.md says where this is used)
      */
     public record Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype,
                           int chunkTokens, long chunkBytes, long bufferBytes, Duration timeout, int connections,
