@@ -6,30 +6,31 @@
 #   l4-tiers        no offload, kvtier DRAM, kvtier DRAM + SSD; engines reached directly
 #   l4-routing      through `kvtier router`: prefix routing without offload, prefix and kvtier-aware routing with
 #                   kvtier DRAM + SSD
-#   l4-kill-node    kvtier DRAM + SSD on one node, prefix routing: the node killed mid-point
-#   l4-kill-cluster the same on a three-node cluster with one backup per slot: one node killed mid-point
 # Long contexts (prefill-heavy): 16 users with 8,000 tokens of their own, 4 rounds of a 100-token question and a
 # 20-token answer: about 150k tokens (19 GiB of KV) in use.
 #   l4-long-dram    no offload, and kvtier DRAM holding all of it (24 GiB); engines reached directly
 #   l4-long-ssd     kvtier DRAM holding a quarter of it (6 GiB) and SSD the rest
+#   l4-long-dram64  a diagnostic point: DRAM that never fills (64 GiB), at 1 request/s
+#   l4-kill-node    kvtier DRAM holding all of it on one node, at 1 request/s: the node killed mid-point
+#   l4-kill-cluster the same on a three-node cluster with one backup per slot: one node killed mid-point
 #   h100-long-dram  4 x H100, 48 users of LMCache's 20,000-token histories (1M tokens, 126 GiB of KV, against 448k
 #                   tokens per H100): no offload, and kvtier DRAM holding all of it; engines reached directly
 #   h100-long-prefix the same without offload through prefix routing
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
-# Usage: bench/fleet.sh OUT [set ...]   (default: all; about 3 hours on 2 cores)
+# Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:?usage: bench/fleet.sh OUT [set ...]}"
 shift
 sets=("$@")
-[ ${#sets[@]} -gt 0 ] || sets=(l4-tiers l4-routing l4-kill-node l4-kill-cluster l4-long-dram l4-long-ssd h100-long-dram
-                               h100-long-prefix)
+[ ${#sets[@]} -gt 0 ] || sets=(l4-tiers l4-routing l4-long-dram l4-long-ssd l4-long-dram64 l4-kill-node l4-kill-cluster
+                               h100-long-dram h100-long-prefix)
 
 l4=(--gpu l4 --engines 4 --users 16 --rounds 6 --system-prompt 1000 --history 4000 --question 50 --answer 100
     --kvtier-memory 4g --kvtier-disk 64g --kv-bytes-scale 0.125 --warm-up 40s --drain 90s)
 long=(--gpu l4 --engines 4 --users 16 --rounds 4 --system-prompt 1000 --history 8000 --question 100 --answer 20
-      --kv-bytes-scale 0.125 --duration 120s --warm-up 40s --drain 90s --routing direct --rates 0.5,1,2,3)
+      --kv-bytes-scale 0.125 --warm-up 40s --drain 90s --routing direct)
 # A thirty-second of each chunk's bytes is moved (1 MiB values).
 h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
       --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s --rates 2,4,8)
@@ -40,13 +41,15 @@ for set in "${sets[@]}"; do
                            --routing direct) ;;
     l4-routing)      args=("${l4[@]}" --duration 120s --rates 0.5,1,2,3 --offload none,dram+ssd
                            --routing prefix,kvtier) ;;
-    l4-long-dram)    args=("${long[@]}" --offload none,dram --kvtier-memory 24g) ;;
-    l4-long-ssd)     args=("${long[@]}" --offload dram+ssd --kvtier-memory 6g --kvtier-disk 64g) ;;
+    l4-long-dram)    args=("${long[@]}" --duration 120s --rates 0.5,1,2,3 --offload none,dram --kvtier-memory 24g) ;;
+    l4-long-ssd)     args=("${long[@]}" --duration 120s --rates 0.5,1,2,3 --offload dram+ssd --kvtier-memory 6g
+                           --kvtier-disk 64g) ;;
     h100-long-dram)  args=("${h100[@]}" --offload none,dram --routing direct) ;;
     h100-long-prefix) args=("${h100[@]}" --offload none --routing prefix) ;;
-    l4-kill-node)    args=("${l4[@]}" --rates 1 --offload dram+ssd --routing prefix --duration 180s
+    l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
+    l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;
-    l4-kill-cluster) args=("${l4[@]}" --rates 1 --offload dram+ssd --routing prefix --duration 180s
+    l4-kill-cluster) args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s --kvtier-nodes 3) ;;
     *) echo "unknown set $set" >&2; exit 2 ;;
   esac

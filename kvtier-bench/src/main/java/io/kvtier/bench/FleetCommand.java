@@ -166,6 +166,12 @@ final class FleetCommand implements Callable<Integer> {
             description = "Directory for fleet.txt, fleet.json, fleet.csv and the charts (default: ${DEFAULT-VALUE}).")
     Path out;
 
+    @Option(names = "--charts-from", paramLabel = "FILE", split = ",",
+            description = "Run nothing: draw the table and charts of these fleet.json files (earlier runs) together "
+                    + "into --out, one line per configuration, e.g. a run of each --offload beside a run of each "
+                    + "--routing.")
+    List<Path> chartsFrom = List.of();
+
     @Option(names = "--kvtier-launcher", paramLabel = "PATH",
             description = "kvtier's launcher script (default: the executable 'kvtier' above the running jar).")
     Path launcher;
@@ -186,6 +192,9 @@ final class FleetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (!chartsFrom.isEmpty()) {
+            return replot();
+        }
         FleetOptions o = options();
         Files.createDirectories(o.out());
         String started = Instant.now().toString();
@@ -201,6 +210,25 @@ final class FleetCommand implements Callable<Integer> {
         FleetCharts.write(o.out(), points);
         System.err.println("fleet: wrote " + o.out().toAbsolutePath());
         return points.stream().anyMatch(p -> p.latency().ok() == 0) ? 1 : 0;
+    }
+
+    /** Draws earlier runs' points together: their table, JSON, CSV and charts, in {@code --out}. */
+    private int replot() throws java.io.IOException {
+        List<FleetPoint> points = new java.util.ArrayList<>();
+        for (Path f : chartsFrom) {
+            points.addAll(io.kvtier.bench.fleet.FleetResults.read(f));
+        }
+        if (points.isEmpty()) {
+            throw new IllegalArgumentException("--charts-from: no points in " + chartsFrom);
+        }
+        Files.createDirectories(out);
+        String command = "kvtier bench fleet " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        System.out.println(FleetReport.write(out, new FleetReport.RunInfo(command.strip(), FleetReport.machine(),
+                Instant.now().toString(), "The points of " + chartsFrom + ", drawn together; each file's run says "
+                + "how it was made."), points));
+        FleetCharts.write(out, points);
+        System.err.println("fleet: wrote " + out.toAbsolutePath());
+        return 0;
     }
 
     /** What kvtier's budgets hold, as {@code kvtier size} counts it: tokens and LMCache chunks per node. */

@@ -96,8 +96,8 @@ public final class FleetCharts {
     static XYChart rpsVsTps(Map<String, List<FleetPoint>> byConfig) {
         XYChart chart = ChartWriter.newChart("Throughput per GPU vs speed per user", "Tokens/s per user",
                 "Requests/s per GPU");
-        chart.getStyler().setXAxisMin(0.0);
-        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisMin(0.0); // x fits the data: speeds per user sit far from 0, and close together
+        chart.getStyler().setYAxisDecimalPattern("0.###");
         byConfig.forEach((config, points) -> line(chart, config, points, p -> p.latency().tokensPerSecondPerUser(),
                 FleetPoint::rpsPerGpu));
         return fitLegend(chart);
