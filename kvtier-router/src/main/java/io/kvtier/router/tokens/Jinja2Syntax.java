@@ -4,12 +4,15 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * Rewrites the one piece of Jinja2 syntax Jinjava parses otherwise: a keyword argument's value is a whole expression
+ * Rewrites the pieces of Jinja2 syntax Jinjava parses otherwise. A keyword argument's value is a whole expression
  * in Jinja2 ({@code namespace(last=messages|length - 1)} passes {@code length - 1}), while Jinjava binds the keyword to
  * the first operand and applies the rest to the keyword. Each keyword argument's value is put in parentheses
  * ({@code last=(messages|length - 1)}), which means the same in both. And {@code x[::-1]} (a reversed copy; Jinjava
- * slices take no step) becomes {@code x|reverse}. Only inside {@code {{ }}} and {@code {% %}}
- * tags, outside string literals; comments and text are copied as they are.
+ * slices take no step) becomes {@code x|reverse}. And {@code not x is defined} means {@code not (x is defined)} in Jinja2
+ * (a test binds tighter than {@code not}), while Jinjava reads {@code (not x) is defined}, which is always true: Llama
+ * 3's templates ask {@code not date_string is defined}; it becomes {@code x is not defined} ({@code not x is not t},
+ * {@code x is t}). Only inside {@code {{ }}} and {@code {% %}} tags, outside string literals; comments and text are
+ * copied as they are.
  */
 final class Jinja2Syntax {
     private Jinja2Syntax() {
@@ -64,6 +67,14 @@ final class Jinja2Syntax {
                 out.append(c).append('}');
                 return i + 2;
             }
+            if (c == 'n' && s.startsWith("not", i) && (i == 0 || !Character.isJavaIdentifierPart(s.charAt(i - 1)))) {
+                int end = negatedTest(s, i, out);
+                if (end > i) {
+                    i = end;
+                    previous = 'e';
+                    continue;
+                }
+            }
             if (c == '[' && s.startsWith("::-1]", i + 1)) {
                 out.append("|reverse"); // x[::-1], Python's reversed copy; Jinjava has no slice steps
                 i += 6;
@@ -111,5 +122,74 @@ final class Jinja2Syntax {
             i++;
         }
         return i;
+    }
+
+    /**
+     * At {@code not} (at {@code i}): when {@code not OPERAND is [not] TEST} follows, where the operand is a name with
+     * attributes, subscripts, calls and filters and no space, appends {@code OPERAND is not} (or {@code OPERAND is}
+     * for a double negation) and returns where the test's name starts; else appends nothing and returns {@code i}.
+     */
+    private static int negatedTest(String s, int i, StringBuilder out) {
+        int n = s.length();
+        int start = skipSpace(s, i + 3);
+        if (start == i + 3 || start >= n || !Character.isJavaIdentifierStart(s.charAt(start))) {
+            return i;
+        }
+        int end = start;
+        while (end < n) {
+            char c = s.charAt(end);
+            if (Character.isJavaIdentifierPart(c) || c == '.' || c == '|') {
+                end++;
+            } else if (c == '(' || c == '[') {
+                end = closing(s, end);
+                if (end < 0) {
+                    return i;
+                }
+            } else {
+                break;
+            }
+        }
+        int is = skipSpace(s, end);
+        if (is == end || !s.startsWith("is", is) || is + 2 >= n || !Character.isWhitespace(s.charAt(is + 2))) {
+            return i;
+        }
+        String operand = s.substring(start, end);
+        if (operand.equals("is") || operand.equals("not")) {
+            return i;
+        }
+        int test = skipSpace(s, is + 2);
+        boolean negated = s.startsWith("not", test) && test + 3 < n && Character.isWhitespace(s.charAt(test + 3));
+        // a filtered operand in parentheses: Jinjava reads no test after a filter
+        out.append(operand.indexOf('|') >= 0 ? "(" + operand + ")" : operand).append(negated ? " is " : " is not ");
+        return negated ? skipSpace(s, test + 3) : test;
+    }
+
+    private static int skipSpace(String s, int i) {
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    /** The index just past the bracket that closes the one at {@code open}, strings skipped; -1 if none does. */
+    private static int closing(String s, int open) {
+        int depth = 0;
+        for (int i = open; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\'' || c == '"') {
+                int end = i + 1;
+                while (end < s.length() && s.charAt(end) != c) {
+                    end += s.charAt(end) == '\\' ? 2 : 1;
+                }
+                i = end;
+            } else if (c == '(' || c == '[') {
+                depth++;
+            } else if (c == ')' || c == ']') {
+                if (--depth == 0) {
+                    return i + 1;
+                }
+            }
+        }
+        return -1;
     }
 }
