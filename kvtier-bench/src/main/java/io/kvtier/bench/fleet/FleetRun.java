@@ -8,10 +8,10 @@ import io.kvtier.router.sim.StepBatch;
 import io.kvtier.router.tokens.ChatTemplate;
 import io.kvtier.router.tokens.Tokenizer;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,9 +94,9 @@ public final class FleetRun {
                 endpoints.add("http://127.0.0.1:" + e.port() + ",events=tcp://127.0.0.1:" + e.eventsPort());
             }
             if (!routing.equals("direct")) {
-                router = RouterProcess.start(options.launcher(), scratch.resolve("router-" + routing + "-" + pointNumber
-                        + ".log"),
-                        routing, endpoints, store == null ? List.of() : store.routerAddresses(), options.servedName(),
+                Path routerLog = scratch.resolve("router-" + routing + "-" + pointNumber + ".log");
+                router = RouterProcess.start(options.launcher(), routerLog, routing, endpoints,
+                        store == null ? List.of() : store.routerAddresses(), options.servedName(),
                         options.engine().tp(), options.chunkTokens(), prefillRate());
                 urls = List.of(router.url());
             }
@@ -113,6 +113,8 @@ public final class FleetRun {
             }
             if (store != null) {
                 store.close();
+            }
+            if (Files.exists(data)) { // also after a start that failed
                 deleteData(data);
             }
         }
