@@ -170,7 +170,8 @@ final class LoadGenerator implements AutoCloseable {
 
     private void note(String failure) {
         if (readFailures.size() < 20) {
-            readFailures.add(failure);
+            // The wall-clock time (UTC, as the nodes log) to find the failure in the nodes' logs.
+            readFailures.add(java.time.LocalTime.now(java.time.ZoneOffset.UTC) + " " + failure);
         }
     }
 
