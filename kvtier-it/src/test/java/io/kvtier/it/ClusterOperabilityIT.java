@@ -72,10 +72,28 @@ class ClusterOperabilityIT {
         assertThat(closed.stderr()).contains("cannot reach 127.0.0.1:").contains("connection refused");
     }
 
-    private static void writeValues(KvtierProcess node) {
+    /**
+     * Writes the values through {@code node}. A SET answered -UNREPLICATED (its backup, a JVM started seconds ago, did
+     * not confirm within the 1 s peer timeout: seen in CI) or -TRYAGAIN is sent again, as a client treating them as a
+     * timeout and a refusal would; a few tries at most.
+     */
+    private static void writeValues(KvtierProcess node) throws InterruptedException {
         try (Jedis j = new Jedis("127.0.0.1", node.port(), 30_000)) {
             for (int i = 0; i < VALUES; i++) {
-                assertThat(j.set(("op:" + i).getBytes(), Payloads.make(i, 1, VALUE_BYTES))).isEqualTo("OK");
+                String reply = null;
+                for (int attempt = 1; reply == null; attempt++) {
+                    try {
+                        reply = j.set(("op:" + i).getBytes(), Payloads.make(i, 1, VALUE_BYTES));
+                    } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+                        boolean retriable = e.getMessage().startsWith("UNREPLICATED ")
+                                || e.getMessage().startsWith("TRYAGAIN ");
+                        if (!retriable || attempt == 5) {
+                            throw e;
+                        }
+                        Thread.sleep(100);
+                    }
+                }
+                assertThat(reply).isEqualTo("OK");
             }
         }
     }

@@ -78,6 +78,7 @@ final class TestCluster implements AutoCloseable {
                 c.nodes.add(f.join());
             }
             c.awaitAgreement(n, 60_000);
+            c.awaitSettled(20_000);
         } catch (RuntimeException | Error | InterruptedException e) {
             // The caller never gets the cluster to close: kill what started (and what is still starting).
             for (CompletableFuture<KvtierProcess> f : starting) {
@@ -194,6 +195,38 @@ final class TestCluster implements AutoCloseable {
             Thread.sleep(20);
         }
         throw new AssertionError("nodes did not serve " + members + " members within " + timeoutMillis + " ms");
+    }
+
+    /**
+     * Waits until the nodes' JVMs have settled after their start: together they used under half a core over the last
+     * half second (an idle three-node cluster uses about a third of one; just started, each JVM compiles on both
+     * cores for seconds). Tests begin on a cluster as it runs, not on one still compiling itself: on this 2-core
+     * machine the first writes after forming, replicated to a backup that had not had a core for a second, answered
+     * -UNREPLICATED (its peer timeout) in three tests of one CI run. Returns the ms waited; at most
+     * {@code timeoutMillis}, then the tests go on regardless.
+     */
+    long awaitSettled(long timeoutMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        long last = cpuNanos();
+        while ((System.nanoTime() - start) / 1_000_000 < timeoutMillis) {
+            Thread.sleep(500);
+            long now = cpuNanos();
+            if (now - last < 250_000_000L) {
+                break;
+            }
+            last = now;
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** The CPU time the live nodes' JVMs have used so far. */
+    private long cpuNanos() {
+        long sum = 0;
+        for (KvtierProcess p : live()) {
+            sum += ProcessHandle.of(p.javaPid()).flatMap(h -> h.info().totalCpuDuration())
+                    .map(java.time.Duration::toNanos).orElse(0L);
+        }
+        return sum;
     }
 
     long awaitAgreement(int members, long timeoutMillis) throws InterruptedException {
