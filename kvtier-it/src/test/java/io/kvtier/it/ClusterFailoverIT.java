@@ -139,7 +139,7 @@ class ClusterFailoverIT {
 
     /**
      * A fourth node joins while four threads read and write through the first three. Nothing read is wrong, no
-     * acknowledged write is lost, and no call waits past the peer timeout. A few reads of the slots moving to the new
+     * acknowledged write is lost, and every call ends within {@link #MAX_CALL_MILLIS}. A few reads of the slots moving to the new
      * node may fail, said plainly (TRYAGAIN: not run; UNREACHABLE: no answer within the peer timeout): the old owners
      * hand a slot over as soon as they apply the new table, while the new node, a JVM started seconds ago, still
      * applies it, awaits its first lease and warms up; on this 2-core machine running four nodes and the load it

@@ -202,7 +202,7 @@ final class TestCluster implements AutoCloseable {
      * half second (an idle three-node cluster uses about a third of one; just started, each JVM compiles on both
      * cores for seconds). Tests begin on a cluster as it runs, not on one still compiling itself: on this 2-core
      * machine the first writes after forming, replicated to a backup that had not had a core for a second, answered
-     * -UNREPLICATED (its peer timeout) in three tests of one CI run. Returns the ms waited; at most
+     * -UNREPLICATED (its peer timeout) in four tests of one CI run. Returns the ms waited; at most
      * {@code timeoutMillis}, then the tests go on regardless.
      */
     long awaitSettled(long timeoutMillis) throws InterruptedException {
