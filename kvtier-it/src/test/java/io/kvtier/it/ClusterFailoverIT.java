@@ -139,12 +139,12 @@ class ClusterFailoverIT {
 
     /**
      * A fourth node joins while four threads read and write through the first three. Nothing read is wrong, no
-     * acknowledged write is lost, and every call ends within {@link #MAX_CALL_MILLIS}. A few reads of the slots moving to the new
-     * node may fail, said plainly (TRYAGAIN: not run; UNREACHABLE: no answer within the peer timeout): the old owners
-     * hand a slot over as soon as they apply the new table, while the new node, a JVM started seconds ago, still
-     * applies it, awaits its first lease and warms up; on this 2-core machine running four nodes and the load it
-     * answered some calls only after the peer timeout (1-3 of about 2,000 reads). README, "Limits" says so; a join
-     * that makes the new node a backup first and its primary once it has imported is the way to none.
+     * acknowledged write is lost, and every call ends within {@link #MAX_CALL_MILLIS}. A few reads of the slots
+     * moving to the new node may fail, said plainly (TRYAGAIN: not run; UNREACHABLE: no answer within the peer
+     * timeout): the old owners hand a slot over as soon as they apply the new table, while the new node, a JVM started
+     * seconds ago, still applies it, awaits its first lease and warms up; on this 2-core machine running four nodes
+     * and the load it answered some calls only after the peer timeout (1-3 of about 2,000 reads). README, "Limits"
+     * says so; a join that makes the new node a backup first and its primary once it has imported is the way to none.
      */
     @Test
     void fourthNodeJoinsUnderLoadWithoutWrongReadsOrLostWrites() throws Exception {
