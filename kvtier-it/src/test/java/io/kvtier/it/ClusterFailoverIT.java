@@ -22,13 +22,16 @@ class ClusterFailoverIT {
      * would wait for the client's 10 s socket timeout.
      */
     private static final long MAX_CALL_MILLIS = 2_000;
+    /** The default peer timeout, 1 s, which the bounds here are measured against (TestCluster's is 2 s). */
+    private static final java.util.function.IntFunction<List<String>> DEFAULT_PEER_TIMEOUT =
+            i -> List.of("--peer-timeout", "1s");
 
     @TempDir
     Path tmp;
 
     @Test
     void killNineLosesNoAcknowledgedWrite() throws Exception {
-        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess victim = cluster.nodes.get(1);
             LoadGenerator load = new LoadGenerator(cluster::live, 6, true);
             Thread.sleep(3_000);
@@ -60,7 +63,7 @@ class ClusterFailoverIT {
 
     @Test
     void slotsWhoseOwnersAreAllDownAnswerClusterDownAtOnce() throws Exception {
-        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess survivor = cluster.nodes.get(0);
             cluster.nodes.get(1).kill();
             cluster.nodes.get(2).kill();
@@ -105,7 +108,7 @@ class ClusterFailoverIT {
 
     @Test
     void pausedNodeIsDetectedAndRejoinsWithoutDoubleOwnership() throws Exception {
-        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess paused = cluster.nodes.get(2);
             List<KvtierProcess> others = cluster.nodes.subList(0, 2);
             LoadGenerator load = new LoadGenerator(() -> others, 4, true);
@@ -148,7 +151,7 @@ class ClusterFailoverIT {
      */
     @Test
     void fourthNodeJoinsUnderLoadWithoutWrongReadsOrLostWrites() throws Exception {
-        try (TestCluster cluster = TestCluster.start(tmp, 3, 1)) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 1, DEFAULT_PEER_TIMEOUT)) {
             List<KvtierProcess> first = List.copyOf(cluster.nodes);
             LoadGenerator writers = new LoadGenerator(() -> first, 2, true);
             Thread.sleep(2_000);
@@ -182,7 +185,7 @@ class ClusterFailoverIT {
 
     @Test
     void survivorOfATwoNodeClusterKeepsItsDataWhenItsPeerComesBack() throws Exception {
-        try (TestCluster cluster = TestCluster.start(tmp, 2, 0)) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 2, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess survivor = cluster.nodes.get(0);
             KvtierProcess peer = cluster.nodes.get(1);
             int n = 200;
@@ -220,7 +223,7 @@ class ClusterFailoverIT {
 
     @Test
     void restartedNodeNeverServesAValueOverwrittenWhileItWasAway() throws Exception {
-        try (TestCluster cluster = TestCluster.start(tmp, 3, 0)) {
+        try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess away = cluster.nodes.get(1);
             KvtierProcess entry = cluster.nodes.get(0);
             int n = 300;

@@ -253,7 +253,9 @@ class ClusterNemesisIT {
         NetworkNamespaces ns = namespaced ? NetworkNamespaces.create(n) : null;
         TestCluster cluster;
         try {
-            cluster = namespaced ? TestCluster.startIn(ns, dir, n) : TestCluster.start(dir, n, 0);
+            // The default peer timeout (TestCluster's is 2 s): calls end well within the clients' 2 s timeout.
+            java.util.function.IntFunction<List<String>> flags = i -> List.of("--peer-timeout", "1s");
+            cluster = namespaced ? TestCluster.startIn(ns, dir, n, flags) : TestCluster.startWith(dir, n, 0, flags);
         } catch (Exception | Error e) {
             if (ns != null) {
                 ns.close();
