@@ -29,35 +29,45 @@ class ClusterFailoverIT {
     @TempDir
     Path tmp;
 
+    /**
+     * Kills the configuration's Raft leader, the slowest failover: the others see the view change, elect a leader, and
+     * that leader waits a lease from its election before it excludes the dead node (a member's silence while there was
+     * no leader says nothing: ADR 0005).
+     */
     @Test
     void killNineLosesNoAcknowledgedWrite() throws Exception {
         try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
-            KvtierProcess victim = cluster.nodes.get(1);
+            KvtierProcess victim = cluster.nodes.get(ClusterPartitionIT.leaderIndex(cluster));
+            List<KvtierProcess> survivors = cluster.nodes.stream().filter(n -> n != victim).toList();
             LoadGenerator load = new LoadGenerator(cluster::live, 6, true);
             Thread.sleep(3_000);
             long writesBefore = load.writes.get();
             long killedAt = System.nanoTime();
             victim.kill();
             // The dead node's keys are readable again once every key acknowledged before the kill has been read back.
-            KvtierProcess survivor = cluster.nodes.get(0);
+            KvtierProcess survivor = survivors.get(0);
             long readableAfter = load.readableAfter(survivor, killedAt, 15_000);
             Thread.sleep(3_000);
             load.close();
-            System.out.printf("kill -9: every acknowledged write readable again %d ms after the kill; %d writes before,"
-                    + " %d after; %d errors during failover; longest call %d ms%n", readableAfter, writesBefore,
-                    load.writes.get() - writesBefore, load.errors.get(), load.maxCallMillis.get());
-            // The dead node's lease must run out before its slots move (--lease 1 s, x 1.02; from the new leader's
-            // election if it was the Raft leader), then the exclusion commits, the new primaries wait for every
-            // member's confirmation, and every key is read back: 1.2-1.5 s alone, 2.4 s seen in a full CI run on
-            // this 2-core machine (three nodes, the load, the test). The figures live in BENCHMARKS.md.
-            assertThat(readableAfter).as("ms until the killed node's keys were readable").isBetween(0L, 3_000L);
+            System.out.printf("kill -9 of the Raft leader: every acknowledged write readable again %d ms after the kill;"
+                    + " %d writes before, %d after; %d errors during failover; longest call %d ms%n", readableAfter,
+                    writesBefore, load.writes.get() - writesBefore, load.errors.get(), load.maxCallMillis.get());
+            // The view change (FD_SOCK2 sees the socket close, VERIFY_SUSPECT2 up to 250 ms: 0.4-0.65 s here), the
+            // election, the new leader's wait of a lease (--lease 1 s, x 1.02) from its election before it excludes
+            // the dead node, the exclusion's commit and the new table's install on both survivors (0.05-0.3 s), the
+            // survivors' confirmations before a new primary serves a handed-over slot (0.1-0.5 s), and the reads:
+            // 2.3-2.5 s alone on this 2-core machine (three node JVMs, the load, 130 probe connections and the test
+            // share it; 2026-11-28), 3.0 s in a CI run when the victim was any node, before held writes were woken by
+            // a new table (ClusterNode#retry). The bound leaves 1.5 s over that for a slower or busier CI machine.
+            assertThat(readableAfter).as("ms until the killed node's keys were readable").isBetween(0L, 4_000L);
             assertThat(load.wrong).isEmpty();
             assertThat(load.wrongReads.get()).isZero();
-            assertThat(load.verifyAll(survivor)).as("acknowledged writes lost").isEmpty();
-            assertThat(load.verifyAll(cluster.nodes.get(2))).isEmpty();
+            for (KvtierProcess n : survivors) {
+                assertThat(load.verifyAll(n)).as("acknowledged writes lost, read through port " + n.port()).isEmpty();
+            }
             assertThat(load.maxCallMillis.get()).isLessThan(MAX_CALL_MILLIS);
             assertThat(load.writes.get() - writesBefore).as("writes after the kill").isPositive();
-            cluster.awaitAgreement(2, 10_000);
+            cluster.awaitAgreement(2, 10_000, survivors);
         }
     }
 

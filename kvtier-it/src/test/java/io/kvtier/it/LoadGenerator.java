@@ -235,72 +235,81 @@ final class LoadGenerator implements AutoCloseable {
 
     /**
      * Milliseconds from {@code sinceNanos} until every key acknowledged by then has been read back through
-     * {@code node} as some version of itself, or -1 if that takes over {@code timeoutMillis}. The keys are read on
-     * {@link #PROBES} connections at once (a node runs one connection's commands in order, so one connection would
-     * time its own queue), each a pipelined pass over its keys not read yet, every 20 ms. It runs while the load goes
-     * on, so it checks only that a key is readable; which version is right is the load's and {@link #verifyAll}'s job.
+     * {@code node} as some version of itself, or -1 if that takes over {@code timeoutMillis}: the latest, over the
+     * keys, of the end of a key's first successful read. The keys are read {@link #KEYS_PER_PROBE} to a connection,
+     * one read at a time, on as many connections at once: a node runs one connection's commands in order, and a read
+     * of a key whose primary just died may take the peer timeout before it answers TRYAGAIN, so a key queued behind
+     * many such reads (8 pipelined connections before: 0.3-0.6 s added to each figure) would time that queue rather
+     * than its own readability. It runs while the load goes on, so it checks only that a key is readable; which
+     * version is right is the load's and {@link #verifyAll}'s job.
      */
     long readableAfter(KvtierProcess node, long sinceNanos, long timeoutMillis) {
         List<List<String>> shares = new ArrayList<>();
-        for (int i = 0; i < PROBES; i++) {
-            shares.add(new ArrayList<>());
-        }
-        int n = 0;
         for (int t = 0; t < keys.length; t++) {
             for (int k = 0; k < KEYS_PER_THREAD; k++) {
                 if (keys[t][k].acked >= 0) {
-                    shares.get(n++ % PROBES).add(key(t, k));
+                    if (shares.isEmpty() || shares.getLast().size() == KEYS_PER_PROBE) {
+                        shares.add(new ArrayList<>());
+                    }
+                    shares.getLast().add(key(t, k));
                 }
             }
         }
         long deadline = sinceNanos + timeoutMillis * 1_000_000;
-        List<java.util.concurrent.CompletableFuture<Long>> probes = shares.stream().map(share ->
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> readAll(node, share, sinceNanos, deadline),
-                        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor())).toList();
-        long last = 0;
-        for (var probe : probes) {
-            long took = probe.join();
-            if (took < 0) {
-                return -1;
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<Long>> probes = shares.stream()
+                    .map(share -> executor.submit(() -> readAll(node, share, sinceNanos, deadline))).toList();
+            long last = 0;
+            for (var probe : probes) {
+                long took = probe.get();
+                if (took < 0) {
+                    return -1;
+                }
+                last = Math.max(last, took);
             }
-            last = Math.max(last, took);
+            return last;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
         }
-        return last;
     }
 
-    static final int PROBES = 8;
+    /** Keys one {@link #readableAfter} connection reads. */
+    static final int KEYS_PER_PROBE = 2;
 
+    /** The latest of {@code keys}' first successful reads, in ms since {@code sinceNanos}; -1 past the deadline. */
     private static long readAll(KvtierProcess node, List<String> keys, long sinceNanos, long deadline) {
-        List<String> pending = keys;
+        List<String> pending = new ArrayList<>(keys);
+        long last = 0;
         while (System.nanoTime() < deadline) {
             try (Jedis j = node.jedis(5_000)) {
-                redis.clients.jedis.Pipeline p = j.pipelined();
-                List<redis.clients.jedis.Response<byte[]>> replies = new ArrayList<>();
-                for (String key : pending) {
-                    replies.add(p.get(key.getBytes(StandardCharsets.UTF_8)));
-                }
-                p.sync();
-                List<String> still = new ArrayList<>();
-                for (int i = 0; i < pending.size(); i++) {
-                    if (!readable(pending.get(i), replies.get(i))) {
-                        still.add(pending.get(i));
+                while (!pending.isEmpty() && System.nanoTime() < deadline) {
+                    for (java.util.Iterator<String> it = pending.iterator(); it.hasNext(); ) {
+                        if (readable(it.next(), j)) {
+                            it.remove();
+                            last = Math.max(last, (System.nanoTime() - sinceNanos) / 1_000_000);
+                        }
+                    }
+                    if (!pending.isEmpty()) {
+                        sleep(20);
                     }
                 }
-                pending = still;
+                if (pending.isEmpty()) {
+                    return last;
+                }
             } catch (JedisConnectionException e) {
-                // the node is busy or the connection was cut; the next pass tries again
+                // the node is busy or the connection was cut; try again
+                sleep(20);
             }
-            if (pending.isEmpty()) {
-                return (System.nanoTime() - sinceNanos) / 1_000_000;
-            }
-            sleep(20);
         }
         return -1;
     }
 
-    private static boolean readable(String key, redis.clients.jedis.Response<byte[]> reply) {
+    private static boolean readable(String key, Jedis j) {
         try {
-            byte[] got = reply.get();
+            byte[] got = j.get(key.getBytes(StandardCharsets.UTF_8));
             return got != null && versionOf(key, got) >= 0;
         } catch (JedisDataException e) {
             return false;

@@ -116,6 +116,8 @@ public final class ClusterNode implements AutoCloseable {
     /** This process among the lifetimes of its node id: a restarted node is a new incarnation, included afresh. */
     private final long incarnation = new java.security.SecureRandom().nextLong();
     private volatile Topology topology;
+    /** Work paused until a new topology is installed or its pause ends, whichever comes first ({@link #retry}). */
+    private final java.util.Set<Retry> retries = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     private ConfigService config;
     /** The configuration applied last, and this node's fence in it (see checkServable). */
@@ -207,6 +209,51 @@ public final class ClusterNode implements AutoCloseable {
     /** The installed topology whatever the lease: for a held write, which a lapse of the lease must not release. */
     public Topology installedTopology() {
         return topology;
+    }
+
+    /**
+     * Runs {@code action} once, on a pool thread, {@code pauseMillis} from now or as soon as a topology other than
+     * {@code seen} is installed, whichever comes first: a held write whose backup failed retries at once under the
+     * table that replaced that backup, rather than up to a peer timeout later (its backoff), while its keys stay locked.
+     */
+    public void retry(Topology seen, long pauseMillis, Runnable action) {
+        Retry r = new Retry(action);
+        retries.add(r);
+        CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS).execute(r);
+        if (topology != seen) {
+            r.wake(); // installed between the caller's look and the add above: that wake missed it
+        }
+    }
+
+    /** Wakes every {@link #retry} waiting: a new topology was installed. */
+    private void wakeRetries() {
+        for (Retry r : retries) {
+            r.wake();
+        }
+    }
+
+    /** One {@link #retry}: runs its action at the first of its pause's end and a wake, once. */
+    private final class Retry implements Runnable {
+        private final java.util.concurrent.atomic.AtomicReference<Runnable> action;
+
+        Retry(Runnable action) {
+            this.action = new java.util.concurrent.atomic.AtomicReference<>(action);
+        }
+
+        void wake() {
+            if (action.get() != null) {
+                java.util.concurrent.ForkJoinPool.commonPool().execute(this);
+            }
+        }
+
+        @Override
+        public void run() {
+            Runnable a = action.getAndSet(null);
+            if (a != null) {
+                retries.remove(this);
+                a.run();
+            }
+        }
     }
 
     /**
@@ -481,6 +528,7 @@ public final class ClusterNode implements AutoCloseable {
                         ? "this node is not in the agreed slot table (epoch " + c.epoch() + "); it asks to be included"
                         : "this node has not joined its cluster yet");
             }
+            wakeRetries();
             return;
         }
         // Alone, a node holds everything only in a single-node cluster (or the cluster's first table): a cluster of
@@ -506,6 +554,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         log.info("{}: serving epoch {} over {} members: {} slots primary, {} owned, {} importing", self.id(),
                 table.epoch(), table.members().size(), table.primaryCount(self), table.ownedCount(self), importing);
+        wakeRetries();
         importer.forgetHolders();
         importer.wake();
     }
@@ -815,6 +864,7 @@ public final class ClusterNode implements AutoCloseable {
             return;
         }
         topology = new Topology(t.table(), t.self(), false, "this node is stopping");
+        wakeRetries();
         long lease = settings.membership().lease().toMillis();
         try {
             if (config.leave().get(lease, TimeUnit.MILLISECONDS)) {

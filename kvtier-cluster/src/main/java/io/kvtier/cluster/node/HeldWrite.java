@@ -15,11 +15,12 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The client's answer comes at the latest at its deadline: OK once confirmed, {@code -UNREPLICATED} if not confirmed
  * by then. Attempts go on after that, in the background, one at a time, each bounded by the peer timeout (that of the
- * peer connection's commands) and spaced by a growing pause, until one succeeds, this node no longer serves as the
- * keys' primary (their new owners fetch the keys from the freshest holder, which waits for the lock), this node
- * dropped its copies of their slots (an exclusion and inclusion, or the slots moved away and back, between two
- * attempts: the store no longer holds the write's state), or the node closes. Each attempt reads the keys' state from
- * the store again: a held write keeps its keys, no copy of values.
+ * peer connection's commands) and spaced by a growing pause, cut short when a new table is installed (the failed
+ * backup's replacement is tried at once, not up to a peer timeout later), until one succeeds, this node no longer
+ * serves as the keys' primary (their new owners fetch the keys from the freshest holder, which waits for the lock),
+ * this node dropped its copies of their slots (an exclusion and inclusion, or the slots moved away and back, between
+ * two attempts: the store no longer holds the write's state), or the node closes. Each attempt reads the keys' state
+ * from the store again: a held write keeps its keys, no copy of values.
  */
 public final class HeldWrite {
     /** Pause before the second attempt; it doubles up to the peer timeout. */
@@ -34,6 +35,8 @@ public final class HeldWrite {
     private final CompletableFuture<Void> answer = new CompletableFuture<>();
     private volatile String lastFailure = "no answer from its backups yet";
     private long pauseMillis = FIRST_PAUSE_MILLIS;
+    /** The topology of the previous attempt: a new one starts the backoff over. */
+    private ClusterNode.Topology lastTopology;
 
     private HeldWrite(ClusterNode node, Replicator replicator, byte[][] keys, long[] dropsAtWrite, Runnable unlock) {
         this.node = node;
@@ -69,6 +72,12 @@ public final class HeldWrite {
 
     private void attempt() {
         ClusterNode.Topology t = node.installedTopology();
+        if (t != lastTopology) {
+            // A new table: its backups may still be installing it and refuse the first attempts, for milliseconds, so
+            // the pauses start short again (grown to a peer timeout, they held the keys a second past a failover).
+            lastTopology = t;
+            pauseMillis = FIRST_PAUSE_MILLIS;
+        }
         boolean dropped = !java.util.Arrays.equals(dropsAtWrite, node.drops(keys));
         if (node.closed() || !t.serving() || !primaryOfAll(t, keys) || dropped) {
             // Dropped: this node was excluded and included again (its store emptied), or the keys' slots moved away
@@ -99,7 +108,7 @@ public final class HeldWrite {
             long pause = pauseMillis;
             pauseMillis = Math.min(pauseMillis * 2, Math.max(FIRST_PAUSE_MILLIS,
                     node.settings().peerTimeout().toMillis()));
-            CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS).execute(this::attempt);
+            node.retry(t, pause, this::attempt); // at once if a new table replaced the backup that failed
         });
     }
 
