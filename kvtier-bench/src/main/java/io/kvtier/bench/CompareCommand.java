@@ -48,13 +48,24 @@ final class CompareCommand implements Callable<Integer> {
     Duration serverWarmUp;
 
     @Option(names = "--workloads", paramLabel = "LIST", split = ",", defaultValue = "setget,overflow",
-            description = "Workloads, from setget, overflow, lmcache (default: ${DEFAULT-VALUE}).")
+            description = "Workloads, from setget, overflow, lmcache, small (redis-benchmark's small-value commands,"
+                    + " redis-benchmark from PATH; default: ${DEFAULT-VALUE}).")
     List<String> workloads;
 
     @Option(names = {"-s", "--value-sizes"}, paramLabel = "SIZES", split = ",", defaultValue = "256k,1m,4m,32m",
             converter = FlagValues.SizeConverter.class,
             description = "setget value sizes (default: ${DEFAULT-VALUE}).")
     List<Long> valueSizes;
+
+    @Option(names = "--small-sizes", paramLabel = "SIZES", split = ",", defaultValue = "100,4k",
+            converter = FlagValues.SizeConverter.class,
+            description = "Value sizes of the small workload, redis-benchmark's -d (default: ${DEFAULT-VALUE}).")
+    List<Long> smallSizes;
+
+    @Option(names = "--small-requests", paramLabel = "N", defaultValue = "100000",
+            description = "Requests per small-workload command without pipelining; x2 with -P 16"
+                    + " (default: ${DEFAULT-VALUE}).")
+    long smallRequests;
 
     @Option(names = {"-c", "--connections"}, paramLabel = "LIST", split = ",", defaultValue = "4,16",
             description = "Connection counts; overflow runs at the largest (default: ${DEFAULT-VALUE}).")
@@ -87,7 +98,8 @@ final class CompareCommand implements Callable<Integer> {
 
     CompareOptions options() {
         return new CompareOptions(memory, disk, rounds, duration, serverWarmUp, workloads,
-                WorkloadCommand.sizes("--value-sizes", valueSizes), connections, overflowFactor, overflowSweep,
+                WorkloadCommand.sizes("--value-sizes", valueSizes), WorkloadCommand.sizes("--small-sizes", smallSizes),
+                smallRequests, connections, overflowFactor, overflowSweep,
                 skipLimits, outputDir, launcher != null ? launcher : Launcher.discover(), seed);
     }
 

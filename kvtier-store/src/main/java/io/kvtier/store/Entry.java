@@ -54,6 +54,12 @@ final class Entry extends PolicyNode {
         return e != 0 && e <= now;
     }
 
+    /** {@link #isExpired} now; reads the clock only for a key that has a TTL (most have none: a read per command). */
+    boolean isExpiredNow() {
+        long e = expireAt;
+        return e != 0 && e <= System.currentTimeMillis();
+    }
+
     /** Whether a delete must be made durable with a tombstone: some version of these bytes is, or will be, on disk. */
     boolean mayBeOnDisk() {
         EntryState s = state();

@@ -474,7 +474,7 @@ public final class TieredStore implements AutoCloseable {
         if (e == null) {
             return CompletableFuture.completedFuture(Removed.NOTHING);
         }
-        boolean expired = e.isExpired(System.currentTimeMillis());
+        boolean expired = e.isExpiredNow();
         ValueRef old = returnOld && !expired ? ValueRef.retain(e) : null;
         return closingOnFailure(retire(e, tombstoneSeq[0], KeyListener.Removal.DELETED), old)
                 .thenApply(v -> expired ? Removed.NOTHING : new Removed(true, old));
@@ -600,7 +600,7 @@ public final class TieredStore implements AutoCloseable {
             counters.misses.increment();
             return null;
         }
-        if (e.isExpired(System.currentTimeMillis())) {
+        if (e.isExpiredNow()) {
             expire(e);
             counters.misses.increment();
             return null;
@@ -830,7 +830,7 @@ public final class TieredStore implements AutoCloseable {
     // ---- expiry -------------------------------------------------------------------------------------------------
 
     private boolean expireIfDue(Entry e) {
-        if (e.isExpired(System.currentTimeMillis())) {
+        if (e.isExpiredNow()) {
             expire(e);
             return true;
         }

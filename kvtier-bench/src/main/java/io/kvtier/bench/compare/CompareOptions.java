@@ -24,8 +24,10 @@ import java.util.TreeSet;
  * @param duration        length of each measured setget/lmcache pass
  * @param serverWarmUp    untimed 1 MiB SET/GET load each server gets after it starts (kvtier's JIT compiles its data
  *                        path in the first seconds; Redis gets the same for fairness); zero for none
- * @param workloads       workloads to run, in order: setget, overflow, lmcache
+ * @param workloads       workloads to run, in order: setget, overflow, lmcache, small
  * @param valueSizes      setget value sizes
+ * @param smallSizes      small's value sizes (redis-benchmark's {@code -d})
+ * @param smallRequests   requests per small command without pipelining (x2 with {@code -P 16})
  * @param connections     connection counts
  * @param overflowFactor  overflow working set / memory cap
  * @param overflowSweep   also run overflow at the factors 0.5, 1 and 2 below {@code overflowFactor}
@@ -36,10 +38,12 @@ import java.util.TreeSet;
  */
 public record CompareOptions(long memory, long disk, int rounds, Duration duration, Duration serverWarmUp,
         List<String> workloads,
-        List<Integer> valueSizes, List<Integer> connections, double overflowFactor, boolean overflowSweep,
+        List<Integer> valueSizes, List<Integer> smallSizes, long smallRequests, List<Integer> connections, double overflowFactor, boolean overflowSweep,
         boolean skipLimits, Path outputDir, Path launcher, long seed) {
 
-    public static final Set<String> WORKLOADS = Set.of("setget", "overflow", "lmcache");
+    public static final Set<String> WORKLOADS = Set.of("setget", "overflow", "lmcache", "small");
+    /** redis-benchmark's -d takes at most 1 GB; a small value is a few KiB. */
+    public static final int MAX_SMALL_SIZE = 1 << 20;
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MAX_MEMORY = 1L << 40;
     public static final int MAX_ROUNDS = 100;
@@ -76,6 +80,14 @@ public record CompareOptions(long memory, long disk, int rounds, Duration durati
         }
         long maxSize = Math.min(memory, BenchOptions.MAX_VALUE_SIZE);
         valueSizes.forEach(s -> Bounds.checkBytes("--value-sizes", s, 1, maxSize));
+        smallSizes = List.copyOf(smallSizes);
+        if (smallSizes.isEmpty() && workloads.contains("small")) {
+            throw new IllegalArgumentException("--small-sizes needs at least one size for small");
+        }
+        smallSizes.forEach(s -> Bounds.checkBytes("--small-sizes", s, 1, MAX_SMALL_SIZE));
+        if (smallRequests < 1 || smallRequests > 100_000_000) {
+            throw new IllegalArgumentException("--small-requests " + smallRequests + " is outside 1..100000000");
+        }
         connections = List.copyOf(connections);
         if (connections.isEmpty()) {
             throw new IllegalArgumentException("--connections needs at least one count");
@@ -123,6 +135,8 @@ public record CompareOptions(long memory, long disk, int rounds, Duration durati
         m.put("serverWarmUp", serverWarmUp.toMillis() + "ms");
         m.put("workloads", String.join(",", workloads));
         m.put("valueSizes", String.join(",", valueSizes.stream().map(s -> Units.bytes(s)).toList()));
+        m.put("smallSizes", String.join(",", smallSizes.stream().map(s -> Units.bytes(s)).toList()));
+        m.put("smallRequests", Long.toString(smallRequests));
         m.put("connections", String.join(",", connections.stream().map(String::valueOf).toList()));
         m.put("overflowFactors", String.join(",", overflowFactors().stream().map(String::valueOf).toList()));
         m.put("overflowValueSize", Units.bytes(OVERFLOW_VALUE_SIZE));

@@ -145,6 +145,13 @@ public final class CompareRun {
                         rounds(kvtier, redis, conns, Double.NaN, lmcache(conns, scratch));
                     }
                 }
+                case "small" -> {
+                    for (int size : options.smallSizes()) {
+                        for (int pipeline : SmallValues.PIPELINES) {
+                            smallRounds(kvtier, redis, size, pipeline, scratch);
+                        }
+                    }
+                }
                 default -> throw new IllegalStateException("unknown workload " + workload);
             }
         }
@@ -161,6 +168,27 @@ public final class CompareRun {
                 BenchResult result = BenchRun.measure(o, ProgressListener.NONE);
                 passes.add(new Pass(system, round, conns, factor, result));
                 progress(system, round, o, result);
+            }
+        }
+    }
+
+    /** As {@link #rounds}, for the small workload: redis-benchmark's passes. */
+    private void smallRounds(ServerProcess kvtier, ServerProcess redis, int size, int pipeline, Path scratch)
+            throws IOException {
+        for (int round = 1; round <= options.rounds(); round++) {
+            for (ServerProcess server : List.of(kvtier, redis)) {
+                Server system = server == kvtier ? Server.KVTIER : Server.REDIS;
+                server.flushAll();
+                BenchResult result = SmallValues.run(server.port(), size, pipeline, options.smallRequests(),
+                        options.seed(), scratch);
+                passes.add(new Pass(system, round, SmallValues.CONNECTIONS, Double.NaN, result));
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                        "pass %d: %-6s round %d small %s P%d c=%d:", ++passNumber, system.label(), round,
+                        Units.bytes(size), pipeline, SmallValues.CONNECTIONS));
+                for (OpResult r : result.results()) {
+                    line.append(String.format(Locale.ROOT, " %s %.0f/s", r.op(), r.opsPerSec()));
+                }
+                out.println(line);
             }
         }
     }

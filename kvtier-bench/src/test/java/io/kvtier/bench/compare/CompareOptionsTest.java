@@ -26,7 +26,7 @@ class CompareOptionsTest {
     private CompareOptions options(long memory, int rounds, List<String> workloads, List<Integer> connections,
             double factor, boolean sweep, Path launcher) {
         return new CompareOptions(memory, 8L << 30, rounds, Duration.ofSeconds(5), Duration.ofSeconds(10), workloads,
-                List.of(1 << 20), connections, factor, sweep, false, dir, launcher, 1);
+                List.of(1 << 20), List.of(100), 1000, connections, factor, sweep, false, dir, launcher, 1);
     }
 
     private CompareOptions valid() {
@@ -51,10 +51,10 @@ class CompareOptionsTest {
     @Test
     void rejectsBadValuesNamingTheFlag() {
         assertThatThrownBy(() -> new CompareOptions(1L << 30, 8L << 30, 1, Duration.ofSeconds(5),
-                Duration.ofSeconds(-1), List.of("setget"), List.of(1 << 20), List.of(4), 4, true, false, dir,
+                Duration.ofSeconds(-1), List.of("setget"), List.of(1 << 20), List.of(100), 1000, List.of(4), 4, true, false, dir,
                 launcher, 1)).hasMessageStartingWith("--server-warmup -1000ms is outside 0 or 2ms..24h");
         assertThatThrownBy(() -> new CompareOptions(1L << 30, 8L << 30, 1, Duration.ofSeconds(5),
-                Duration.ofMillis(1), List.of("setget"), List.of(1 << 20), List.of(4), 4, true, false, dir,
+                Duration.ofMillis(1), List.of("setget"), List.of(1 << 20), List.of(100), 1000, List.of(4), 4, true, false, dir,
                 launcher, 1)).hasMessageStartingWith("--server-warmup 1ms is outside");
         assertThatThrownBy(() -> options(1L << 30, 0, List.of("setget"), List.of(4), 4, true, launcher))
                 .hasMessage("--rounds 0 is below the minimum 1");

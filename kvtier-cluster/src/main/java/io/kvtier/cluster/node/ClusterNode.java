@@ -242,7 +242,7 @@ public final class ClusterNode implements AutoCloseable {
 
         void wake() {
             if (action.get() != null) {
-                java.util.concurrent.ForkJoinPool.commonPool().execute(this);
+                CompletableFuture.runAsync(this); // where the pause's end would have run it: no new shared pool
             }
         }
 

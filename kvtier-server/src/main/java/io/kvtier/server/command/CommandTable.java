@@ -8,6 +8,12 @@ import java.util.Map;
 /** All commands by lower-case name; immutable once built. */
 public final class CommandTable {
     private final Map<String, CommandSpec> byName = new HashMap<>();
+    /**
+     * The same commands in an open-addressed table keyed by their ASCII-case-folded bytes, for {@link #lookup(byte[])}:
+     * a command name as the client sent it, in any case, is found without a String (or any allocation) per command.
+     */
+    private final byte[][] foldedNames;
+    private final CommandSpec[] foldedSpecs;
 
     public CommandTable() {
         for (CommandSpec spec : StringCommands.specs()) {
@@ -37,6 +43,18 @@ public final class CommandTable {
         for (CommandSpec spec : PeerCommands.specs()) {
             add(spec);
         }
+        int size = Integer.highestOneBit(byName.size() * 4 - 1) << 1; // at most a quarter full
+        foldedNames = new byte[size][];
+        foldedSpecs = new CommandSpec[size];
+        for (CommandSpec spec : byName.values()) {
+            byte[] name = spec.name().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            int i = foldedHash(name) & (size - 1);
+            while (foldedNames[i] != null) {
+                i = (i + 1) & (size - 1);
+            }
+            foldedNames[i] = name;
+            foldedSpecs[i] = spec;
+        }
     }
 
     private void add(CommandSpec spec) {
@@ -47,6 +65,45 @@ public final class CommandTable {
 
     public CommandSpec lookup(String lowerName) {
         return byName.get(lowerName);
+    }
+
+    /** The command named {@code name} in any ASCII case, as a client sent it, or null. */
+    public CommandSpec lookup(byte[] name) {
+        int mask = foldedNames.length - 1;
+        for (int i = foldedHash(name) & mask; ; i = (i + 1) & mask) {
+            byte[] candidate = foldedNames[i];
+            if (candidate == null) {
+                return null;
+            }
+            if (equalsFolded(candidate, name)) {
+                return foldedSpecs[i];
+            }
+        }
+    }
+
+    private static int fold(byte b) {
+        return b >= 'A' && b <= 'Z' ? b + 32 : b;
+    }
+
+    private static int foldedHash(byte[] name) {
+        int h = name.length;
+        for (byte b : name) {
+            h = 31 * h + fold(b);
+        }
+        return h ^ (h >>> 16);
+    }
+
+    /** Whether {@code raw} is {@code lower} (lower case already) in any ASCII case. */
+    private static boolean equalsFolded(byte[] lower, byte[] raw) {
+        if (lower.length != raw.length) {
+            return false;
+        }
+        for (int i = 0; i < raw.length; i++) {
+            if (fold(raw[i]) != lower[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public Collection<CommandSpec> all() {

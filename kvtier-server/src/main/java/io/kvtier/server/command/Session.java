@@ -26,8 +26,12 @@ public final class Session {
     volatile String libName;
     volatile String libVersion;
     volatile boolean authenticated;
-    volatile String lastCommand = "NULL";
-    volatile long lastCommandMillis = createdMillis;
+    /**
+     * CLIENT LIST's cmd and idle. Written per command by the connection's event loop, so plain fields: a volatile
+     * store per command cost a fence each; a CLIENT LIST on another loop may see them a command late.
+     */
+    String lastCommand = "NULL";
+    long lastCommandNanos = System.nanoTime();
     /**
      * System.nanoTime() when this connection's current command started: a cluster call's budget (the peer timeout)
      * counts from there, so waiting for keys, queueing on a peer connection and retries all come out of it.
@@ -114,10 +118,11 @@ public final class Session {
         return holdsKeyGate;
     }
 
-    public void commandStarted(String name) {
+    /** The connection's command {@code name} starts now ({@code nowNanos}: System.nanoTime(), read once per command). */
+    public void commandStarted(String name, long nowNanos) {
         lastCommand = name;
-        lastCommandMillis = System.currentTimeMillis();
-        commandStartNanos = System.nanoTime();
+        lastCommandNanos = nowNanos;
+        commandStartNanos = nowNanos;
     }
 
     /** This connection's share of the request heap: argv-mem in {@link #describe}. Set once by its handler. */
@@ -178,7 +183,8 @@ public final class Session {
         return "id=" + id + " addr=" + hostPort(channel.remoteAddress()) + " laddr=" + hostPort(channel.localAddress())
                 + " fd=" + (channel instanceof UnixChannel unix ? unix.fd().intValue() : -1)
                 + " name=" + (name == null ? "" : name) + " age=" + (now - createdMillis) / 1000
-                + " idle=" + (now - lastCommandMillis) / 1000 + " flags=" + flags + " db=0 sub=0 psub=0 ssub=0"
+                + " idle=" + (System.nanoTime() - lastCommandNanos) / 1_000_000_000 + " flags=" + flags
+                + " db=0 sub=0 psub=0 ssub=0"
                 + " multi=" + transactionSize() + " qbuf=" + qbuf + " qbuf-free=" + qbufFree + " argv-mem=" + argv
                 + " multi-mem=0 rbs=0 rbp=0 obl=0 oll=" + (out == null ? 0 : out.size()) + " omem=" + omem
                 + " tot-mem=" + ((long) qbuf + qbufFree + argv + omem) + " events=" + events + " cmd=" + lastCommand

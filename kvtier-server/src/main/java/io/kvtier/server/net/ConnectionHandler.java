@@ -205,10 +205,11 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         if (!session.inTransaction()) {
             sinks.requestDone(); // its reservations pass to the command; a transaction's, in finished() at its end
         }
-        timeouts.commandDone(System.nanoTime());
+        long now = System.nanoTime(); // the one clock read before the command: timeouts, CLIENT LIST, its latency
+        timeouts.commandDone(now);
         CompletableFuture<Void> done;
         try {
-            done = Dispatcher.dispatch(session, cmd, reply);
+            done = Dispatcher.dispatch(session, cmd, reply, now);
         } finally {
             cmd.release();
         }
@@ -218,10 +219,11 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             done.whenComplete((v, e) -> ctx.executor().execute(() -> {
                 busy = false;
                 finished();
+                timeouts.commandDone(System.nanoTime()); // the idle time counts from its end
                 process();
             }));
         } else {
-            finished();
+            finished(); // microseconds after the start: the clock read then stands for its end too
         }
     }
 
@@ -234,7 +236,6 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             sinks.requestDone();
             decoder.commandFinished();
         }
-        timeouts.commandDone(System.nanoTime());
     }
 
     /** Answers {@code error} and closes the connection once it is written (a request over a limit, a timeout). */

@@ -145,6 +145,16 @@ public final class MemoryValue {
         return out;
     }
 
+    /**
+     * The native address of a small value's bytes (one contiguous chunk), or 0 for a value of whole pages: lets a
+     * reply copy a small value into its output buffer with no view object per read. Valid while the caller holds a
+     * reference; never written through.
+     */
+    public long smallAddress() {
+        return smallPage != null && smallPage.segment.isNative()
+                ? smallPage.segment.address() + (long) chunk * smallPage.chunkSize : 0;
+    }
+
     /** Copies the whole value to a new heap array (small values and tests). Caller holds a reference. */
     public byte[] toArray() {
         byte[] out = new byte[length];
