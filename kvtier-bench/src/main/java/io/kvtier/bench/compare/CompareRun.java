@@ -160,44 +160,46 @@ public final class CompareRun {
     /** A B A B: each round runs kvtier, then Redis, each on an emptied server. */
     private void rounds(ServerProcess kvtier, ServerProcess redis, int conns, double factor,
             BenchOptions.Builder builder) throws IOException {
-        for (int round = 1; round <= options.rounds(); round++) {
-            for (ServerProcess server : List.of(kvtier, redis)) {
-                Server system = server == kvtier ? Server.KVTIER : Server.REDIS;
-                server.flushAll();
-                BenchOptions o = builder.port(server.port()).build();
-                BenchResult result = BenchRun.measure(o, ProgressListener.NONE);
-                passes.add(new Pass(system, round, conns, factor, result));
-                progress(system, round, o, result);
-            }
-        }
+        BenchOptions shape = builder.port(kvtier.port()).build();
+        rounds(kvtier, redis, conns, factor, shape.workload().name() + " " + shape.valueSizesText(), false,
+                server -> BenchRun.measure(builder.port(server.port()).build(), ProgressListener.NONE));
     }
 
-    /** As {@link #rounds}, for the small workload: redis-benchmark's passes. */
+    /** As above, for the small workload: redis-benchmark's passes, reported in requests per second. */
     private void smallRounds(ServerProcess kvtier, ServerProcess redis, int size, int pipeline, Path scratch)
             throws IOException {
+        rounds(kvtier, redis, SmallValues.CONNECTIONS, Double.NaN, "small " + Units.bytes(size) + " P" + pipeline, true,
+                server -> SmallValues.run(server.port(), size, pipeline, options.smallRequests(), options.seed(),
+                        scratch));
+    }
+
+    /** One pass against one server. */
+    @FunctionalInterface
+    private interface Measure {
+        BenchResult on(ServerProcess server) throws IOException;
+    }
+
+    /** A B A B with {@code measure}; each pass printed as {@code what}, per op in requests/s or MB/s. */
+    private void rounds(ServerProcess kvtier, ServerProcess redis, int conns, double factor, String what,
+            boolean requestsPerSecond, Measure measure) throws IOException {
         for (int round = 1; round <= options.rounds(); round++) {
             for (ServerProcess server : List.of(kvtier, redis)) {
                 Server system = server == kvtier ? Server.KVTIER : Server.REDIS;
                 server.flushAll();
-                BenchResult result = SmallValues.run(server.port(), size, pipeline, options.smallRequests(),
-                        options.seed(), scratch);
-                passes.add(new Pass(system, round, SmallValues.CONNECTIONS, Double.NaN, result));
-                StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                        "pass %d: %-6s round %d small %s P%d c=%d:", ++passNumber, system.label(), round,
-                        Units.bytes(size), pipeline, SmallValues.CONNECTIONS));
-                for (OpResult r : result.results()) {
-                    line.append(String.format(Locale.ROOT, " %s %.0f/s", r.op(), r.opsPerSec()));
-                }
-                out.println(line);
+                BenchResult result = measure.on(server);
+                passes.add(new Pass(system, round, conns, factor, result));
+                progress(system, round, what, conns, requestsPerSecond, result);
             }
         }
     }
 
-    private void progress(Server system, int round, BenchOptions o, BenchResult result) {
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "pass %d: %-6s round %d %s %s c=%d:",
-                ++passNumber, system.label(), round, o.workload().name(), o.valueSizesText(), o.connections()));
+    private void progress(Server system, int round, String what, int conns, boolean requestsPerSecond,
+            BenchResult result) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "pass %d: %-6s round %d %s c=%d:",
+                ++passNumber, system.label(), round, what, conns));
         for (OpResult r : result.results()) {
-            line.append(String.format(Locale.ROOT, " %s %.0f MB/s", r.op(), r.mbPerSec()));
+            line.append(requestsPerSecond ? String.format(Locale.ROOT, " %s %.0f/s", r.op(), r.opsPerSec())
+                    : String.format(Locale.ROOT, " %s %.0f MB/s", r.op(), r.mbPerSec()));
             if (r.errors() > 0) {
                 line.append(" (").append(r.errors()).append(" errors: ").append(r.firstError()).append(')');
             }

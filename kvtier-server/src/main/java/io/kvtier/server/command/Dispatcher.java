@@ -49,30 +49,7 @@ public final class Dispatcher {
         if (keys.length == 0) {
             return run(spec, session, cmd, reply, true, startNanos);
         }
-        KeyGate gate = session.server.keyGate();
-        int[] stripes = KeyGate.stripesOf(keys);
-        CompletableFuture<Void> entered = gate.enterShared(stripes);
-        if (entered != null) { // a transaction or script holds one: as withKeysShared
-            RespCommand own = cmd.take(ClusterRouter.allIndexes(cmd));
-            return Async.then(entered, reply, v -> Async.andFinally(
-                    () -> run(spec, session, own, reply, true, startNanos), () -> {
-                        gate.leaveShared(stripes);
-                        own.release();
-                    }));
-        }
-        // Entered at once, the common case: as withKeysShared without its lambdas (three allocations per command).
-        CompletableFuture<Void> done;
-        try {
-            done = run(spec, session, cmd, reply, true, startNanos);
-        } catch (RuntimeException e) {
-            gate.leaveShared(stripes);
-            throw e;
-        }
-        if (done == null) {
-            gate.leaveShared(stripes);
-            return null;
-        }
-        return done.whenComplete((v, e) -> gate.leaveShared(stripes));
+        return withKeysShared(session, keys, cmd, reply, c -> run(spec, session, c, reply, true, startNanos));
     }
 
     /**
@@ -86,7 +63,20 @@ public final class Dispatcher {
         int[] stripes = KeyGate.stripesOf(keys);
         CompletableFuture<Void> entered = gate.enterShared(stripes);
         if (entered == null) {
-            return Async.andFinally(() -> body.apply(cmd), () -> gate.leaveShared(stripes));
+            // Entered at once, the common case: as Async.andFinally, inline (its two lambdas cost two allocations on
+            // every keyed command).
+            CompletableFuture<Void> done;
+            try {
+                done = body.apply(cmd);
+            } catch (RuntimeException e) {
+                gate.leaveShared(stripes);
+                throw e;
+            }
+            if (done == null) {
+                gate.leaveShared(stripes);
+                return null;
+            }
+            return done.whenComplete((v, e) -> gate.leaveShared(stripes));
         }
         RespCommand own = cmd.take(ClusterRouter.allIndexes(cmd));
         return Async.then(entered, reply, v -> Async.andFinally(() -> body.apply(own), () -> {
