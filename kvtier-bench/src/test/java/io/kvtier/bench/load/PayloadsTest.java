@@ -90,7 +90,10 @@ class PayloadsTest {
         ByteBuf a = payloads.value(KEY, 1, 4096);
         ByteBuf b = payloads.value("other".getBytes(StandardCharsets.UTF_8), 2, 4096);
         assertThat(a.isDirect()).isTrue();
-        assertThat(a.unwrap()).isNotNull().isSameAs(b.unwrap());
+        // Same memory, not the same wrapper: Netty's leak detector wraps a sampled buffer (1 in 128 by default,
+        // every one at "paranoid") and each duplicate of it, so unwrap() is not stable across two duplicates.
+        assertThat(a.hasMemoryAddress()).isTrue();
+        assertThat(a.memoryAddress()).isEqualTo(b.memoryAddress());
         assertThat(payloads.wrongBytes(KEY, 4096, Unpooled.wrappedBuffer(new byte[4096]))).isZero();
         assertThat(payloads.wrongBytes(KEY, 4096, Unpooled.wrappedBuffer(new byte[4000]))).isEqualTo(96);
         ByteBuf shared = a.unwrap();
