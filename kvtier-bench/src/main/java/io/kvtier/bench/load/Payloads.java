@@ -37,7 +37,12 @@ public final class Payloads implements AutoCloseable {
             return shared.computeIfAbsent(size, this::sharedBuffer).retainedDuplicate();
         }
         ByteBuf buf = ByteBufAllocator.DEFAULT.directBuffer(size, size);
-        ValuePattern.fill(buf, ValuePattern.keyHash(key), version, size);
+        try {
+            ValuePattern.fill(buf, ValuePattern.keyHash(key), version, size);
+        } catch (RuntimeException e) {
+            buf.release(); // a size without room for the header
+            throw e;
+        }
         return buf;
     }
 
