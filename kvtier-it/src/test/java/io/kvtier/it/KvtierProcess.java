@@ -167,6 +167,11 @@ public final class KvtierProcess implements AutoCloseable {
         } else {
             pb.environment().putIfAbsent("KVTIER_HEAP", "-Xmx512m");
         }
+        // The launcher turns Netty's leak detector off for speed; the tests' nodes keep its default sampling on.
+        String javaOpts = pb.environment().getOrDefault("KVTIER_JAVA_OPTS", "");
+        if (!javaOpts.contains("io.netty.leakDetection.level")) {
+            pb.environment().put("KVTIER_JAVA_OPTS", (javaOpts + " -Dio.netty.leakDetection.level=simple").strip());
+        }
         int logged = logText().length(); // the log is appended to across restarts
         process = pb.start();
         try {
