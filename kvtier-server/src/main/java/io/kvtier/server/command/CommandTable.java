@@ -63,10 +63,6 @@ public final class CommandTable {
         }
     }
 
-    public CommandSpec lookup(String lowerName) {
-        return byName.get(lowerName);
-    }
-
     /** The command named {@code name} in any ASCII case, as a client sent it, or null. */
     public CommandSpec lookup(byte[] name) {
         int mask = foldedNames.length - 1;

@@ -108,7 +108,7 @@ final class PeerCommands {
         RespCommand cmd = c.take(inner);
         try {
             boolean transaction = Args.lower(cmd.bytes(0)).equals(Transactions.FORWARDED);
-            CommandSpec spec = transaction ? null : s.server.commands().lookup(Args.lower(cmd.bytes(0)));
+            CommandSpec spec = transaction ? null : s.server.commands().lookup(cmd.bytes(0));
             if (!transaction && (spec == null || !ClusterRouter.routed(spec))) {
                 throw new CommandException("ERR KVT.FWD of an unknown or unkeyed command");
             }

@@ -210,7 +210,7 @@ final class ScriptCommands {
 
         @Override
         public LuaValue call(byte[][] args) {
-            CommandSpec spec = session.server.commands().lookup(Args.lower(args[0]));
+            CommandSpec spec = session.server.commands().lookup(args[0]);
             if (spec == null) {
                 return error("ERR Unknown Redis command called from script");
             }

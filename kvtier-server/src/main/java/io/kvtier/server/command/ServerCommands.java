@@ -83,7 +83,7 @@ final class ServerCommands {
                 } else {
                     r.array(c.argCount() - 2);
                     for (int i = 2; i < c.argCount(); i++) {
-                        CommandSpec spec = table.lookup(Args.lower(c.bytes(i)));
+                        CommandSpec spec = table.lookup(c.bytes(i));
                         if (spec == null) {
                             r.nullArray();
                         } else {

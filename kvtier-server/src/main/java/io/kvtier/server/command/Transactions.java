@@ -262,7 +262,7 @@ final class Transactions {
 
     /** {@code cmd}'s spec, its subcommand resolved, if it names one with a fitting arity; else null. */
     private static CommandSpec checked(Session s, RespCommand cmd) {
-        CommandSpec spec = s.server.commands().lookup(Args.lower(cmd.bytes(0)));
+        CommandSpec spec = s.server.commands().lookup(cmd.bytes(0));
         if (spec != null && !spec.subcommands().isEmpty()) {
             spec = cmd.argCount() < 2 ? null : spec.subcommands().get(Args.lower(cmd.bytes(1)));
         }
