@@ -295,7 +295,7 @@ final class DiskWriter implements Runnable {
                 Entry e = dirty.get(i);
                 MemoryValue mem = pinned.get(i);
                 locations[i] = store.disk.append(PendingRecord.value(e.key.bytes, e.seq, e.expireAt, mem.buffers(),
-                        mem.length()));
+                        mem.length(), e.version));
             }
         } catch (IOException | RuntimeException ex) {
             failure = ex;

@@ -14,8 +14,13 @@ final class Entry extends PolicyNode {
     final long seq;
     final int length;       // values are below 2 GiB (StoreOptions.MAX_VALUE)
     volatile long expireAt; // epoch millis, 0 = never
+    /**
+     * The value's cluster version (0 outside a cluster): the same on every node holding this state of the key. Set
+     * when the version is created; raised (never lowered) when a primary re-stamps its write for a retry.
+     */
+    volatile long version;
     private static final EntryState[] STATES = EntryState.values();
-    private byte state;     // an EntryState's ordinal: a byte, not a reference, keeps an entry at 56 bytes
+    private byte state;     // an EntryState's ordinal: a byte, not a reference, keeps an entry at 64 bytes
     MemoryValue memory;     // guarded by this; the entry owns one reference
     DiskLocation disk;      // guarded by this
     private byte diskHits;  // guarded by this; decides promotion, saturates
@@ -23,10 +28,15 @@ final class Entry extends PolicyNode {
     Entry timerNext;        // guarded by the ExpiryWheel's lock; null when not scheduled
 
     Entry(Key key, long seq, long length, long expireAt, EntryState initial) {
+        this(key, seq, length, expireAt, initial, 0);
+    }
+
+    Entry(Key key, long seq, long length, long expireAt, EntryState initial, long version) {
         this.key = key;
         this.seq = seq;
         this.length = Math.toIntExact(length);
         this.expireAt = expireAt;
+        this.version = version;
         this.state = (byte) initial.ordinal();
     }
 

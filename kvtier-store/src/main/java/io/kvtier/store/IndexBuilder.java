@@ -38,6 +38,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
     private long unknownDamageBound = -1;
     private long droppedForDamage;
     private long maxSeq;
+    private long maxVersion;
 
     /** Fills {@code index}, which nobody else may touch until {@link #build} returns. */
     IndexBuilder(Index index) {
@@ -70,8 +71,9 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         if (current != null && current.seq >= r.seq() || r.seq() < tombstones.getOrDefault(key, -1L)) {
             return;
         }
-        Entry e = new Entry(key, r.seq(), r.location().valueLength(), r.expireAt(), EntryState.DISK);
+        Entry e = new Entry(key, r.seq(), r.location().valueLength(), r.expireAt(), EntryState.DISK, r.version());
         e.disk = r.location();
+        maxVersion = Math.max(maxVersion, r.version());
         newest.put(key, e);
     }
 
@@ -87,6 +89,11 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
 
     long maxSeq() {
         return maxSeq;
+    }
+
+    /** The highest cluster version of any value record scanned (0 if none had one). */
+    long maxVersion() {
+        return maxVersion;
     }
 
     /** Keys the last {@link #build} dropped because a damaged record may have superseded their newest intact one. */

@@ -94,6 +94,7 @@ public final class TieredStore implements AutoCloseable {
     final DiskWriter writer;
     private final RecoveryStats recovery;
     private final long droppedForDamage;
+    private final long maxRecoveredVersion;
     final KeyListener listener;
     private final Pins pins;
     private volatile boolean closed;
@@ -126,6 +127,7 @@ public final class TieredStore implements AutoCloseable {
             }
         });
         sequence.set(Math.max(builder.maxSeq(), recovery.maxSeq())); // past damaged records' numbers too
+        this.maxRecoveredVersion = builder.maxVersion();
         this.waiters = new MemoryWaiters(memory, options.memoryWaitMillis(), writer::wake,
                 () -> writer.fault() == null ? null : futileWait(writer.fault()));
         memory.onFree(waiters::serve);
@@ -191,6 +193,14 @@ public final class TieredStore implements AutoCloseable {
 
     public RecoveryStats recovery() {
         return recovery;
+    }
+
+    /**
+     * The highest cluster version among the values recovered at start-up (0 if none had one): a node issuing new
+     * versions starts above it.
+     */
+    public long maxRecoveredVersion() {
+        return maxRecoveredVersion;
     }
 
     /** Keys recovery did not serve because a damaged record may have deleted or overwritten them (RegionScanner). */
@@ -321,11 +331,11 @@ public final class TieredStore implements AutoCloseable {
                 : opts.expireAt();
         DiskLocation loc;
         try {
-            loc = disk.adopt(write, key.bytes, seq, expireAt);
+            loc = disk.adopt(write, key.bytes, seq, expireAt, opts.version());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        Entry e = new Entry(key, seq, write.length(), expireAt, EntryState.DISK);
+        Entry e = new Entry(key, seq, write.length(), expireAt, EntryState.DISK, opts.version());
         e.disk = loc;
         Entry[] replaced = new Entry[1];
         ValueRef[] old = new ValueRef[1];
@@ -416,7 +426,8 @@ public final class TieredStore implements AutoCloseable {
                 return null;
             }
             long expireAt = opts.keepTtl() && live != null ? live.expireAt : opts.expireAt();
-            Entry e = new Entry(key, sequence.incrementAndGet(), value.length(), expireAt, EntryState.MEMORY);
+            Entry e = new Entry(key, sequence.incrementAndGet(), value.length(), expireAt, EntryState.MEMORY,
+                    opts.version());
             e.memory = value;
             counters.created(EntryState.MEMORY, e.length);
             replaced[0] = current;
@@ -569,6 +580,27 @@ public final class TieredStore implements AutoCloseable {
         }
         return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq))
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
+    }
+
+    /**
+     * Raises the cluster version of {@code key}'s current value to {@code version} (a primary re-stamping a write it
+     * replicates again, or every key a command wrote getting that command's version); nothing if the key is absent or
+     * its version is already at least that. In memory only: a value already on disk keeps the version its record
+     * carries, which after a restart makes it differ from its copies elsewhere and be copied again, never wrong.
+     * Returns whether it changed.
+     */
+    public boolean setVersion(byte[] keyBytes, long version) {
+        Entry e = index.get(new Key(keyBytes));
+        if (e == null) {
+            return false;
+        }
+        synchronized (e) {
+            if (!e.state().isLive() || e.version >= version) {
+                return false;
+            }
+            e.version = version;
+            return true;
+        }
     }
 
     /** Deletes every key and every region file. */
@@ -793,6 +825,30 @@ public final class TieredStore implements AutoCloseable {
                 visitor.accept(e.key.bytes);
             }
         });
+    }
+
+    /** What {@link #versionsInBucket} tells of each live key. */
+    public interface VersionVisitor {
+        void visit(byte[] key, long version, long expireAt, long length);
+    }
+
+    /**
+     * Visits the live keys of scan bucket {@code bucket} with the cluster version, expiry and length of their value,
+     * as {@link #scanBucket} does; returns the number of keys examined.
+     */
+    public int versionsInBucket(int bucket, VersionVisitor visitor) {
+        long now = System.currentTimeMillis();
+        return index.forEachInBucket(bucket, e -> {
+            if (!e.isExpired(now)) {
+                visitor.visit(e.key.bytes, e.version, e.expireAt, e.length);
+            }
+        });
+    }
+
+    /** The cluster version of {@code key}'s value (0 for none), or -1 if there is no such key. */
+    public long version(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        return e == null || expireIfDue(e) ? -1 : e.version;
     }
 
     /** What {@link #describeBucket} tells of each live key. */

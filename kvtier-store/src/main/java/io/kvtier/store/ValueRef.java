@@ -78,6 +78,11 @@ public final class ValueRef implements AutoCloseable {
         return Math.toIntExact(disk.recordLength());
     }
 
+    /** The cluster version of the value this reference holds (0 outside a cluster); see {@link TieredStore#setVersion}. */
+    public long version() {
+        return entry.version;
+    }
+
     /** The expiry time of the version this reference holds, epoch millis, 0 = none. */
     public long expireAt() {
         return entry.expireAt;

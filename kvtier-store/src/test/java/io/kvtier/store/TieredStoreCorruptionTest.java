@@ -89,7 +89,7 @@ class TieredStoreCorruptionTest {
         List<Arguments> all = new ArrayList<>();
         for (Victim v : Victim.values()) {
             for (String field : List.of("magic", "header crc", "seq", "written", "expireAt", "keyLength",
-                    "valueLength", "type", "reserved", "value crc", "key", "value", "trailer magic", "trailer crc",
+                    "valueLength", "type", "reserved", "value crc", "cluster version", "key", "value", "trailer magic", "trailer crc",
                     "trailer seq", "trailer fingerprint", "trailer length", "trailer type", "trailer reserved")) {
                 if (field.equals("value") && v.type == RecordFormat.TYPE_TOMBSTONE) {
                     continue;
@@ -187,8 +187,9 @@ class TieredStoreCorruptionTest {
             case "type" -> new long[] {40, 40};
             case "reserved" -> new long[] {41, 43};
             case "value crc" -> new long[] {44, 47};
-            case "key" -> new long[] {48, 48 + r.keyLength - 1};
-            case "value" -> new long[] {48 + r.keyLength, trailer - 1};
+            case "cluster version" -> new long[] {48, 55};
+            case "key" -> new long[] {56, 56 + r.keyLength - 1};
+            case "value" -> new long[] {56 + r.keyLength, trailer - 1};
             case "trailer magic" -> new long[] {trailer, trailer + 3};
             case "trailer crc" -> new long[] {trailer + 4, trailer + 7};
             case "trailer seq" -> new long[] {trailer + 8, trailer + 15};

@@ -29,6 +29,42 @@ class TieredStoreRestartTest {
     Path dir;
 
     @Test
+    void clusterVersionsOfMemoryDiskAndDirectValuesSurviveARestart() throws IOException {
+        byte[] big = Values.of("big", 1, (int) (2 * MiB));
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            join(s.putAsync("mem", Values.of("mem", 1, 100), PutOptions.PLAIN.withVersion(5L << 40 | 1)));
+            assertThat(s.store.setVersion(key("mem"), 5L << 40 | 9)).as("raised").isTrue();
+            assertThat(s.store.setVersion(key("mem"), 5L << 40 | 4)).as("never lowered").isFalse();
+            join(s.putAsync("demoted", Values.of("demoted", 1, (int) (100 * KiB)),
+                    PutOptions.PLAIN.withVersion(5L << 40 | 2)));
+            s.pushToDisk("demoted");
+            assertThat(s.store.setVersion(key("demoted"), 5L << 40 | 8)).isTrue(); // on disk already: not persisted
+            var write = s.store.openDirectWrite(big.length);
+            write.append(java.nio.ByteBuffer.wrap(big), () -> { });
+            join(s.store.putDirect(key("big"), write, PutOptions.PLAIN.withVersion(5L << 40 | 3)));
+            s.put("plain", Values.of("plain", 1, 10));
+            assertThat(s.store.version(key("mem"))).isEqualTo(5L << 40 | 9);
+            assertThat(s.store.version(key("demoted"))).isEqualTo(5L << 40 | 8);
+            assertThat(s.store.version(key("absent"))).isEqualTo(-1);
+        }
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            assertThat(s.store.version(key("mem"))).isEqualTo(5L << 40 | 9);
+            assertThat(s.store.version(key("demoted"))).as("the version its record carries").isEqualTo(5L << 40 | 2);
+            assertThat(s.store.version(key("big"))).isEqualTo(5L << 40 | 3);
+            assertThat(s.store.version(key("plain"))).isZero();
+            assertThat(s.store.maxRecoveredVersion()).isEqualTo(5L << 40 | 9);
+            assertThat(s.read("big")).isEqualTo(big);
+            Map<String, Long> listed = new HashMap<>();
+            for (int b = 0; b < TieredStore.SCAN_BUCKETS; b++) {
+                s.store.versionsInBucket(b, (k, v, expireAt, length) -> listed.put(new String(k), v));
+            }
+            assertThat(listed).containsEntry("mem", 5L << 40 | 9).containsEntry("big", 5L << 40 | 3)
+                    .containsEntry("plain", 0L).hasSize(4 + (int) listed.keySet().stream()
+                            .filter(k -> k.startsWith("filler-")).count());
+        }
+    }
+
+    @Test
     void overwriteOfADemotedValueIsExactAcrossRestart() throws IOException {
         try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
             s.put("k", Values.of("k", 1, (int) (100 * KiB)));

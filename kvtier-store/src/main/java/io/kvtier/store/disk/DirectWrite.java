@@ -97,7 +97,7 @@ public final class DirectWrite {
      * Writes the padding record, header and key in front of the value and its trailer after it (after
      * {@link #finish} completed). Returns the record's offset in the file.
      */
-    long seal(byte[] key, long seq, long written, long expireAt) throws IOException {
+    long seal(byte[] key, long seq, long written, long expireAt, long version) throws IOException {
         if (key.length > RecordFormat.MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("key of " + key.length + " bytes is longer than "
                     + RecordFormat.MAX_KEY_LENGTH);
@@ -108,7 +108,7 @@ public final class DirectWrite {
         padCrc.update(ByteBuffer.allocate(padding));
         ByteBuffer padHeader = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
         RecordFormat.writeHeader(padHeader, (int) padCrc.getValue(), 0, written, 0, new byte[0], padding,
-                RecordFormat.TYPE_PADDING);
+                RecordFormat.TYPE_PADDING, 0);
         ByteBuffer padTrailer = ByteBuffer.allocate(RecordFormat.TRAILER_SIZE);
         RecordFormat.writeTrailer(padTrailer, 0, new byte[0], 0, padding, RecordFormat.TYPE_PADDING);
         writeFully(padHeader.clear(), 0);
@@ -116,7 +116,7 @@ public final class DirectWrite {
         writeFully(padTrailer.clear(), RecordFormat.HEADER_SIZE + padding);
         ByteBuffer header = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
         RecordFormat.writeHeader(header, (int) crc.getValue(), seq, written, expireAt, key, Math.toIntExact(length),
-                RecordFormat.TYPE_VALUE);
+                RecordFormat.TYPE_VALUE, version);
         ByteBuffer trailer = ByteBuffer.allocate(RecordFormat.TRAILER_SIZE);
         RecordFormat.writeTrailer(trailer, seq, key, key.length, length, RecordFormat.TYPE_VALUE);
         writeFully(header.clear(), recordStart);

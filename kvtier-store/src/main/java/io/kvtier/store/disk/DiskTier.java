@@ -85,8 +85,9 @@ public final class DiskTier implements AutoCloseable {
     private RecoveryStats recover(Consumer<RecoveredRecord> recovered) throws IOException {
         long start = System.nanoTime();
         List<Path> files = RegionFiles.list(dir);
+        List<RecordFormat.Layout> layouts = new ArrayList<>();
         for (Path file : files) {
-            RegionFiles.refuseOtherFormats(file);
+            layouts.add(RegionFiles.layoutOf(file));
         }
         try (Stream<Path> list = Files.list(dir)) {
             for (Path leftover : list.filter(p -> p.getFileName().toString().endsWith(DIRECT_SUFFIX)).toList()) {
@@ -99,7 +100,7 @@ public final class DiskTier implements AutoCloseable {
             Path file = files.get(i);
             long id = Region.idOf(file);
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            Region region = new Region(id, file, channel, 0);
+            Region region = new Region(id, file, channel, 0, layouts.get(i));
             sealed.addLast(region);
             new RegionScanner(region, recovered, totals, i == files.size() - 1).scan();
             usedBytes += region.size();
@@ -214,7 +215,7 @@ public final class DiskTier implements AutoCloseable {
         }
         maxSeq = Math.max(maxSeq, record.seq());
         RecordFormat.writeHeader(header, (int) crc.getValue(), record.seq(), maxSeq, record.expireAt(), record.key(),
-                record.valueLength(), record.type());
+                record.valueLength(), record.type(), record.version());
         RecordFormat.writeTrailer(trailer, record.seq(), record.key(), record.key().length, record.valueLength(),
                 record.type());
     }
@@ -317,10 +318,11 @@ public final class DiskTier implements AutoCloseable {
      * Turns a finished direct write into the newest region, holding the record of {@code key}. The active region is
      * sealed first, so region ids keep following the order in which regions were sealed. Writer thread only.
      */
-    public DiskLocation adopt(DirectWrite write, byte[] key, long seq, long expireAt) throws IOException {
+    public DiskLocation adopt(DirectWrite write, byte[] key, long seq, long expireAt, long version)
+            throws IOException {
         checkDirectory();
         maxSeq = Math.max(maxSeq, seq);
-        long offset = write.seal(key, seq, maxSeq, expireAt);
+        long offset = write.seal(key, seq, maxSeq, expireAt, version);
         if (active != null) {
             flush();
             sealed.addLast(active);
@@ -401,14 +403,14 @@ public final class DiskTier implements AutoCloseable {
                     + " is cut short at " + buf.position() + " of " + length + " bytes");
         }
         buf.flip();
-        RecordFormat.Header h = RecordFormat.Header.parse(buf, 0);
+        RecordFormat.Header h = RecordFormat.Header.parse(buf, 0, location.region().layout());
         if (!h.plausible(length) || h.keyLength() != location.keyLength() || h.valueLength() != location.valueLength()
                 || !RecordFormat.verify(buf, 0, h)
-                || !buf.slice(RecordFormat.HEADER_SIZE, h.keyLength()).equals(ByteBuffer.wrap(expectedKey))) {
+                || !buf.slice(h.headerSize(), h.keyLength()).equals(ByteBuffer.wrap(expectedKey))) {
             throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
                     + " failed its checksum or header check");
         }
-        return buf.slice(RecordFormat.HEADER_SIZE + h.keyLength(), h.valueLength());
+        return buf.slice(h.headerSize() + h.keyLength(), h.valueLength());
     }
 
     /**
@@ -418,10 +420,11 @@ public final class DiskTier implements AutoCloseable {
      * @throws CorruptRecordException if the header, key or checksum does not match
      */
     public void verify(DiskLocation location, byte[] expectedKey, ByteBuffer scratch) throws IOException {
-        ByteBuffer headerBuf = ByteBuffer.allocate(RecordFormat.HEADER_SIZE);
+        RecordFormat.Layout layout = location.region().layout();
+        ByteBuffer headerBuf = ByteBuffer.allocate(layout.headerSize());
         FileChannel channel = location.region().channel();
         boolean whole = RecordFormat.readFully(channel, headerBuf, location.offset());
-        RecordFormat.Header h = RecordFormat.Header.parse(headerBuf.flip(), 0);
+        RecordFormat.Header h = RecordFormat.Header.parse(headerBuf.flip(), 0, layout);
         byte[] key = whole && h.valueLength() == location.valueLength()
                 ? RecordFormat.readKey(channel, location.offset(), h, location.recordLength()) : null;
         if (key == null || !java.util.Arrays.equals(key, expectedKey)
@@ -433,7 +436,7 @@ public final class DiskTier implements AutoCloseable {
 
     /** Reads value bytes from {@code valueOffset} into {@code dst} (positional; no verification). */
     public void readValue(DiskLocation location, long valueOffset, ByteBuffer dst) throws IOException {
-        long pos = location.offset() + RecordFormat.HEADER_SIZE + location.keyLength() + valueOffset;
+        long pos = location.offset() + location.valueStart() + valueOffset;
         if (!RecordFormat.readFully(location.region().channel(), dst, pos)) {
             throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
                     + " is cut short");

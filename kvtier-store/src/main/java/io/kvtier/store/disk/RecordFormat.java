@@ -7,10 +7,11 @@ import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
 
 /**
- * Layout of one record (format version 2), little-endian:
+ * Layout of one record (format version 3), little-endian:
  * <pre>
- *  0  int  magic 0x4B565432 ("2TVK" on disk; version 1 used 0x4B565452 and is refused, never misread)
- *  4  int  header CRC32C over header bytes [8, 48), then the key
+ *  0  int  magic 0x3354564B ("KVT3" on disk; version 2 used 0x4B565432 and is still read, version 1 used 0x4B565452
+ *          and is refused, never misread; the magics differ in 11 bits, so no flipped bit turns one into another)
+ *  4  int  header CRC32C over header bytes [8, 56), then the key
  *  8  long sequence number (global, increasing; decides which version of a key wins)
  * 16  long written: the highest sequence number appended to the log up to and including this record; it bounds
  *          the sequence number of any record written before this one (see RegionScanner)
@@ -22,7 +23,9 @@ import java.util.zip.CRC32C;
  *               4 = padding (no key; its "value" is filler to skip)
  * 41  3 bytes reserved, zero
  * 44  int  value CRC32C
- * 48  key, then value, then a 32-byte trailer:
+ * 48  long the value's cluster version (0 outside a cluster): one number per written state of a key, the same on
+ *          every node holding that state, so that two nodes can tell which keys differ without comparing bytes
+ * 56  key, then value, then a 32-byte trailer:
  *      0 int  trailer magic 0x4B565445
  *      4 int  trailer CRC32C over trailer bytes [8, 32)
  *      8 long sequence number (as in the header)
@@ -30,23 +33,55 @@ import java.util.zip.CRC32C;
  *     24 int  record length without the trailer (header + key + value)
  *     28 byte type, then 3 bytes zero
  * </pre>
- * Two checksums, so that a damaged value still names its key and sequence number (the header is intact), and a
+ * Version 2 is the same without the cluster version: a 48-byte header, its checksum over bytes [8, 48). A region
+ * file holds records of one version ({@link Layout}); regions written by version 2 are read (their values have
+ * cluster version 0) until they are evicted, and every new region is version 3.
+ *
+ * <p>Two checksums, so that a damaged value still names its key and sequence number (the header is intact), and a
  * trailer, so that a damaged header still names them: the trailer sits just before the next record and points back
  * at the start of its own. Recovery uses both to drop exactly the key whose record is damaged (RegionScanner).
  * The value's checksum is separate and not chained with the header's, so a value streamed to disk can be checksummed
  * as it arrives, before its key and sequence number are known (see DirectWrite).
  */
 public final class RecordFormat {
-    public static final int MAGIC = 0x4B565432;
+    public static final int MAGIC = 0x3354564B;
+    /** The magic of format version 2, whose regions are read (cluster version 0) but never written. */
+    static final int MAGIC_V2 = 0x4B565432;
     /** The magic of format version 1, which this version refuses to open. */
     static final int MAGIC_V1 = 0x4B565452;
-    public static final int HEADER_SIZE = 48;
+    /** The header of the records this version writes (version 3). */
+    public static final int HEADER_SIZE = 56;
     static final int TRAILER_MAGIC = 0x4B565445;
     public static final int TRAILER_SIZE = 32;
     public static final byte TYPE_VALUE = 1;
     public static final byte TYPE_TOMBSTONE = 2;
     public static final byte TYPE_EXPIRY = 3;
     public static final byte TYPE_PADDING = 4;
+    /** The record layout of one region file: every record in a region has its region's layout. */
+    public enum Layout {
+        /** Format version 2: 48-byte header, no cluster version; read only. */
+        V2(MAGIC_V2, 48),
+        /** Format version 3, the one written. */
+        V3(MAGIC, HEADER_SIZE);
+
+        final int magic;
+        final int headerSize;
+
+        Layout(int magic, int headerSize) {
+            this.magic = magic;
+            this.headerSize = headerSize;
+        }
+
+        public int headerSize() {
+            return headerSize;
+        }
+
+        /** The layout whose magic is {@code magic}, or null. */
+        static Layout ofMagic(int magic) {
+            return magic == MAGIC ? V3 : magic == MAGIC_V2 ? V2 : null;
+        }
+    }
+
     /** Keys longer than this are refused; it also bounds what recovery believes a header. */
     public static final int MAX_KEY_LENGTH = 64 * 1024;
 
@@ -74,9 +109,12 @@ public final class RecordFormat {
         return h ^ (h >>> 33);
     }
 
-    /** Writes a header into {@code header} (positions 0..48) for a record holding {@code key}. */
+    /**
+     * Writes a version-3 header into {@code header} (positions 0..56) for a record holding {@code key}, whose value
+     * has cluster version {@code version}.
+     */
     static void writeHeader(ByteBuffer header, int valueCrc, long seq, long written, long expireAt, byte[] key,
-                            int valueLength, byte type) {
+                            int valueLength, byte type, long version) {
         header.order(ByteOrder.LITTLE_ENDIAN);
         header.putInt(0, MAGIC);
         header.putLong(8, seq);
@@ -87,7 +125,8 @@ public final class RecordFormat {
         header.put(40, type);
         header.put(41, (byte) 0).put(42, (byte) 0).put(43, (byte) 0);
         header.putInt(44, valueCrc);
-        header.putInt(4, headerCrc(header, 0, ByteBuffer.wrap(key)));
+        header.putLong(48, version);
+        header.putInt(4, headerCrc(header, 0, HEADER_SIZE, ByteBuffer.wrap(key)));
     }
 
     /** Writes the trailer of a record into {@code trailer} (positions 0..32). */
@@ -103,25 +142,30 @@ public final class RecordFormat {
         trailer.putInt(4, (int) crc.getValue());
     }
 
-    private static int headerCrc(ByteBuffer buf, int at, ByteBuffer key) {
+    private static int headerCrc(ByteBuffer buf, int at, int headerSize, ByteBuffer key) {
         CRC32C crc = new CRC32C();
-        crc.update(buf.slice(at + 8, HEADER_SIZE - 8));
+        crc.update(buf.slice(at + 8, headerSize - 8));
         crc.update(key.duplicate());
         return (int) crc.getValue();
     }
 
-    /** A parsed header; {@link #plausible} says whether its lengths can be trusted enough to read further. */
-    record Header(int magic, int crc, long seq, long written, long expireAt, int keyLength, int valueLength,
-                  byte type, int valueCrc) {
-        static Header parse(ByteBuffer buf, int at) {
+    /**
+     * A parsed header of a record of {@code layout}; {@link #plausible} says whether its lengths can be trusted enough
+     * to read further. {@code version} is the value's cluster version (0 in version 2).
+     */
+    record Header(Layout layout, int magic, int crc, long seq, long written, long expireAt, int keyLength,
+                  int valueLength, byte type, int valueCrc, long version) {
+        /** The header at {@code at} of {@code buf}, read as {@code layout} (which must have its bytes there). */
+        static Header parse(ByteBuffer buf, int at, Layout layout) {
             ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-            return new Header(b.getInt(at), b.getInt(at + 4), b.getLong(at + 8), b.getLong(at + 16),
-                    b.getLong(at + 24), b.getInt(at + 32), b.getInt(at + 36), b.get(at + 40), b.getInt(at + 44));
+            return new Header(layout, b.getInt(at), b.getInt(at + 4), b.getLong(at + 8), b.getLong(at + 16),
+                    b.getLong(at + 24), b.getInt(at + 32), b.getInt(at + 36), b.get(at + 40), b.getInt(at + 44),
+                    layout == Layout.V3 ? b.getLong(at + 48) : 0);
         }
 
         /** Magic, lengths and type are in range; says nothing about the checksum. */
         boolean sane() {
-            return magic == MAGIC && keyLength >= 0 && keyLength <= MAX_KEY_LENGTH && valueLength >= 0
+            return magic == layout.magic && keyLength >= 0 && keyLength <= MAX_KEY_LENGTH && valueLength >= 0
                     && type >= TYPE_VALUE && type <= TYPE_PADDING;
         }
 
@@ -129,9 +173,13 @@ public final class RecordFormat {
             return sane() && recordLength() <= bytesLeft;
         }
 
+        int headerSize() {
+            return layout.headerSize;
+        }
+
         /** Header, key and value: what a reader needs (the trailer is only for recovery). */
         long recordLength() {
-            return (long) HEADER_SIZE + keyLength + valueLength;
+            return (long) layout.headerSize + keyLength + valueLength;
         }
 
         long footprint() {
@@ -160,9 +208,22 @@ public final class RecordFormat {
         }
     }
 
+    /**
+     * Whether an intact header of {@code layout} (and its key) starts at {@code at} of {@code buf}, within the
+     * buffer's limit.
+     */
+    static boolean intactHeaderAt(ByteBuffer buf, int at, Layout layout) {
+        if (buf.limit() - at < layout.headerSize) {
+            return false;
+        }
+        Header h = Header.parse(buf, at, layout);
+        return h.sane() && at + layout.headerSize + h.keyLength() <= buf.limit() && headerIntact(buf, at, h);
+    }
+
     /** Whether the header in {@code buf} at {@code at}, followed there by its key, passes its checksum. */
     static boolean headerIntact(ByteBuffer buf, int at, Header h) {
-        return h.sane() && headerCrc(buf, at, buf.slice(at + HEADER_SIZE, h.keyLength())) == h.crc();
+        return h.sane() && headerCrc(buf, at, h.headerSize(), buf.slice(at + h.headerSize(), h.keyLength()))
+                == h.crc();
     }
 
     /**
@@ -171,7 +232,7 @@ public final class RecordFormat {
      */
     static boolean valueIntact(FileChannel channel, long pos, Header h, ByteBuffer scratch) throws IOException {
         CRC32C crc = new CRC32C();
-        long valueStart = pos + HEADER_SIZE + h.keyLength();
+        long valueStart = pos + h.headerSize() + h.keyLength();
         for (long done = 0; done < h.valueLength(); ) {
             scratch.clear().limit((int) Math.min(scratch.capacity(), h.valueLength() - done));
             if (!readFully(channel, scratch, valueStart + done)) {
@@ -191,11 +252,11 @@ public final class RecordFormat {
         if (!h.plausible(bytesLeft)) {
             return null;
         }
-        ByteBuffer headerAndKey = ByteBuffer.allocate(HEADER_SIZE + h.keyLength());
+        ByteBuffer headerAndKey = ByteBuffer.allocate(h.headerSize() + h.keyLength());
         if (!readFully(channel, headerAndKey, pos) || !headerIntact(headerAndKey.flip(), 0, h)) {
             return null;
         }
-        return java.util.Arrays.copyOfRange(headerAndKey.array(), HEADER_SIZE, HEADER_SIZE + h.keyLength());
+        return java.util.Arrays.copyOfRange(headerAndKey.array(), h.headerSize(), h.headerSize() + h.keyLength());
     }
 
     /** Positional read until {@code buf} is full; false if the file ends first. */
@@ -217,7 +278,7 @@ public final class RecordFormat {
             return false;
         }
         CRC32C crc = new CRC32C();
-        crc.update(buf.slice(at + HEADER_SIZE + h.keyLength(), h.valueLength()));
+        crc.update(buf.slice(at + h.headerSize() + h.keyLength(), h.valueLength()));
         return (int) crc.getValue() == h.valueCrc();
     }
 }

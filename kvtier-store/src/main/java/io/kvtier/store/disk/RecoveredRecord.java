@@ -5,7 +5,8 @@ package io.kvtier.store.disk;
  * record ({@code target} is, for an expiry record, the sequence number of the version it applies to, else 0), or
  * {@link #DAMAGED} / {@link #DAMAGED_UNKNOWN} for damage the scan could bound (key and location are then null).
  */
-public record RecoveredRecord(byte[] key, long seq, long expireAt, byte type, long target, DiskLocation location) {
+public record RecoveredRecord(byte[] key, long seq, long expireAt, byte type, long target, DiskLocation location,
+                              long version) {
     /**
      * A damaged record of the key whose {@link RecordFormat#fingerprint} is {@code target}, with sequence number
      * {@code seq}: that key's intact records older than {@code seq} must not be served (the damaged one may have
@@ -19,10 +20,10 @@ public record RecoveredRecord(byte[] key, long seq, long expireAt, byte type, lo
     public static final byte DAMAGED_UNKNOWN = -2;
 
     static RecoveredRecord damaged(long fingerprint, long seq) {
-        return new RecoveredRecord(null, seq, 0, DAMAGED, fingerprint, null);
+        return new RecoveredRecord(null, seq, 0, DAMAGED, fingerprint, null, 0);
     }
 
     static RecoveredRecord damagedUnknown(long seqBound) {
-        return new RecoveredRecord(null, seqBound, 0, DAMAGED_UNKNOWN, 0, null);
+        return new RecoveredRecord(null, seqBound, 0, DAMAGED_UNKNOWN, 0, null, 0);
     }
 }

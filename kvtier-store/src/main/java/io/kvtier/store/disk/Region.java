@@ -21,14 +21,21 @@ public final class Region {
     static final String QUARANTINE_DIR = "quarantine";
 
     private final long id;
+    private final RecordFormat.Layout layout;
     private volatile Path path;
     private final FileChannel channel;
     private final RefCount refs = new RefCount(this::closeChannel); // starts with the tier's own reference
     private volatile long size;
     private volatile boolean evicted;
 
+    /** A region written by this version: its records have the current layout. */
     Region(long id, Path path, FileChannel channel, long size) {
+        this(id, path, channel, size, RecordFormat.Layout.V3);
+    }
+
+    Region(long id, Path path, FileChannel channel, long size, RecordFormat.Layout layout) {
         this.id = id;
+        this.layout = layout;
         this.path = path;
         this.channel = channel;
         this.size = size;
@@ -45,6 +52,11 @@ public final class Region {
 
     public long id() {
         return id;
+    }
+
+    /** The record layout of every record in this region. */
+    public RecordFormat.Layout layout() {
+        return layout;
     }
 
     public long size() {

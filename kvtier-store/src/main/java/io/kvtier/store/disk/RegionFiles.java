@@ -58,15 +58,32 @@ public final class RegionFiles {
         }
     }
 
-    /** Refuses a region that starts with another format version's magic, rather than read it as damage. */
-    static void refuseOtherFormats(Path file) throws IOException {
+    /**
+     * The record layout of a region file written earlier: that of its first intact header (version 2 or 3) in its
+     * first 8 MiB, version 3 if there is none (an empty file, or damage). Refuses a region of format version 1 rather
+     * than read it as damage.
+     */
+    static RecordFormat.Layout layoutOf(Path file) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            if (RecordFormat.readFully(ch, b, 0) && b.getInt(0) == RecordFormat.MAGIC_V1) {
+            ByteBuffer b = ByteBuffer.allocate((int) Math.min(ch.size(), 8 << 20)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            RecordFormat.readFully(ch, b, 0);
+            b.flip();
+            if (b.limit() >= 4 && b.getInt(0) == RecordFormat.MAGIC_V1) {
                 throw new IOException("data directory " + file.getParent().toAbsolutePath() + " holds region files "
-                        + "of record format version 1 (" + file.getFileName() + "); this kvtier reads version 2 "
-                        + "only: start it with an empty --dir, or move that directory aside");
+                        + "of record format version 1 (" + file.getFileName() + "); this kvtier reads versions 2 and "
+                        + "3 only: start it with an empty --dir, or move that directory aside");
             }
+            for (int i = 0; i + 4 <= b.limit(); i++) {
+                RecordFormat.Layout layout = RecordFormat.Layout.ofMagic(b.getInt(i));
+                if (layout != null && RecordFormat.intactHeaderAt(b, i, layout)) {
+                    if (i > 0) {
+                        log.warn("region {} does not start with an intact record; read as format {} (the first intact"
+                                + " header, at offset {})", file.getFileName(), layout, i);
+                    }
+                    return layout;
+                }
+            }
+            return RecordFormat.Layout.V3;
         }
     }
 }

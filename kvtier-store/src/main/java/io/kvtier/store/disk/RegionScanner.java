@@ -115,8 +115,9 @@ final class RegionScanner {
         if (h.type() != RecordFormat.TYPE_PADDING) {
             DiskLocation location = new DiskLocation(region, pos, h.keyLength(), h.valueLength());
             long target = h.type() == RecordFormat.TYPE_EXPIRY && h.valueLength() == 8 && h.footprint() <= CHUNK
-                    ? chunk.getLong(RecordFormat.HEADER_SIZE + h.keyLength()) : 0;
-            recovered.accept(new RecoveredRecord(key, h.seq(), h.expireAt(), h.type(), target, location));
+                    ? chunk.getLong(h.headerSize() + h.keyLength()) : 0;
+            recovered.accept(new RecoveredRecord(key, h.seq(), h.expireAt(), h.type(), target, location,
+                    h.version()));
             totals.records++;
             totals.bytes += h.footprint();
         }
@@ -125,20 +126,21 @@ final class RegionScanner {
 
     /** The header at {@code pos} if it and its key pass the header checksum (the key is left in {@link #chunk}). */
     private RecordFormat.Header intactHeader(long pos) throws IOException {
-        if (fileSize - pos < RecordFormat.HEADER_SIZE) {
+        int headerSize = region.layout().headerSize();
+        if (fileSize - pos < headerSize) {
             return null;
         }
-        RecordFormat.Header h = RecordFormat.Header.parse(readAt(pos, RecordFormat.HEADER_SIZE), 0);
-        if (!h.sane() || RecordFormat.HEADER_SIZE + h.keyLength() > fileSize - pos) {
+        RecordFormat.Header h = RecordFormat.Header.parse(readAt(pos, headerSize), 0, region.layout());
+        if (!h.sane() || headerSize + h.keyLength() > fileSize - pos) {
             return null;
         }
-        ByteBuffer headerAndKey = readAt(pos, RecordFormat.HEADER_SIZE + h.keyLength());
+        ByteBuffer headerAndKey = readAt(pos, headerSize + h.keyLength());
         return RecordFormat.headerIntact(headerAndKey, 0, h) ? h : null;
     }
 
     private byte[] keyOf(RecordFormat.Header h) {
         byte[] key = new byte[h.keyLength()];
-        chunk.get(RecordFormat.HEADER_SIZE, key);
+        chunk.get(h.headerSize(), key);
         return key;
     }
 
@@ -149,7 +151,7 @@ final class RegionScanner {
     private long skipDamage(long pos) throws IOException {
         long[] trailerAt = {-1};
         RecordFormat.Trailer[] found = new RecordFormat.Trailer[1];
-        search(pos + RecordFormat.HEADER_SIZE, RecordFormat.TRAILER_MAGIC, RecordFormat.TRAILER_SIZE, t -> {
+        search(pos + region.layout().headerSize(), RecordFormat.TRAILER_MAGIC, RecordFormat.TRAILER_SIZE, t -> {
             RecordFormat.Trailer trailer = RecordFormat.Trailer.parse(readAt(t, RecordFormat.TRAILER_SIZE), 0);
             if (trailer != null && t == pos + trailer.recordLength()) {
                 found[0] = trailer;
@@ -163,7 +165,8 @@ final class RegionScanner {
             return damage(pos, trailerAt[0] + RecordFormat.TRAILER_SIZE, found[0].fingerprint(), found[0].seq(),
                     "has an unreadable header (its trailer names it)");
         }
-        long next = search(pos + 1, RecordFormat.MAGIC, RecordFormat.HEADER_SIZE, q -> intactHeader(q) != null);
+        long next = search(pos + 1, region.layout().magic, region.layout().headerSize(),
+                q -> intactHeader(q) != null);
         if (next < 0 && newest) {
             return truncateTornTail(pos);
         }

@@ -22,12 +22,17 @@ final class Records {
 
     /** A value record whose bytes arrive as up to three buffers, one of them direct, as memory pages would. */
     static PendingRecord value(String key, long seq, long expireAt, byte[] value) {
+        return value(key, seq, expireAt, value, 0);
+    }
+
+    /** As {@link #value(String, long, long, byte[])}, with cluster version {@code version}. */
+    static PendingRecord value(String key, long seq, long expireAt, byte[] value, long version) {
         int a = value.length / 3;
         int b = 2 * value.length / 3;
         ByteBuffer direct = ByteBuffer.allocateDirect(b - a).put(value, a, b - a).flip();
         ByteBuffer[] parts = {ByteBuffer.wrap(value, 0, a).slice(), direct,
                 ByteBuffer.wrap(value, b, value.length - b).slice()};
-        return PendingRecord.value(key(key), seq, expireAt, parts, value.length);
+        return PendingRecord.value(key(key), seq, expireAt, parts, value.length, version);
     }
 
     static byte[] read(DiskTier tier, DiskLocation location, String key) throws IOException {
