@@ -153,6 +153,50 @@ public final class Placement {
         return new SlotTable(epoch, sorted, replicas, placement.owners);
     }
 
+    /** Which up owner of a slot leads it in a served table; see {@link #serve}. */
+    @FunctionalInterface
+    public interface Leader {
+        /** The id of the owner to lead {@code slot} among {@code upOwners} (placement order), or null for the first. */
+        String of(int slot, List<Member> upOwners);
+    }
+
+    /**
+     * The table a cluster serves at {@code epoch}: its members are the {@code up} ones among {@code placement}'s (which
+     * places every member, up or down, ADR 0006), and each slot's owners are its placement owners that are up, in
+     * placement order, except that the one {@code leader} names leads (comes first). A slot whose owners are all down
+     * has none. Nothing moves while a member is down: it gets its slots back when it is up again.
+     */
+    public static SlotTable serve(long epoch, SlotTable placement, java.util.Set<String> up, Leader leader) {
+        List<Member> members = placement.members().stream().filter(m -> up.contains(m.id())).toList();
+        int copies = members.isEmpty() ? 0 : placement.copies();
+        java.util.Map<String, Integer> index = new java.util.HashMap<>();
+        for (int i = 0; i < members.size(); i++) {
+            index.put(members.get(i).id(), i);
+        }
+        int[] owners = new int[SLOTS * copies];
+        java.util.Arrays.fill(owners, -1);
+        for (int slot = 0; slot < SLOTS && copies > 0; slot++) {
+            List<Member> upOwners = new ArrayList<>(copies);
+            for (Member m : placement.owners(slot)) {
+                if (index.containsKey(m.id())) {
+                    upOwners.add(m);
+                }
+            }
+            String named = upOwners.isEmpty() ? null : leader.of(slot, upOwners);
+            String first = named != null && upOwners.stream().anyMatch(m -> m.id().equals(named)) ? named : null;
+            int k = 0;
+            if (first != null) {
+                owners[slot * copies + k++] = index.get(first);
+            }
+            for (Member m : upOwners) {
+                if (!m.id().equals(first)) {
+                    owners[slot * copies + k++] = index.get(m.id());
+                }
+            }
+        }
+        return new SlotTable(epoch, members, placement.replicas(), copies, owners);
+    }
+
     /** Pass 1: every slot's primary, from the anchor ring balanced within the load bound. */
     private void assignPrimaries() {
         int[] lo = new int[primaryShares.length];

@@ -11,8 +11,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * An epoch-numbered assignment of each of the {@value SlotHash#SLOTS} slots to an ordered list of
- * {@link #copies()} distinct owners, primary first. Immutable and thread-safe; built by {@link Placement#compute}.
+ * An epoch-numbered assignment of each of the {@value SlotHash#SLOTS} slots to an ordered list of at most
+ * {@link #copies()} distinct owners, primary first. Immutable and thread-safe; built by {@link Placement#compute}, and
+ * by {@link Placement#serve} for the table a cluster serves, whose members are the nodes up now: there a slot lacks
+ * the owners that are down (its placement keeps them, ADR 0006), and a slot whose owners are all down has none.
  * A table over no members owns nothing: every slot's owner list is empty.
  */
 public final class SlotTable {
@@ -22,7 +24,10 @@ public final class SlotTable {
     private final List<Member> members;
     private final int replicas;
     private final int copies;
-    /** Slot {@code s}'s owners are {@code members[owners[s * copies + k]]} for {@code k < copies}, primary at k = 0. */
+    /**
+     * Slot {@code s}'s owners are {@code members[owners[s * copies + k]]} for {@code k < copies}, primary at k = 0;
+     * entries of -1 (at the end of a slot's run) are owners that are down.
+     */
     private final int[] owners;
     private final Map<Member, Integer> indexOf;
     private final int[] primaryCounts;
@@ -32,10 +37,15 @@ public final class SlotTable {
 
     /** Takes ownership of {@code owners}, which the caller must not change afterwards. */
     SlotTable(long epoch, List<Member> members, int replicas, int[] owners) {
+        this(epoch, members, replicas, Math.min(replicas + 1, members.size()), owners);
+    }
+
+    /** A table whose slots have at most {@code copies} owners each (-1: none in that place). */
+    SlotTable(long epoch, List<Member> members, int replicas, int copies, int[] owners) {
         this.epoch = epoch;
         this.members = List.copyOf(members);
         this.replicas = replicas;
-        this.copies = Math.min(replicas + 1, members.size());
+        this.copies = members.isEmpty() ? 0 : copies;
         if (owners.length != SLOTS * copies) {
             throw new IllegalArgumentException("owner array of " + owners.length + " entries, expected "
                     + SLOTS * copies);
@@ -48,6 +58,9 @@ public final class SlotTable {
         this.primaryCounts = new int[members.size()];
         this.ownedCounts = new int[members.size()];
         for (int i = 0; i < owners.length; i++) {
+            if (owners[i] < 0) {
+                continue;
+            }
             ownedCounts[owners[i]]++;
             if (i % copies == 0) {
                 primaryCounts[owners[i]]++;
@@ -72,12 +85,18 @@ public final class SlotTable {
         return replicas;
     }
 
-    /** Owners per slot: {@code min(replicas + 1, members().size())}, 0 for an empty membership. */
+    /**
+     * Owners per slot at most: {@code min(replicas + 1, members)} over the members placed (up or down), 0 for an
+     * empty membership; a slot has fewer while some of its owners are down.
+     */
     public int copies() {
         return copies;
     }
 
-    /** Whether every slot has owners, i.e. the membership is not empty; otherwise the cluster can serve nothing. */
+    /**
+     * Whether the table has members at all; otherwise the cluster can serve nothing. A slot may still have no owner
+     * (all of its owners down): {@link #primary} is then null.
+     */
     public boolean isOwned() {
         return copies > 0;
     }
@@ -87,13 +106,16 @@ public final class SlotTable {
         checkSlot(slot);
         List<Member> result = new ArrayList<>(copies);
         for (int k = 0; k < copies; k++) {
-            result.add(members.get(owners[slot * copies + k]));
+            int o = owners[slot * copies + k];
+            if (o >= 0) {
+                result.add(members.get(o));
+            }
         }
         return Collections.unmodifiableList(result);
     }
 
     /**
-     * The primary owner of {@code slot}.
+     * The primary owner of {@code slot}; null when every owner of it is down.
      *
      * @throws IllegalStateException if the table owns nothing (empty membership): check {@link #isOwned()} first
      */
@@ -103,12 +125,30 @@ public final class SlotTable {
             throw new IllegalStateException("slot " + slot + " has no owner: the slot table of epoch " + epoch
                     + " has no members");
         }
-        return members.get(owners[slot * copies]);
+        int o = owners[slot * copies];
+        return o < 0 ? null : members.get(o);
+    }
+
+    /** Whether {@code slot} has an owner up (a primary) in this table. */
+    public boolean served(int slot) {
+        return isOwned() && owners[slot * copies] >= 0;
+    }
+
+    /** How many slots have a primary (the others' owners are all down). */
+    public int servedSlots() {
+        if (!isOwned()) {
+            return 0;
+        }
+        int n = 0;
+        for (int slot = 0; slot < SLOTS; slot++) {
+            n += owners[slot * copies] >= 0 ? 1 : 0;
+        }
+        return n;
     }
 
     /**
      * The slots as maximal ranges of consecutive slots with the same owners (primary and backups, in order), in slot
-     * order; empty if the table owns nothing. Computed once per table.
+     * order, leaving out slots with no owner up; empty if the table owns nothing. Computed once per table.
      */
     public List<SlotRange> ranges() {
         return ranges;
@@ -135,9 +175,14 @@ public final class SlotTable {
                     start * copies, start * copies + roles)) {
                 List<Member> rangeOwners = new ArrayList<>(roles);
                 for (int k = 0; k < roles; k++) {
-                    rangeOwners.add(members.get(owners[start * copies + k]));
+                    int o = owners[start * copies + k];
+                    if (o >= 0) {
+                        rangeOwners.add(members.get(o));
+                    }
                 }
-                merged.add(new SlotRange(start, slot - 1, rangeOwners));
+                if (!rangeOwners.isEmpty()) {
+                    merged.add(new SlotRange(start, slot - 1, rangeOwners));
+                }
                 start = slot;
             }
         }
@@ -181,7 +226,8 @@ public final class SlotTable {
     }
 
     private String primaryId(int slot) {
-        return isOwned() ? members.get(owners[slot * copies]).id() : null;
+        Member p = isOwned() ? primary(slot) : null;
+        return p == null ? null : p.id();
     }
 
     private BitSet slotsOf(Member member, int roles) {

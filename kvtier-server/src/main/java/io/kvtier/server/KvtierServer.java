@@ -260,10 +260,46 @@ public final class KvtierServer implements AutoCloseable {
         }
         try {
             store.close(); // a ShutdownLossException (values lost) goes up to the launcher, which exits non-zero
+            if (cluster != null) {
+                cluster.stoppedCleanly(); // its copies are whole on disk: a restart may serve them again
+            }
         } finally {
             kvcache.close();
         }
         log.info("shutdown complete");
+    }
+
+    /**
+     * Stops as kill -9 would, for in-JVM fault tests (a MiniCluster's kill): connections are cut, the cluster is not
+     * told (no leave: the caller cut this node's links first, see {@code LinkFilter}), and memory is not written to
+     * disk, so only what the disk tier had written survives a restart. Idempotent.
+     */
+    public synchronized void crash() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Channel ch : listeners) {
+            ch.close().awaitUninterruptibly(LOOP_STOP_SECONDS, TimeUnit.SECONDS);
+        }
+        if (cluster != null) {
+            cluster.crash();
+        }
+        stopLoops("client", workers);
+        stopLoops("accept", boss);
+        context.scripting().close();
+        metrics.close();
+        if (storeEvents != null) {
+            storeEvents.close();
+        }
+        try {
+            diskReads.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        store.crash();
+        kvcache.close();
+        log.warn("crashed (a fault test)");
     }
 
     /** Most seconds the shutdown waits for a listener or an event-loop group before going on without it. */

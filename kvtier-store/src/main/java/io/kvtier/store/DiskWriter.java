@@ -475,6 +475,25 @@ final class DiskWriter implements Runnable {
     }
 
     /**
+     * Stops the thread as a killed process would stop it: after the job it is running, without writing what is only in
+     * memory and without forcing the log; queued jobs fail. For in-JVM fault tests ({@link TieredStore#crash}).
+     */
+    void halt() {
+        stopping = true;
+        thread.interrupt();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        jobs.forEach(j -> {
+            if (j.done() != null) {
+                j.done().completeExceptionally(new IllegalStateException("store crashed"));
+            }
+        });
+    }
+
+    /**
      * Waits (at most 10 minutes) for the shutdown flush. If the writer thread is gone (an Error killed it: the process
      * is stopping because of that very Error), the calling thread takes its place and runs what is queued and the flush
      * (again, if the writer died in it), so that a graceful stop still writes what it can instead of waiting for a thread that will never run.

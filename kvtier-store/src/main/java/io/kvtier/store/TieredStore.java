@@ -1126,6 +1126,26 @@ public final class TieredStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops as a kill -9 would leave the store: records the disk writer has written stay in their files (the page
+     * cache keeps them), values only in memory and records still in its write buffer are lost, nothing is forced, and
+     * the data directory is unlocked. For in-JVM fault tests (a MiniCluster's kill); a killed process does this by
+     * dying. Idempotent, and a no-op after {@link #close}.
+     */
+    public void crash() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        timer.shutdownNow();
+        directWrites.shutdownNow();
+        waiters.failAll("store crashed");
+        writer.halt();
+        disk.abandon();
+        memory.close();
+        log.warn("store crashed (a fault test): {} keys were in the index", index.size());
+    }
+
     /** Keys, and their value bytes, held only in memory (after the shutdown flush: those it could not write). */
     private long[] memoryOnly() {
         long[] keysAndBytes = new long[2];

@@ -33,15 +33,25 @@ import java.util.Objects;
  *                       {@code null} means {@value #DEFAULT_LEASE_MS} ms. A dead node's slots move on after about this
  * @param stateDir       where the Raft log and its snapshots live ({@code <--dir>/raft}); {@code null} means a fresh
  *                       temporary directory (tests only: a restarted node then forgets its votes)
+ * @param links          which peers this node exchanges messages with ({@link LinkFilter}, in-JVM fault tests);
+ *                       {@code null}, every one (production: the command line cannot set it)
  */
 public record ClusterOptions(String nodeId, long weight, String bindHost, int clusterPort, List<String> seeds,
                              Duration failureTimeout, String clusterName, String endpoint, String dnsQuery,
-                             List<String> voters, Duration lease, Path stateDir) {
+                             List<String> voters, Duration lease, Path stateDir, LinkFilter links) {
     public static final String DEFAULT_BIND_HOST = "127.0.0.1";
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(5);
     public static final String DEFAULT_CLUSTER_NAME = "kvtier";
     public static final long DEFAULT_LEASE_MS = 1_000;
     static final Duration MIN_FAILURE_TIMEOUT = Duration.ofMillis(100);
+
+    /** Options with no link filter (every deployment: see {@code links}). */
+    public ClusterOptions(String nodeId, long weight, String bindHost, int clusterPort, List<String> seeds,
+                          Duration failureTimeout, String clusterName, String endpoint, String dnsQuery,
+                          List<String> voters, Duration lease, Path stateDir) {
+        this(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint, dnsQuery, voters,
+                lease, stateDir, null);
+    }
 
     public ClusterOptions {
         if (nodeId == null || nodeId.isBlank()) {
@@ -101,37 +111,43 @@ public record ClusterOptions(String nodeId, long weight, String bindHost, int cl
 
     public ClusterOptions withFailureTimeout(Duration timeout) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, timeout, clusterName, endpoint,
-                dnsQuery, voters, lease, stateDir);
+                dnsQuery, voters, lease, stateDir, links);
     }
 
     public ClusterOptions withClusterName(String name) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, name, endpoint,
-                dnsQuery, voters, lease, stateDir);
+                dnsQuery, voters, lease, stateDir, links);
     }
 
     public ClusterOptions withEndpoint(String resp) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, resp,
-                dnsQuery, voters, lease, stateDir);
+                dnsQuery, voters, lease, stateDir, links);
     }
 
     public ClusterOptions withDnsQuery(String query) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
-                query, voters, lease, stateDir);
+                query, voters, lease, stateDir, links);
     }
 
     public ClusterOptions withVoters(List<String> ids) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
-                dnsQuery, ids, lease, stateDir);
+                dnsQuery, ids, lease, stateDir, links);
     }
 
     public ClusterOptions withLease(Duration duration) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
-                dnsQuery, voters, duration, stateDir);
+                dnsQuery, voters, duration, stateDir, links);
     }
 
     public ClusterOptions withStateDir(Path dir) {
         return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
-                dnsQuery, voters, lease, dir);
+                dnsQuery, voters, lease, dir, links);
+    }
+
+    /** These options with {@code filter} deciding which peers this node reaches (in-JVM fault tests only). */
+    public ClusterOptions withLinks(LinkFilter filter) {
+        return new ClusterOptions(nodeId, weight, bindHost, clusterPort, seeds, failureTimeout, clusterName, endpoint,
+                dnsQuery, voters, lease, stateDir, filter);
     }
 
     /**

@@ -46,6 +46,9 @@ final class ControlPlaneStack {
         long timeout = options.failureTimeout().toMillis();
         List<Protocol> stack = new ArrayList<>();
         stack.add(transport(options, bind));
+        if (options.links() != null) {
+            stack.add(new FilteredLinks(options.links())); // in-JVM fault tests only: see LinkFilter
+        }
         stack.add(discovery(options, bind));
         if (options.dnsQuery() != null) {
             stack.add(dnsDiscovery(options.dnsQuery()));

@@ -91,6 +91,12 @@ public final class ClusterNode implements AutoCloseable {
     private final KeyLocks locks = new KeyLocks();
     private final SlotStates state = new SlotStates();
     private final AtomicLongArray lastComplete = new AtomicLongArray(SlotHash.SLOTS);
+    /** The cluster versions this node hands out and has seen (see {@link StateVersions}), for its replicator too. */
+    private final StateVersions versions = new StateVersions();
+    /** Where the stamps are kept across restarts, and whether the last stop was clean (see NodeState). */
+    private final NodeState nodeState;
+    /** Whether this process found its copies as a clean stop left them (read once, at start). */
+    private final boolean startedClean;
     /**
      * Per importing slot, 1 while this node still holds its leftover copy from an earlier ownership (stamped in
      * lastComplete): not served (a key of it counts as here only once written here or settled from a fresh copy), but
@@ -107,6 +113,12 @@ public final class ClusterNode implements AutoCloseable {
      * now, which is no longer the state it wrote (see {@link HeldWrite}).
      */
     private final AtomicLongArray drops = new AtomicLongArray(SlotHash.SLOTS);
+    /** Per slot, held writes of its keys not yet confirmed or given up (see {@link #heldWriteEnded}). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray heldWrites =
+            new java.util.concurrent.atomic.AtomicIntegerArray(SlotHash.SLOTS);
+    /** Per slot, repairs of keys whose held write was given up, not yet done (see {@link #repair}). */
+    private final java.util.concurrent.atomic.AtomicIntegerArray suspects =
+            new java.util.concurrent.atomic.AtomicIntegerArray(SlotHash.SLOTS);
     /** Keys written or deleted here while their slot was importing; a transferred copy must not overwrite them. */
     final ConcurrentHashMap<ByteKey, Boolean> tombstones = new ConcurrentHashMap<>();
     /** Taken by KVT.REPL/RDEL and transferred puts (after the write locks), never across a remote call. */
@@ -123,6 +135,11 @@ public final class ClusterNode implements AutoCloseable {
     /** The configuration applied last, and this node's fence in it (see checkServable). */
     private volatile ClusterConfig applied = ClusterConfig.empty();
     private volatile long fence;
+    /**
+     * The configuration of the installed topology, published just before it: {@link #applied} is set only once the
+     * table is installed, so a command between the two goes by this one, not a TRYAGAIN.
+     */
+    private volatile ClusterConfig installed = ClusterConfig.empty();
     // Configuration thread only:
     private boolean active;
     /** Set once this node first serves a slot table; until then clients are answered -LOADING. */
@@ -148,6 +165,20 @@ public final class ClusterNode implements AutoCloseable {
                 settings.membership().endpoint());
         this.topology = new Topology(io.kvtier.cluster.Placement.compute(0, List.of(), 0), self, false, "this node has not joined its cluster yet");
         this.importer = new Importer(this);
+        this.nodeState = new NodeState(store.options().dir());
+        versions.observe(store.maxRecoveredVersion()); // new versions start above every one stored here
+        NodeState.Loaded loaded = nodeState.load();
+        this.startedClean = loaded.clean();
+        int held = 0;
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            lastComplete.set(s, loaded.stamps()[s]);
+            held += loaded.stamps()[s] != 0 ? 1 : 0;
+        }
+        if (loaded.existed()) {
+            log.info("{}: found its copies of {} slots from before its restart ({}; {} keys)", self.id(), held,
+                    loaded.clean() ? "a clean stop" : "an unclean stop: they are kept, not trusted as complete",
+                    store.size());
+        }
     }
 
     /**
@@ -163,6 +194,7 @@ public final class ClusterNode implements AutoCloseable {
 
     /** Joins the cluster; the first slot table may still be on its way when this returns. */
     public void join() throws IOException {
+        saveState(false); // from now until a clean stop, a crash leaves these copies marked unclean
         try {
             config = ConfigService.start(settings.membership(), incarnation, settings.replicas(), this::importingSet,
                     this::configured);
@@ -180,6 +212,11 @@ public final class ClusterNode implements AutoCloseable {
 
     public TieredStore store() {
         return store;
+    }
+
+    /** The cluster versions this node hands out as a primary and has seen as a backup or importer. */
+    public StateVersions versions() {
+        return versions;
     }
 
     public KeyLocks locks() {
@@ -273,9 +310,12 @@ public final class ClusterNode implements AutoCloseable {
             throw new io.kvtier.cluster.error.ClusterDownException("this node holds no lease (its last renewal did not"
                     + " commit in time: it may be cut off from the majority); it serves no keys until it has one");
         }
+        long epoch = topology.table().epoch();
         ClusterConfig now = applied;
-        if (now.epoch() != topology.table().epoch() || now.primarySince()[slot] > fence) {
-            throw new TryAgainException("slot " + slot + " is being handed over at epoch " + now.epoch() + "; retry");
+        boolean current = now.epoch() == epoch;
+        ClusterConfig base = current ? now : installed;
+        if (base.epoch() != epoch || base.primarySince()[slot] > (current ? fence : base.fence(selfId()))) {
+            throw new TryAgainException("slot " + slot + " is being handed over at epoch " + epoch + "; retry");
         }
     }
 
@@ -302,7 +342,8 @@ public final class ClusterNode implements AutoCloseable {
         }
         long epoch = topology.table().epoch();
         ClusterConfig now = applied;
-        return now.epoch() == epoch && now.completeEpoch()[slot] == epoch;
+        ClusterConfig base = now.epoch() == epoch ? now : installed;
+        return base.epoch() == epoch && base.completeEpoch()[slot] == epoch;
     }
 
     /**
@@ -313,7 +354,16 @@ public final class ClusterNode implements AutoCloseable {
      * copy, whoever is within reach.
      */
     long completeEpochRequired(int slot) {
-        return Math.min(applied.completeEpoch()[slot], importingSince.get(slot) - 1);
+        long complete = applied.completeEpoch()[slot];
+        return complete == ClusterConfig.LOSS_ACCEPTED ? complete : Math.min(complete, importingSince.get(slot) - 1);
+    }
+
+    /**
+     * Whether the operator accepted the loss of {@code slot}'s complete copies (ACCEPT-LOSS): its importers then merge
+     * the best copies that survive (see {@link ClusterConfig#LOSS_ACCEPTED}).
+     */
+    boolean lossAccepted(int slot) {
+        return applied.completeEpoch()[slot] == ClusterConfig.LOSS_ACCEPTED;
     }
 
     /**
@@ -321,7 +371,18 @@ public final class ClusterNode implements AutoCloseable {
      * complete at {@link #completeEpochRequired} or later; any in the cluster's first table, nothing being older.
      */
     boolean freshEnough(int slot, long stamp) {
-        return firstTable() || stamp > 0 && epochOf(stamp) >= completeEpochRequired(slot);
+        if (firstTable()) {
+            return true;
+        }
+        long required = completeEpochRequired(slot);
+        if (required == ClusterConfig.LOSS_ACCEPTED) {
+            return stamp != 0; // any copy that survived, clean or not: the best of them are merged
+        }
+        return stamp != 0 && !dirty(stamp) && epochOf(stamp) >= required;
+    }
+
+    private String selfId() {
+        return settings.membership().nodeId();
     }
 
     /** The agreed configuration applied here, with its lease, voters and leader; null before {@link #join}. */
@@ -349,6 +410,16 @@ public final class ClusterNode implements AutoCloseable {
 
     public long lastComplete(int slot) {
         return lastComplete.get(slot);
+    }
+
+    /** Whether this importing node's copy of {@code slot} is still a leftover: not served until settled key by key. */
+    boolean leftover(int slot) {
+        return leftover.get(slot) != 0;
+    }
+
+    /** The stamp of this node's own leftover copy of {@code slot} (0 if it has none), for a merge of copies. */
+    long ownCopyStamp(int slot) {
+        return leftover.get(slot) != 0 ? lastComplete.get(slot) : 0;
     }
 
     /**
@@ -384,6 +455,106 @@ public final class ClusterNode implements AutoCloseable {
             out[i] = drops.get(SlotHash.slot(keys[i]));
         }
         return out;
+    }
+
+    /** A held write of {@code keys} began: until it ends, a stop cannot call its slots' copies here clean. */
+    void heldWriteStarted(byte[][] keys) {
+        for (byte[] key : keys) {
+            heldWrites.incrementAndGet(SlotHash.slot(key));
+        }
+    }
+
+    /**
+     * A held write of {@code keys} ended, {@code confirmed} by its backups or given up. Given up, the value it wrote
+     * stays here although the others may never have had it: this node's copy of those slots may differ from theirs.
+     * The slots are marked ({@link NodeState#DIRTY}: no importer takes the copy, a restart does not reuse it), and where
+     * this node still owns a slot that another node now leads, each key is repaired at once from that primary's copy;
+     * a slot whose repairs all succeed is clean again. Called with the keys' locks still held.
+     */
+    void heldWriteEnded(byte[][] keys, boolean confirmed) {
+        for (byte[] key : keys) {
+            heldWrites.decrementAndGet(SlotHash.slot(key));
+        }
+        if (confirmed) {
+            return;
+        }
+        Topology t = topology;
+        for (byte[] key : keys) {
+            int slot = SlotHash.slot(key);
+            lastComplete.accumulateAndGet(slot, NodeState.DIRTY, (a, b) -> a == 0 ? 0 : a | b);
+            Member primary = t.serving() && t.table().isOwned() ? t.table().primary(slot) : null;
+            boolean owner = primary != null && t.table().owners(slot).stream().anyMatch(t::isSelf);
+            if (owner && !t.isSelf(primary) && !closed) {
+                suspects.incrementAndGet(slot);
+                repair(key, store.version(key), primary, t.table().epoch());
+            }
+        }
+        saveState(false);
+    }
+
+    /**
+     * Replaces this node's state of {@code key}, the unconfirmed one at version {@code unconfirmed} (-1: a delete),
+     * with {@code primary}'s (KVT.PEEK), under the key's locks, unless replication changed the key here since (its
+     * version here is another, or a state newer than the primary's answer was applied in its bucket). When every repair
+     * of its slot succeeded, clears the slot's mark; a failed or skipped one leaves it marked.
+     */
+    private void repair(byte[] key, long unconfirmed, Member primary, long epoch) {
+        int slot = SlotHash.slot(key);
+        send(Lane.TRANSFER, primary, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
+            try {
+                if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 4
+                        || !(a.elements().get(1) instanceof Reply.Int expiry)
+                        || !(a.elements().get(2) instanceof Reply.Int version)) {
+                    throw new IllegalStateException("unexpected KVT.PEEK reply from " + primary.id() + ": " + r);
+                }
+                if (expiry.value() == -2 || !(a.elements().get(3) instanceof Reply.Bulk bulk)) {
+                    return underKeyLocks(key, () -> store.version(key) != unconfirmed
+                            ? CompletableFuture.completedFuture(Boolean.TRUE) // replicated since: the primary's state
+                            : store.remove(key, false).thenApply(x -> Boolean.TRUE));
+                }
+                ByteBuf value = bulk.content().retain();
+                versions.observe(version.value());
+                return underKeyLocks(key, () -> {
+                    if (store.version(key) != unconfirmed) {
+                        value.release();
+                        return CompletableFuture.completedFuture(Boolean.TRUE); // replicated since: the primary's state
+                    }
+                    if (versions.newest(key) > version.value()) {
+                        value.release(); // a newer state in its bucket: this key's, or another's (cannot tell)
+                        return CompletableFuture.completedFuture(Boolean.FALSE);
+                    }
+                    return LocalPuts.put(store, key, value, new PutOptions(expiry.value(), Condition.ALWAYS, false,
+                            false, version.value())).thenApply(x -> Boolean.TRUE);
+                });
+            } finally {
+                Reply.release(r);
+            }
+        }).whenComplete((repaired, e) -> {
+            if (e != null || !repaired) {
+                log.warn("{}: a key of slot {} written here was not confirmed and could not be repaired from {} ({});"
+                        + " its copy here stays marked", topology.self().id(), slot, primary.id(),
+                        e != null ? e.toString() : "a newer state of its bucket came meanwhile");
+                return;
+            }
+            if (suspects.decrementAndGet(slot) == 0 && heldWrites.get(slot) == 0) {
+                lastComplete.accumulateAndGet(slot, ~NodeState.DIRTY, (a, b) -> a & b);
+                saveState(false);
+            }
+        });
+    }
+
+    /**
+     * A graceful stop wrote every memory value to disk: the stamps are saved as clean, except for slots with a held
+     * write still unresolved (its value here may be one the others never had), which are marked.
+     */
+    public void stoppedCleanly() {
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            if (heldWrites.get(s) > 0) {
+                lastComplete.accumulateAndGet(s, NodeState.DIRTY, (a, b) -> a == 0 ? 0 : a | b);
+            }
+        }
+        saveState(true);
+        log.info("{}: stopped cleanly; its copies are kept for its restart", topology.self().id());
     }
 
     /** Records that {@code key} was written or deleted here, if its slot is importing (see tombstones). */
@@ -467,13 +638,35 @@ public final class ClusterNode implements AutoCloseable {
         return epoch + ":" + (System.currentTimeMillis() + Math.max(0, timeoutMillis));
     }
 
-    /** lastComplete's stamp for {@code table}: its epoch in the high 32 bits, its fingerprint in the low 32. */
+    /**
+     * lastComplete's stamp for {@code table}: its epoch in the high 32 bits, flags below ({@link NodeState#DIRTY}).
+     * Epochs are unique (one table per epoch, ADR 0005), so the epoch alone names the table.
+     */
     static long stamp(SlotTable table) {
-        return table.epoch() << 32 | table.fingerprint() & 0xffffffffL;
+        return table.epoch() << 32;
     }
 
     static long epochOf(long stamp) {
         return stamp >>> 32;
+    }
+
+    /** Whether a stamp marks a copy that is not trusted as complete (see {@link NodeState#DIRTY}). */
+    static boolean dirty(long stamp) {
+        return (stamp & NodeState.DIRTY) != 0;
+    }
+
+    /** Writes this node's stamps to its data directory, with the clean flag; failures are logged, not thrown. */
+    synchronized void saveState(boolean clean) {
+        long[] stamps = new long[SlotHash.SLOTS];
+        for (int s = 0; s < stamps.length; s++) {
+            stamps[s] = lastComplete.get(s);
+        }
+        try {
+            nodeState.save(stamps, clean);
+        } catch (IOException e) {
+            log.error("{}: cannot write {} ({}): after a restart this node imports the slots it owns again",
+                    topology.self().id(), NodeState.FILE, e.toString());
+        }
     }
 
     /**
@@ -515,7 +708,8 @@ public final class ClusterNode implements AutoCloseable {
                 if (active) {
                     // Its copies stay, unserved, with their lastComplete stamps: if the slots' new owners have not
                     // finished importing them when a second change comes, this node may hold the newest complete copy
-                    // (Importer.sources). They are dropped when this node is included again.
+                    // (Importer.sources); and when it is included again they are where it starts from (its import
+                    // copies only the keys that differ from a fresh copy).
                     log.warn("{}: excluded at epoch {} (its lease ran out, or it left); not serving its {} keys, "
                             + "asking to be included again", self.id(), c.epoch(), store.size());
                     for (int s = 0; s < SlotHash.SLOTS; s++) {
@@ -524,6 +718,7 @@ public final class ClusterNode implements AutoCloseable {
                     tombstones.clear();
                 }
                 active = false;
+                installed = c;
                 topology = new Topology(table, self, false, joined
                         ? "this node is not in the agreed slot table (epoch " + c.epoch() + "); it asks to be included"
                         : "this node has not joined its cluster yet");
@@ -537,10 +732,16 @@ public final class ClusterNode implements AutoCloseable {
         boolean alone = table.members().size() == 1 && (singleNode || c.firstTable(c.epoch()));
         int importing;
         synchronized (this) {
-            if (!active && !alone && store.size() > 0) {
-                log.info("{}: included at epoch {} among {} members: dropping {} local keys (they may be stale) and "
-                        + "importing this node's slots", self.id(), c.epoch(), table.members().size(), store.size());
+            if (!active && !alone && c.firstTable(c.epoch()) && store.size() > 0) {
+                // A new cluster's first table: nothing was written in it yet, so keys here come from somewhere else (a
+                // data directory kept while its Raft log was not); they are no part of this cluster.
+                log.warn("{}: founding a new cluster at epoch {} with {} keys from elsewhere in its data directory: "
+                        + "dropping them", self.id(), c.epoch(), store.size());
                 dropAll();
+            } else if (!active && store.size() > 0) {
+                log.info("{}: included at epoch {} among {} members with {} local keys: keeps them, serves the slots "
+                        + "whose copy here is complete, and for the others copies only the keys that differ from a "
+                        + "fresh copy", self.id(), c.epoch(), table.members().size(), store.size());
             }
             active = true;
             // In the cluster's first table every owner holds all its slots' data, none having been written yet (a
@@ -548,10 +749,12 @@ public final class ClusterNode implements AutoCloseable {
             // them instead left them unstamped, and a second table that came before those imports finished found no
             // complete copy anywhere and waited for ever (a five-node start in CI).
             importing = moveSlots(table, alone || c.firstTable(c.epoch()), c.completeEpoch());
+            installed = c;
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);
             joined = true;
         }
+        saveState(false); // before the renewal that reports the slots complete here (ConfigService renews next)
         log.info("{}: serving epoch {} over {} members: {} slots primary, {} owned, {} importing", self.id(),
                 table.epoch(), table.members().size(), table.primaryCount(self), table.ownedCount(self), importing);
         wakeRetries();
@@ -572,46 +775,44 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Moves every slot to its state under {@code table}: not an owner, NONE; an owner already complete (or alone),
-     * COMPLETE; an owner again whose leftover copy from an earlier ownership was complete at an epoch no older than the
-     * slot's {@code completeEpoch} (nobody can have written it since), COMPLETE too; otherwise IMPORTING, keeping an
-     * older complete leftover unserved as a source for other importers ({@link #leftover}) and purging anything else
-     * left of it. Returns how many import.
+     * Moves every slot to its state under {@code table}: not an owner, NONE (its copy here, if any, stays as a source
+     * for others, see {@link #reapCopies}); an owner already complete (or alone, or in the cluster's first table),
+     * COMPLETE; an owner whose copy here (from before a restart, an exclusion or an earlier ownership) is clean and
+     * complete at an epoch no older than the slot's {@code completeEpoch} (nobody can have written it since), COMPLETE
+     * too; otherwise IMPORTING, keeping whatever is here of it as the base its import compares with a fresh copy
+     * ({@link #leftover}: unserved until settled). Returns how many import.
      */
     private int moveSlots(SlotTable table, boolean founding, long[] completeEpoch) {
         Member self = topology.self();
-        BitSet purge = new BitSet(SlotHash.SLOTS);
         int importing = 0;
         int reused = 0;
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             boolean owner = table.owners(s).stream().anyMatch(m -> m.id().equals(self.id()));
             SlotState old = state.get(s);
+            long stamp = lastComplete.get(s);
             SlotState next;
             if (!owner) {
                 next = SlotState.NONE;
             } else if (old == SlotState.COMPLETE || founding) {
                 next = SlotState.COMPLETE; // or alone in a single-node cluster: nobody else can hold newer data
-            } else if (old == SlotState.NONE && lastComplete.get(s) != 0
-                    && epochOf(lastComplete.get(s)) >= completeEpoch[s]) {
+            } else if (old == SlotState.NONE && stamp != 0 && !dirty(stamp) && completeEpoch[s] > 0
+                    && epochOf(stamp) >= completeEpoch[s]) {
                 next = SlotState.COMPLETE;
                 reused++;
             } else {
                 next = SlotState.IMPORTING;
-                if (old == SlotState.NONE && lastComplete.get(s) != 0) {
-                    // A complete copy from an earlier ownership, older than the slot's newest writes: stale here, but
-                    // it may be the very copy another importer needs (one owner since the epoch after it), so it
-                    // stays, unserved, until this node's own import finds a fresher one (dropLeftovers).
+                if (old != SlotState.IMPORTING) {
+                    // What is here of the slot is where the import starts: a key counts as here once it is written
+                    // here or found equal to (or replaced by) a fresh copy's, and the rest goes when the import ends.
                     leftover.set(s, 1);
                     drops.incrementAndGet(s);
-                } else if (old == SlotState.NONE) {
-                    purge.set(s); // whatever else is here of it: stale
                 }
             }
             if (next != SlotState.IMPORTING) {
                 leftover.set(s, 0);
             }
             if (next == SlotState.COMPLETE) {
-                lastComplete.set(s, stamp(table));
+                lastComplete.set(s, stamp(table) | (old == SlotState.COMPLETE ? stamp & NodeState.DIRTY : 0));
             }
             if (next == SlotState.IMPORTING) {
                 importing++;
@@ -622,36 +823,69 @@ public final class ClusterNode implements AutoCloseable {
             state.move(s, next);
         }
         if (reused > 0) {
-            log.info("{}: {} slots it owns again are complete here already (written nowhere since)", self.id(), reused);
+            log.info("{}: {} slots it owns are complete here already (its copy is clean, and nobody wrote them since)",
+                    self.id(), reused);
         }
-        purgeSlots(purge);
-        // A tombstone speaks only for the import it was made in: keep none past it, nor into a new ownership.
-        tombstones.keySet().removeIf(k -> {
-            int slot = SlotHash.slot(k.bytes());
-            return !importing(slot) || purge.get(slot);
-        });
+        // A tombstone speaks only for the import it was made in: keep none past it.
+        tombstones.keySet().removeIf(k -> !importing(SlotHash.slot(k.bytes())));
         return importing;
     }
 
-    /** Deletes local keys of {@code slots} (stale copies from an earlier ownership) before serving them again. */
-    private void purgeSlots(BitSet slots) {
-        if (slots.isEmpty()) {
-            return;
+    /**
+     * Deletes this node's copies of slots it does not own once they cannot serve anyone: every owner of the slot in
+     * the applied configuration is complete for it (the log says so), so no importer needs an older copy. Run by the
+     * importer between rounds, while this node is active (an excluded node keeps everything: it may hold the newest
+     * copy of a slot whose new owners have not finished). Returns how many keys it deleted.
+     */
+    int reapCopies() {
+        BitSet reap = new BitSet(SlotHash.SLOTS);
+        synchronized (this) {
+            ClusterConfig c = applied;
+            Topology t = topology;
+            if (!active || !t.serving() || c.epoch() != t.table().epoch()) {
+                return 0;
+            }
+            for (int s = 0; s < SlotHash.SLOTS; s++) {
+                if (state.get(s) == SlotState.NONE && lastComplete.get(s) != 0 && allOwnersComplete(c, s)) {
+                    reap.set(s);
+                    lastComplete.set(s, 0); // before the keys go: a transfer read checks the stamp after the value
+                    drops.incrementAndGet(s);
+                }
+            }
         }
-        for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
-            drops.incrementAndGet(s);
+        if (reap.isEmpty()) {
+            return 0;
         }
-        List<CompletableFuture<?>> removals = new ArrayList<>();
+        saveState(false);
+        List<byte[]> keys = new ArrayList<>();
         store.forEachKey(key -> {
-            if (slots.get(SlotHash.slot(key))) {
-                removals.add(store.remove(key, false));
+            if (reap.get(SlotHash.slot(key))) {
+                keys.add(key);
             }
         });
-        CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)).join();
-        if (!removals.isEmpty()) {
-            log.info("{}: dropped {} stale keys of {} slots it owns again", topology.self().id(), removals.size(),
-                    slots.cardinality());
+        List<CompletableFuture<?>> removals = new ArrayList<>();
+        for (byte[] key : keys) {
+            removals.add(underKeyLocks(key, () -> state.get(SlotHash.slot(key)) == SlotState.NONE
+                    ? store.remove(key, false) : CompletableFuture.completedFuture(null)));
         }
+        CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)).join();
+        log.info("{}: deleted its copies of {} slots it no longer owns ({} keys): their owners are all complete",
+                topology.self().id(), reap.cardinality(), keys.size());
+        return keys.size();
+    }
+
+    /** Whether every owner of {@code slot} in {@code c}'s table is complete for it in the log. */
+    private static boolean allOwnersComplete(ClusterConfig c, int slot) {
+        if (!c.table().isOwned()) {
+            return false;
+        }
+        for (Member m : c.table().owners(slot)) {
+            ClusterConfig.Active a = c.members().get(m.id());
+            if (a == null || !a.complete().get(slot)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -686,10 +920,12 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * A fresh copy says {@code key} is absent: if its slot still holds a leftover copy here, the leftover key goes
-     * (unless written here since) and the key counts as settled. Under the key's write and replica locks.
+     * (unless written here since) and the key counts as settled. With {@code merge} (a slot whose loss was accepted:
+     * its surviving copies are merged) an absent key elsewhere says nothing, and the key here stays. Under the key's
+     * write and replica locks.
      */
-    CompletableFuture<Void> settleAbsent(byte[] key) {
-        if (leftover.get(SlotHash.slot(key)) == 0) {
+    CompletableFuture<Void> settleAbsent(byte[] key, boolean merge) {
+        if (leftover.get(SlotHash.slot(key)) == 0 || merge) {
             return CompletableFuture.completedFuture(null);
         }
         ByteKey k = new ByteKey(key);
@@ -701,11 +937,53 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Drops this node's leftover copies of {@code slots} (see {@link #leftover}) once its import has found a fresh
-     * enough copy of them elsewhere: the stamp first (importers stop taking it), then every key not written or settled
-     * here since, each under its locks. Returns false if the table changed meanwhile.
+     * A fresh copy holds {@code key} at cluster version {@code version}, expiring at {@code expireAt}: whether the
+     * value here is that very state (same version and expiry; or, with {@code merge}, a newer version), so that the key
+     * is settled without copying its bytes. Settles it if so.
      */
-    boolean dropLeftovers(BitSet slots, long epoch) {
+    boolean settleIfSame(byte[] key, long version, long expireAt, boolean merge) {
+        if (version == 0) {
+            return false; // an unversioned value (older format, or a single node's): its bytes decide, so copy them
+        }
+        long here = store.version(key);
+        boolean same = here == version && store.expireAt(key) == expireAt || merge && here > version;
+        if (same) {
+            tombstones.put(new ByteKey(key), Boolean.TRUE);
+        }
+        return same;
+    }
+
+    /**
+     * This node's import of {@code slots} found a fresh enough copy of them elsewhere and starts comparing its own
+     * copies (leftovers) with it: their stamps go first (no importer takes a copy being changed), persisted. Returns
+     * false if the table changed meanwhile.
+     */
+    boolean beginDiff(BitSet slots, long epoch) {
+        boolean changed = false;
+        synchronized (this) {
+            if (topology.table().epoch() != epoch) {
+                return false;
+            }
+            for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+                if (leftover.get(s) != 0 && state.get(s) == SlotState.IMPORTING && lastComplete.get(s) != 0) {
+                    lastComplete.set(s, 0);
+                    changed = true;
+                }
+            }
+        }
+        if (changed) {
+            saveState(false);
+        }
+        return true;
+    }
+
+    /**
+     * Ends the comparison of this node's copies of {@code slots} with a fresh copy: every key of them here that was
+     * neither written here during the import nor found in the fresh copy is deleted (it is not there any more), each
+     * under its locks; with {@code merge} they stay (a merge of surviving copies keeps every key). Returns false if
+     * the table changed meanwhile.
+     */
+    boolean finishDiff(BitSet slots, long epoch, boolean merge) {
         BitSet mine = new BitSet();
         synchronized (this) {
             if (topology.table().epoch() != epoch) {
@@ -713,8 +991,6 @@ public final class ClusterNode implements AutoCloseable {
             }
             for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
                 if (leftover.get(s) != 0 && state.get(s) == SlotState.IMPORTING) {
-                    lastComplete.set(s, 0);
-                    drops.incrementAndGet(s);
                     mine.set(s);
                 }
             }
@@ -723,41 +999,58 @@ public final class ClusterNode implements AutoCloseable {
             return true;
         }
         List<byte[]> keys = new ArrayList<>();
-        store.forEachKey(key -> {
-            if (mine.get(SlotHash.slot(key)) && !tombstones.containsKey(new ByteKey(key))) {
-                keys.add(key);
-            }
-        });
+        if (!merge) {
+            store.forEachKey(key -> {
+                if (mine.get(SlotHash.slot(key)) && !tombstones.containsKey(new ByteKey(key))) {
+                    keys.add(key);
+                }
+            });
+        }
         List<CompletableFuture<?>> removals = new ArrayList<>();
         for (byte[] key : keys) {
             removals.add(underKeyLocks(key, () -> tombstones.containsKey(new ByteKey(key))
                     ? CompletableFuture.completedFuture(null) : store.remove(key, false)));
         }
         CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)).join();
-        for (int s = mine.nextSetBit(0); s >= 0; s = mine.nextSetBit(s + 1)) {
-            leftover.set(s, 0);
+        synchronized (this) {
+            if (topology.table().epoch() != epoch) {
+                return false;
+            }
+            for (int s = mine.nextSetBit(0); s >= 0; s = mine.nextSetBit(s + 1)) {
+                leftover.set(s, 0);
+            }
         }
-        log.info("{}: dropped {} leftover keys of {} slots it imports afresh", topology.self().id(), keys.size(),
-                mine.cardinality());
+        if (!keys.isEmpty()) {
+            log.info("{}: deleted {} keys of {} slots that a fresh copy no longer has", topology.self().id(),
+                    keys.size(), mine.cardinality());
+        }
         return true;
     }
 
     /**
-     * Puts a transferred value if the key is still absent and was not written or deleted here; under the key's write
-     * lock (against local writes) and its replica lock (against replication from the primary).
+     * Puts a transferred value (cluster version {@code version}) unless the key was written or deleted here during
+     * the import, or is here at that very version already; a leftover key here is older and is replaced (with
+     * {@code merge}, only by a newer version). Under the key's write lock (against local writes) and its replica lock
+     * (against replication from the primary).
      */
-    CompletableFuture<Void> putTransferred(byte[] key, long expireAt, ByteBuf value) {
+    CompletableFuture<Void> putTransferred(byte[] key, long expireAt, ByteBuf value, long version, boolean merge) {
+        versions.observe(version);
         return underKeyLocks(key, () -> {
             try {
                 boolean stale = leftover.get(SlotHash.slot(key)) != 0; // a leftover here is older: replace it
-                if (!stale && store.exists(key) || tombstones.containsKey(new ByteKey(key))
+                long here = store.version(key);
+                boolean keepHere = merge ? here >= version && here > 0 : !stale && here >= 0;
+                if (keepHere || tombstones.containsKey(new ByteKey(key))
                         || expireAt > 0 && expireAt <= System.currentTimeMillis()) {
                     value.release();
+                    if (stale) {
+                        tombstones.put(new ByteKey(key), Boolean.TRUE);
+                    }
                     return CompletableFuture.<Void>completedFuture(null);
                 }
                 long length = value.readableBytes();
                 return LocalPuts.put(store, key, value, new PutOptions(expireAt,
-                                stale ? Condition.ALWAYS : Condition.IF_ABSENT, false, false))
+                                stale || merge ? Condition.ALWAYS : Condition.IF_ABSENT, false, false, version))
                         .thenRun(() -> {
                             if (stale) {
                                 tombstones.put(new ByteKey(key), Boolean.TRUE); // settled: fresher than the leftover
@@ -809,8 +1102,21 @@ public final class ClusterNode implements AutoCloseable {
         REPLICATION
     }
 
-    /** Sends a command to {@code member} on {@code lane}'s connections; see {@link PeerPool#send}. */
+    /**
+     * Sends a command to {@code member} on {@code lane}'s connections; see {@link PeerPool#send}. A peer the
+     * membership's {@link io.kvtier.cluster.membership.LinkFilter} does not reach (in-JVM fault tests) gets nothing:
+     * the call times out after the peer timeout, as over a cut network.
+     */
     public CompletableFuture<Reply> send(Lane lane, Member member, Object... args) {
+        var links = settings.membership().links();
+        if (links != null && !links.reaches(member.id())) {
+            for (Object a : args) {
+                if (a instanceof ByteBuf b && b.refCnt() > 0) {
+                    b.release(); // as PeerPool does with the arguments of a call it sent
+                }
+            }
+            return new CompletableFuture<Reply>().orTimeout(settings.peerTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
         return lanes.get(lane).send(address(member), args);
     }
 
@@ -821,10 +1127,25 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Stops as a killed process would, for in-JVM fault tests: no leave (the others exclude this node once its lease
+     * runs out). The caller has cut its links first ({@link io.kvtier.cluster.membership.LinkFilter}), so that
+     * closing the control plane's channel says nothing to the others either.
+     */
+    public void crash() {
+        close(false);
+    }
+
+    private void close(boolean graceful) {
         closed = true;
         importer.close();
         if (config != null) {
-            leave();
+            if (graceful) {
+                leave();
+            }
             config.close();
         }
         lanes.values().forEach(PeerPool::close);
@@ -855,8 +1176,10 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * A graceful stop: stops serving, then leaves the agreed table, so the others take over this node's slots as soon
-     * as the log commits it rather than a lease later. Waits at most a lease; without a majority the lease runs out.
+     * A graceful stop: stops serving, then goes down in the agreed table (STOP), so that the other owners of this
+     * node's slots lead them as soon as the log commits it rather than a lease later; the slots stay this node's and
+     * come back to it when it restarts (its copies are kept, see {@link #stoppedCleanly}). Waits at most a lease;
+     * without a majority the lease runs out.
      */
     private void leave() {
         Topology t = topology;
@@ -867,13 +1190,14 @@ public final class ClusterNode implements AutoCloseable {
         wakeRetries();
         long lease = settings.membership().lease().toMillis();
         try {
-            if (config.leave().get(lease, TimeUnit.MILLISECONDS)) {
-                log.info("{}: left the slot table", t.self().id());
+            if (config.stop().get(lease, TimeUnit.MILLISECONDS)) {
+                log.info("{}: stopped: down in the slot table, its slots led by their other owners until it is back",
+                        t.self().id());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            log.warn("{}: could not leave the slot table ({}); the others take over once its lease runs out",
+            log.warn("{}: could not say it stops ({}); the others take over once its lease runs out",
                     t.self().id(), e.toString());
         }
     }

@@ -55,6 +55,7 @@ public final class HeldWrite {
     public static CompletableFuture<Void> confirm(ClusterNode node, Replicator replicator, byte[][] keys,
                                                   long deadlineNanos, long[] dropsAtWrite, Runnable unlock) {
         HeldWrite w = new HeldWrite(node, replicator, keys, dropsAtWrite, unlock);
+        node.heldWriteStarted(keys);
         // orTimeout, not a delayed task: its timer is cancelled when the write is confirmed in time.
         w.answer.orTimeout(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
         w.attempt();
@@ -88,6 +89,9 @@ public final class HeldWrite {
                     + " slots since (excluded and included again, or the slots moved away and back)"
                     : "this node no longer serves the keys as primary";
             answer.completeExceptionally(new UnreplicatedException(unconfirmed()));
+            // Its value stays here unconfirmed: this copy of the keys' slots may differ from the others' (see
+            // ClusterNode#heldWriteEnded: marked, and repaired from the new primary where this node still owns them).
+            node.heldWriteEnded(keys, false);
             unlock.run();
             return;
         }
@@ -99,6 +103,7 @@ public final class HeldWrite {
         }
         sent.whenComplete((v, e) -> {
             if (e == null) {
+                node.heldWriteEnded(keys, true);
                 unlock.run();
                 answer.complete(null);
                 return;

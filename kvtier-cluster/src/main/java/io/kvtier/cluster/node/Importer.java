@@ -35,6 +35,8 @@ final class Importer implements AutoCloseable {
     /** Per slot, the holder the last SLOTINFO round found freshest (null: unknown), for on-demand fetches. */
     private volatile Member[] freshest = new Member[SlotHash.SLOTS];
     private volatile boolean closed;
+    /** Slots the last round found no fresh enough copy of within reach (CLUSTER INFO). */
+    private volatile int waitingForCopies;
     private boolean woken;
     private long pacedBytes;
     private long pacedSince = System.nanoTime();
@@ -71,9 +73,12 @@ final class Importer implements AutoCloseable {
     }
 
     /**
-     * Brings {@code key} here if its freshest holder has it. {@code from} is that holder when the caller knows it (the
-     * background copy); otherwise every other member is asked for its lastComplete epoch of the slot and whether it has
-     * the key, and the value is taken from the freshest. Concurrent fetches of one key share one attempt.
+     * Settles {@code key} here from its freshest holder: copied if the holder's value differs from the one here (its
+     * cluster version or expiry), deleted here if the holder does not have it, left alone if equal. {@code from} is
+     * that holder when the caller knows it (the background copy, which compared versions already); otherwise every
+     * other member is asked for its stamp of the slot and the key's version, and the freshest decides. A slot whose
+     * loss was accepted merges instead: the newest version among the best surviving copies wins, and an absent key
+     * elsewhere deletes nothing here. Concurrent fetches of one key share one attempt.
      */
     CompletableFuture<Void> fetch(byte[] key, Member from) {
         ClusterNode.ByteKey k = new ClusterNode.ByteKey(key);
@@ -82,56 +87,76 @@ final class Importer implements AutoCloseable {
         if (running != null) {
             return running;
         }
-        Member cached = from != null ? null : freshest[SlotHash.slot(key)];
-        Member source = from != null ? from : cached;
-        CompletableFuture<Member> holder = source != null ? CompletableFuture.completedFuture(source) : findHolder(key);
-        CompletableFuture<Void> copied = holder.thenCompose(h -> h == null ? CompletableFuture.<Void>completedFuture(null)
-                : copyFrom(h, key));
-        if (cached != null) { // the cached holder may have died since: ask everyone instead
-            copied = copied.exceptionallyCompose(e -> findHolder(key).thenCompose(h -> h == null
-                    ? CompletableFuture.<Void>completedFuture(null) : copyFrom(h, key)));
-        }
+        int slot = SlotHash.slot(key);
+        boolean merge = node.lossAccepted(slot);
+        Member cached = merge ? null : freshest[slot];
+        CompletableFuture<Probe> probed = cached == null ? probe(key)
+                : probeOne(cached, key).exceptionallyCompose(e -> probe(key)); // the cached holder may be gone
+        CompletableFuture<Void> copied = from != null ? copyFrom(from, key, merge) : probed.thenCompose(p -> {
+            if (p.holder == null || p.version < 0) {
+                return node.settleAbsent(key, merge); // the freshest copy lacks it: a leftover here goes
+            }
+            if (node.settleIfSame(key, p.version, p.expireAt, merge)) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            return copyFrom(p.holder, key, merge);
+        });
         copied.whenComplete((v, e) -> {
-                    inFlight.remove(k, mine);
-                    if (e != null) {
-                        mine.completeExceptionally(e);
-                    } else {
-                        mine.complete(null);
-                    }
-                });
+            inFlight.remove(k, mine);
+            if (e != null) {
+                mine.completeExceptionally(e);
+            } else {
+                mine.complete(null);
+            }
+        });
         return mine;
     }
 
     /**
-     * Asks every other member about {@code key}; the freshest holder if it has the key, else null. Fails (TRYAGAIN)
-     * unless every member answered.
+     * What the freshest copy of a key's slot holds of it: the holder (null: nobody holds any copy, the cluster's first
+     * table), and the key's version (-1: absent there) and expiry.
      */
-    private CompletableFuture<Member> findHolder(byte[] key) {
+    private record Probe(Member holder, long version, long expireAt) {
+    }
+
+    /**
+     * Asks every other member about {@code key} (KVT.PEEK META): the freshest holder of its slot and what it holds;
+     * with a merge (accepted loss), among the copies of the newest epoch the one with the newest version of the key.
+     * Fails (TRYAGAIN) unless every member of the table answered, or when no copy within reach is fresh enough.
+     */
+    private CompletableFuture<Probe> probe(byte[] key) {
         ClusterNode.Sources sources = node.sources();
         List<Member> others = sources.all();
         int required = sources.required();
+        int slot = SlotHash.slot(key);
         if (others.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+            if (!node.freshEnough(slot, 0)) {
+                return CompletableFuture.failedFuture(new TryAgainException("no other node holds a copy of slot "
+                        + slot + " complete as of epoch " + node.completeEpochRequired(slot)));
+            }
+            return CompletableFuture.completedFuture(new Probe(null, -1, 0));
         }
         long epoch = node.epochForRequests();
         List<CompletableFuture<long[]>> answers = new ArrayList<>();
         for (Member m : others) {
-            answers.add(node.send(ClusterNode.Lane.TRANSFER, m, "KVT.PEEK", Long.toString(epoch), key, "META").handle((r, e) -> {
-                try {
-                    if (e != null || !(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
-                        return null;
-                    }
-                    return new long[] {integer(a.elements().get(0)), integer(a.elements().get(1))};
-                } finally {
-                    Reply.release(r);
-                }
-            }));
+            answers.add(node.send(ClusterNode.Lane.TRANSFER, m, "KVT.PEEK", Long.toString(epoch), key, "META")
+                    .handle((r, e) -> {
+                        try {
+                            if (e != null || !(r instanceof Reply.Aggregate a) || a.elements().size() != 4) {
+                                return null;
+                            }
+                            return new long[] {integer(a.elements().get(0)), integer(a.elements().get(1)),
+                                    integer(a.elements().get(2))};
+                        } finally {
+                            Reply.release(r);
+                        }
+                    }));
         }
         return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).thenApply(v -> {
-            Member best = null;
-            long bestEpoch = -1;
-            boolean bestHas = false;
+            boolean merge = node.lossAccepted(slot);
             int answered = 0;
+            int best = -1;
+            long bestStamp = 0;
             for (int i = 0; i < others.size(); i++) {
                 long[] a = answers.get(i).join();
                 if (a == null) {
@@ -140,38 +165,69 @@ final class Importer implements AutoCloseable {
                 if (i < required) {
                     answered++;
                 }
-                if (a[0] > bestEpoch) {
-                    bestEpoch = a[0];
-                    best = others.get(i);
-                    bestHas = a[1] != -2;
+                if (!node.freshEnough(slot, a[0])) {
+                    continue;
+                }
+                boolean better = best < 0 || ClusterNode.epochOf(a[0]) > ClusterNode.epochOf(bestStamp)
+                        || ClusterNode.epochOf(a[0]) == ClusterNode.epochOf(bestStamp)
+                        && (merge ? a[2] > answers.get(best).join()[2]
+                        : ClusterNode.dirty(bestStamp) && !ClusterNode.dirty(a[0]));
+                if (better) {
+                    best = i;
+                    bestStamp = a[0];
                 }
             }
             if (answered < required) {
                 // The silent one may be the freshest holder: an older one's "absent" or value could be stale.
                 throw new TryAgainException((required - answered) + " of " + required
-                        + " other nodes did not answer for a key of importing slot " + SlotHash.slot(key));
+                        + " other nodes did not answer for a key of importing slot " + slot);
             }
-            int slot = SlotHash.slot(key);
-            if (!node.freshEnough(slot, bestEpoch)) {
+            if (best < 0) {
+                if (node.firstTable()) {
+                    return new Probe(null, -1, 0);
+                }
                 // No copy within reach is complete as of the newest epoch the log knows the slot complete at: the
                 // copies that are, and may hold writes acknowledged since, are on nodes away (excluded, cut off).
                 // An older copy's value or "absent" would be a guess; the key waits for them.
                 throw new TryAgainException("no copy of slot " + slot + " within reach is complete as of epoch "
                         + node.completeEpochRequired(slot) + "; its holders are away");
             }
-            return bestEpoch > 0 && bestHas ? best : null;
+            long[] a = answers.get(best).join();
+            return new Probe(others.get(best), a[1] == -2 ? -1 : a[2], a[1]);
         });
     }
 
-    /** Reads {@code key} from {@code holder} and puts it here if still absent. */
-    private CompletableFuture<Void> copyFrom(Member holder, byte[] key) {
+    /**
+     * {@link #probe} of the holder the last import round found freshest for the key's slot, alone: one round trip
+     * instead of one to every member. Fails if it no longer holds a fresh enough copy.
+     */
+    private CompletableFuture<Probe> probeOne(Member holder, byte[] key) {
+        long epoch = node.epochForRequests();
+        int slot = SlotHash.slot(key);
+        return node.send(ClusterNode.Lane.TRANSFER, holder, "KVT.PEEK", Long.toString(epoch), key, "META")
+                .thenApply(r -> {
+                    try {
+                        if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 4
+                                || !node.freshEnough(slot, integer(a.elements().get(0)))) {
+                            throw new TryAgainException(holder.id() + " no longer holds a fresh copy of slot " + slot);
+                        }
+                        long expireAt = integer(a.elements().get(1));
+                        return new Probe(holder, expireAt == -2 ? -1 : integer(a.elements().get(2)), expireAt);
+                    } finally {
+                        Reply.release(r);
+                    }
+                });
+    }
+
+    /** Reads {@code key} from {@code holder} (KVT.PEEK) and settles it here: put, replaced or deleted. */
+    private CompletableFuture<Void> copyFrom(Member holder, byte[] key, boolean merge) {
         long epoch = node.epochForRequests();
         return node.send(ClusterNode.Lane.TRANSFER, holder, "KVT.PEEK", Long.toString(epoch), key).thenCompose(r -> {
             try {
                 if (r instanceof Reply.Error err) {
                     throw new TryAgainException(holder.id() + ": " + err.message());
                 }
-                if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 3) {
+                if (!(r instanceof Reply.Aggregate a) || a.elements().size() != 4) {
                     throw new IllegalStateException("unexpected KVT.PEEK reply from " + holder.id() + ": " + r);
                 }
                 long stamp = integer(a.elements().get(0));
@@ -181,11 +237,12 @@ final class Importer implements AutoCloseable {
                     throw new TryAgainException(holder.id() + " no longer holds a complete copy of slot " + slot);
                 }
                 long expireAt = integer(a.elements().get(1));
-                if (expireAt == -2 || !(a.elements().get(2) instanceof Reply.Bulk bulk)) {
-                    return node.settleAbsent(key);
+                long version = integer(a.elements().get(2));
+                if (expireAt == -2 || !(a.elements().get(3) instanceof Reply.Bulk bulk)) {
+                    return node.settleAbsent(key, merge);
                 }
                 ByteBuf value = bulk.content().retain();
-                return node.putTransferred(key, expireAt, value);
+                return node.putTransferred(key, expireAt, value, version, merge);
             } finally {
                 Reply.release(r);
             }
@@ -211,6 +268,9 @@ final class Importer implements AutoCloseable {
                 BitSet want = node.importingSet();
                 if (!want.isEmpty() && node.topology().serving()) {
                     importRound(want);
+                } else if (want.isEmpty()) {
+                    waitingForCopies = 0;
+                    node.reapCopies(); // copies of slots it no longer owns, once nobody can need them
                 }
             } catch (InterruptedException e) {
                 return;
@@ -224,9 +284,10 @@ final class Importer implements AutoCloseable {
     }
 
     /**
-     * One import of the slots in {@code want} at the current epoch: find each slot's freshest holder, complete the
-     * slots nobody holds, copy the rest from their holders in two passes, then mark them complete. Gives up (to start
-     * over) when a member does not answer or the table changes meanwhile.
+     * One import of the slots in {@code want} at the current epoch: find each slot's freshest holder (with an accepted
+     * loss, every holder of the newest surviving copies), complete the slots nobody holds in the cluster's first table,
+     * compare this node's copy of the rest with their holders' in two passes (copying only the keys that differ), then
+     * mark them complete. Gives up (to start over) when a member does not answer or the table changes meanwhile.
      */
     private void importRound(BitSet want) throws InterruptedException {
         long epoch = node.epoch();
@@ -242,49 +303,61 @@ final class Importer implements AutoCloseable {
         }
         ImportProgress progress = node.importProgress;
         progress.begin(epoch, want.cardinality());
-        long[] stamps = new long[SlotHash.SLOTS];
-        Member[] best = freshestHolders(want, epoch, stamps);
-        if (best == null) {
+        Holders holders = holders(want, epoch);
+        if (holders == null) {
             sleepQuietly(200);
             woken = true;
             return;
         }
-        freshest = best;
-        BitSet nobody = new BitSet();
-        Map<Member, BitSet> bySource = new HashMap<>();
-        for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
-            if (best[s] == null) {
-                nobody.set(s);
-            } else {
-                bySource.computeIfAbsent(best[s], x -> new BitSet()).set(s);
+        Member[] first = new Member[SlotHash.SLOTS];
+        holders.bySource.forEach((m, slots) -> {
+            for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
+                if (first[s] == null) {
+                    first[s] = m;
+                }
             }
-        }
-        progress.copying(bySource.size());
-        if (!nobody.isEmpty() && node.firstTable()) {
-            node.completed(nobody, epoch); // the cluster's first table: nobody ever held these slots, nothing to copy
-            progress.slotsDone(nobody.cardinality());
-        } else if (!nobody.isEmpty()) {
-            // Their complete copies are on nodes away (excluded, cut off): they stay importing and are retried.
-            log.info("import at epoch {}: no complete copy of {} slots is within reach; retrying later", epoch,
-                    nobody.cardinality());
+        });
+        freshest = first;
+        progress.copying(holders.bySource.size());
+        if (!holders.nobody.isEmpty() && node.firstTable()) {
+            node.completed(holders.nobody, epoch); // the cluster's first table: nobody ever held these slots
+            progress.slotsDone(holders.nobody.cardinality());
+        } else if (!holders.nobody.isEmpty()) {
+            // Their complete copies are on nodes away (excluded, cut off, or stopped uncleanly): they stay importing
+            // and are retried; an operator who knows they are gone accepts the loss (ACCEPT-LOSS).
+            waitingForCopies = holders.nobody.cardinality();
+            log.info("import at epoch {}: no complete copy of {} slots ({}) is within reach; retrying later", epoch,
+                    holders.nobody.cardinality(), ranges(holders.nobody));
+        } else {
+            waitingForCopies = 0;
         }
         long started = System.nanoTime();
         BitSet done = new BitSet();
-        bySource.values().forEach(done::or);
-        if (!node.dropLeftovers(done, epoch)) {
+        holders.bySource.values().forEach(done::or);
+        done.or(holders.ownOnly);
+        BitSet merged = new BitSet();
+        BitSet replaced = new BitSet();
+        for (int s = done.nextSetBit(0); s >= 0; s = done.nextSetBit(s + 1)) {
+            (holders.mergeOwn.get(s) ? merged : replaced).set(s);
+        }
+        // A copy merged into only gains keys: it stays a surviving copy others may merge from, stamp and all.
+        if (!node.beginDiff(replaced, epoch)) {
             return; // the table changed: start over with the new one
         }
-        long keys = copyFromSources(bySource, epoch, progress);
+        long keys = copyFromSources(holders.bySource, epoch, progress);
         if (keys < 0) {
             return; // the table changed: start over with the new one
         }
-        if (!sourcesUnchanged(bySource, stamps, epoch)) {
+        if (!sourcesUnchanged(holders.bySource, holders.stamps, epoch)) {
             sleepQuietly(200);
             woken = true;
             return; // a source dropped its copy meanwhile (included again, or importing the slot itself): start over
         }
+        if (!node.finishDiff(replaced, epoch, false) || !node.finishDiff(merged, epoch, true)) {
+            return;
+        }
         boolean applied = node.completed(done, epoch);
-        if (!nobody.isEmpty() && !node.firstTable()) {
+        if (!holders.nobody.isEmpty() && !node.firstTable()) {
             sleepQuietly(500); // then again: the holders that are away may be back
             woken = true;
         }
@@ -293,35 +366,42 @@ final class Importer implements AutoCloseable {
         } else {
             progress.superseded(); // completed() ignored a round of an older table
         }
-        log.info("import at epoch {}: {} slots from {} sources, {} keys scanned in {} ms", epoch, done.cardinality(),
-                bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
+        if (!holders.mergeOwn.isEmpty() || !merged.isEmpty()) {
+            log.warn("import at epoch {}: {} slots whose loss was accepted ({}) are served from the best surviving "
+                    + "copies, merged (the newest version of each key wins); what only their lost copies held is gone",
+                    epoch, merged.cardinality(), ranges(merged));
+        }
+        log.info("import at epoch {}: {} slots from {} sources, {} keys compared in {} ms", epoch, done.cardinality(),
+                holders.bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
     }
 
     /**
-     * Per slot of {@code want}, the member holding the newest complete copy (null: nobody, or only copies older than
-     * the slot's {@link ClusterNode#completeEpochRequired}), from every other member's KVT.SLOTINFO; null when some
-     * member did not answer (its copy might be the newest). Fills {@code bestEpoch} with each holder's stamp.
+     * Where the slots of one round come from: per source the slots it is taken from (with an accepted loss a slot may
+     * come from several, merged), the slots only this node's own copy is the best of ({@code ownOnly}), those merged
+     * into this node's own copy ({@code mergeOwn}, as opposed to replaced by the sources'), those nobody within reach
+     * holds fresh enough ({@code nobody}), and each source's stamp as chosen.
      */
-    private Member[] freshestHolders(BitSet want, long epoch, long[] bestEpoch) {
+    private record Holders(Map<Member, BitSet> bySource, BitSet ownOnly, BitSet mergeOwn, BitSet nobody,
+                           Map<Member, long[]> stamps) {
+    }
+
+    /**
+     * The holders of {@code want} from every other member's KVT.SLOTINFO: per slot the member with the newest copy
+     * fresh enough for it ({@link ClusterNode#freshEnough}; clean before dirty at one epoch), or, for a slot whose loss
+     * was accepted, every member (this node included) holding a copy of the newest epoch any holder has. Null when a
+     * member of the table did not answer (its copy might be the newest).
+     */
+    private Holders holders(BitSet want, long epoch) {
         ClusterNode.Sources sources = node.sources();
         List<Member> others = sources.all();
         int required = sources.required();
-        Member[] best = new Member[SlotHash.SLOTS];
+        List<long[]> infos = new ArrayList<>();
         int asked = 0;
         for (int i = 0; i < others.size(); i++) {
-            Member m = others.get(i);
-            long[] info = slotInfo(m, epoch);
-            if (info == null) {
-                continue;
-            }
-            if (i < required) {
+            long[] info = slotInfo(others.get(i), epoch);
+            infos.add(info);
+            if (info != null && i < required) {
                 asked++;
-            }
-            for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
-                if (info[s] > bestEpoch[s]) {
-                    bestEpoch[s] = info[s];
-                    best[s] = m;
-                }
             }
         }
         if (asked < required) {
@@ -329,12 +409,89 @@ final class Importer implements AutoCloseable {
                     required);
             return null;
         }
+        Map<Member, BitSet> bySource = new HashMap<>();
+        Map<Member, long[]> stamps = new HashMap<>();
+        BitSet ownOnly = new BitSet();
+        BitSet mergeOwn = new BitSet();
+        BitSet nobody = new BitSet();
         for (int s = want.nextSetBit(0); s >= 0; s = want.nextSetBit(s + 1)) {
-            if (best[s] != null && !node.freshEnough(s, bestEpoch[s])) {
-                best[s] = null; // older than a complete copy the log knows of: that one is away, the slot waits for it
+            if (node.lossAccepted(s)) {
+                long own = node.ownCopyStamp(s);
+                long newest = ClusterNode.epochOf(own);
+                boolean any = own != 0;
+                for (long[] info : infos) {
+                    if (info != null && info[s] != 0) {
+                        newest = Math.max(newest, ClusterNode.epochOf(info[s]));
+                        any = true;
+                    }
+                }
+                if (!any) {
+                    nobody.set(s); // no copy of it survives anywhere within reach
+                    continue;
+                }
+                boolean fromOthers = false;
+                for (int i = 0; i < others.size(); i++) {
+                    long[] info = infos.get(i);
+                    if (info != null && info[s] != 0 && ClusterNode.epochOf(info[s]) == newest) {
+                        bySource.computeIfAbsent(others.get(i), x -> new BitSet()).set(s);
+                        stamps.computeIfAbsent(others.get(i), x -> new long[SlotHash.SLOTS])[s] = info[s];
+                        fromOthers = true;
+                    }
+                }
+                if (own != 0 && ClusterNode.epochOf(own) == newest) {
+                    mergeOwn.set(s);
+                    if (!fromOthers) {
+                        ownOnly.set(s);
+                    }
+                }
+                continue;
+            }
+            int best = -1;
+            long bestStamp = 0;
+            for (int i = 0; i < others.size(); i++) {
+                long[] info = infos.get(i);
+                if (info == null || !node.freshEnough(s, info[s])) {
+                    continue;
+                }
+                long e = ClusterNode.epochOf(info[s]);
+                if (best < 0 || e > ClusterNode.epochOf(bestStamp)) {
+                    best = i;
+                    bestStamp = info[s];
+                }
+            }
+            if (best < 0) {
+                nobody.set(s); // older than a complete copy the log knows of: that one is away, the slot waits
+            } else {
+                bySource.computeIfAbsent(others.get(best), x -> new BitSet()).set(s);
+                stamps.computeIfAbsent(others.get(best), x -> new long[SlotHash.SLOTS])[s] = bestStamp;
             }
         }
-        return best;
+        return new Holders(bySource, ownOnly, mergeOwn, nobody, stamps);
+    }
+
+    /** How many of this node's importing slots the last round found no fresh enough copy of within reach. */
+    int waitingForCopies() {
+        return waitingForCopies;
+    }
+
+    /** {@code slots} as text, ranges of consecutive slots ("0-99, 200"). */
+    static String ranges(BitSet slots) {
+        StringBuilder b = new StringBuilder();
+        for (int s = slots.nextSetBit(0); s >= 0; ) {
+            int end = slots.nextClearBit(s) - 1;
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            b.append(s);
+            if (end > s) {
+                b.append('-').append(end);
+            }
+            if (b.length() > 200) {
+                return b.append(", ...").toString();
+            }
+            s = slots.nextSetBit(end + 1);
+        }
+        return b.toString();
     }
 
     /**
@@ -342,14 +499,15 @@ final class Importer implements AutoCloseable {
      * copy meanwhile (included again after an exclusion, or an owner again after a break, purging its leftovers) may
      * have listed none of their keys, and completing them would serve the keys as absent.
      */
-    private boolean sourcesUnchanged(Map<Member, BitSet> bySource, long[] stamps, long epoch) {
+    private boolean sourcesUnchanged(Map<Member, BitSet> bySource, Map<Member, long[]> stamps, long epoch) {
         for (Map.Entry<Member, BitSet> e : bySource.entrySet()) {
             long[] now = slotInfo(e.getKey(), epoch);
+            long[] then = stamps.get(e.getKey());
             BitSet slots = e.getValue();
             for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
-                if (now == null || now[s] != stamps[s]) {
+                if (now == null || now[s] != then[s]) {
                     log.info("import at epoch {}: {} no longer holds the copy of slot {} it was chosen for (stamp {},"
-                            + " now {}); starting over", epoch, e.getKey().id(), s, stamps[s], now == null ? "?" : now[s]);
+                            + " now {}); starting over", epoch, e.getKey().id(), s, then[s], now == null ? "?" : now[s]);
                     return false;
                 }
             }
@@ -358,8 +516,9 @@ final class Importer implements AutoCloseable {
     }
 
     /**
-     * Copies each source's slots in two passes (the second, one peer timeout later, catches keys that writes in flight
-     * on the old owners created behind the first); returns the keys scanned, or -1 if the table changed meanwhile.
+     * Compares each source's slots with this node's copy in two passes (the second, one peer timeout later, catches
+     * keys that writes in flight on the old owners created behind the first); returns the keys compared, or -1 if the
+     * table changed meanwhile.
      */
     private long copyFromSources(Map<Member, BitSet> bySource, long epoch, ImportProgress progress)
             throws InterruptedException {
@@ -376,7 +535,7 @@ final class Importer implements AutoCloseable {
                     progress.slotsCopied(e.getValue().cardinality());
                 }
             }
-            if (pass == 1) {
+            if (pass == 1 && !bySource.isEmpty()) {
                 // A write the old owner had in flight when it first heard of this epoch finished within the peer
                 // timeout; a second scan after it catches keys such a write created behind the first scan.
                 Thread.sleep(timeoutMillis());
@@ -411,7 +570,11 @@ final class Importer implements AutoCloseable {
         }
     }
 
-    /** Copies every key of {@code slots} that {@code source} holds; returns how many keys it listed. */
+    /**
+     * Compares this node's copy of {@code slots} with {@code source}'s, key by key (KVT.SLOTKEYS with versions): a key
+     * here at the source's version and expiry is settled without copying; any other is copied (KVT.PEEK); keys
+     * written here since the import began are left alone. Returns how many keys the source listed.
+     */
     private long copySlots(Member source, BitSet slots, long epoch) throws InterruptedException {
         byte[] bitmap = ClusterNode.toBitmap(slots);
         String cursor = "0";
@@ -419,24 +582,31 @@ final class Importer implements AutoCloseable {
         do {
             Reply r = null;
             List<byte[]> keys = new ArrayList<>();
+            List<long[]> meta = new ArrayList<>();
             try {
-                r = node.send(ClusterNode.Lane.TRANSFER, source, "KVT.SLOTKEYS", Long.toString(epoch), cursor, Integer.toString(SCAN_BATCH),
-                        Unpooled.wrappedBuffer(bitmap)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
-                if (!(r instanceof Reply.Aggregate a) || a.elements().isEmpty()) {
+                r = node.send(ClusterNode.Lane.TRANSFER, source, "KVT.SLOTKEYS", Long.toString(epoch), cursor,
+                        Integer.toString(SCAN_BATCH), Unpooled.wrappedBuffer(bitmap), "VERSIONS")
+                        .get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
+                if (!(r instanceof Reply.Aggregate a) || a.elements().isEmpty() || a.elements().size() % 3 != 1) {
                     throw new IllegalStateException("KVT.SLOTKEYS from " + source.id() + ": " + r);
                 }
                 cursor = ((Reply.Bulk) a.elements().get(0)).utf8();
-                for (int i = 1; i < a.elements().size(); i++) {
+                for (int i = 1; i < a.elements().size(); i += 3) {
                     keys.add(((Reply.Bulk) a.elements().get(i)).bytes());
+                    meta.add(new long[] {integer(a.elements().get(i + 1)), integer(a.elements().get(i + 2))});
                 }
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                 throw new IllegalStateException("KVT.SLOTKEYS from " + source.id() + " failed: " + e, e);
             } finally {
                 Reply.release(r);
             }
-            for (byte[] key : keys) {
-                if (node.store().exists(key) || node.tombstones.containsKey(new ClusterNode.ByteKey(key))) {
-                    continue;
+            for (int i = 0; i < keys.size(); i++) {
+                byte[] key = keys.get(i);
+                boolean merge = node.lossAccepted(SlotHash.slot(key));
+                if (!merge && node.tombstones.containsKey(new ClusterNode.ByteKey(key))
+                        || node.settleIfSame(key, meta.get(i)[0], meta.get(i)[1], merge)
+                        || !merge && !node.leftover(SlotHash.slot(key)) && node.store().exists(key)) {
+                    continue; // written here during the import, here already at that very version, or fresh here
                 }
                 long before = node.counters.fetchedBytes().sum();
                 try {

@@ -27,11 +27,12 @@ public final class Replicator {
 
     private final ClusterNode node;
     private final DiskValueReader diskReads;
-    private final StateVersions versions = new StateVersions();
+    private final StateVersions versions;
 
     public Replicator(ClusterNode node, DiskValueReader diskReads) {
         this.node = node;
         this.diskReads = diskReads;
+        this.versions = node.versions();
     }
 
     /** The versions this node stamps on the states it sends and checks on those it receives. */
@@ -62,7 +63,7 @@ public final class Replicator {
             }
             long epoch = t.table().epoch();
             long timeout = node.settings().peerTimeout().toMillis();
-            String version = Long.toString(versions.next(epoch));
+            String version = Long.toString(ref == null ? versions.next(epoch) : versionToSend(key, ref, epoch));
             if (ref == null) {
                 for (Member b : backups) {
                     sends.add(tracked(1, key.length, checked(b, node.send(ClusterNode.Lane.REPLICATION, b,
@@ -112,15 +113,23 @@ public final class Replicator {
             return CompletableFuture.completedFuture(null);
         }
         long payload = 0;
+        long epoch = t.table().epoch();
+        long unit = 0;
         for (int i = 0; i < keys.length; i++) {
             ValueRef ref = node.store().get(keys[i]);
             expireAt[i] = ref == null ? -1 : ref.expireAt();
             payload += keys[i].length + (ref == null ? 0 : ref.length());
+            unit = ref == null ? unit : Math.max(unit, ref.version());
             values.add(ref == null ? CompletableFuture.completedFuture(null) : bytesOf(ref));
         }
-        long epoch = t.table().epoch();
+        if (unit == 0 || unit <= versions.refusedNewest()) {
+            unit = versions.next(epoch); // all deletes, or a retry after a refusal: a new number
+        }
+        for (byte[] key : keys) {
+            node.store().setVersion(key, unit); // one version for the unit, here as on the backups
+        }
         long timeout = node.settings().peerTimeout().toMillis();
-        String version = Long.toString(versions.next(epoch));
+        String version = Long.toString(unit);
         int calls = byBackup.size();
         CompletableFuture<Void> read = CompletableFuture.allOf(values.toArray(CompletableFuture[]::new));
         CompletableFuture<Void> sent = tracked(calls, payload * calls, read.thenCompose(v -> {
@@ -151,6 +160,20 @@ public final class Replicator {
             }
         });
         return counted(startNanos, calls, sent);
+    }
+
+    /**
+     * The version to send {@code key}'s state with: the one its value carries (the same on every node that holds it),
+     * unless a backup refused it as older than a state it has (another key of its bucket, from an earlier primary):
+     * then a new one, given to the value here too, so that primary and backups keep agreeing.
+     */
+    private long versionToSend(byte[] key, ValueRef ref, long epoch) {
+        long v = ref.version();
+        if (v == 0 || v <= versions.refusedNewest()) {
+            v = versions.next(epoch);
+            node.store().setVersion(key, v);
+        }
+        return v;
     }
 
     /**
@@ -221,7 +244,7 @@ public final class Replicator {
         if (message.startsWith(STALE_VERSION + " ")) {
             int end = message.indexOf(' ', STALE_VERSION.length() + 1);
             try {
-                versions.observe(Long.parseLong(message.substring(STALE_VERSION.length() + 1,
+                versions.refusedBelow(Long.parseLong(message.substring(STALE_VERSION.length() + 1,
                         end < 0 ? message.length() : end)));
             } catch (NumberFormatException malformed) {
                 // Not from a kvtier backup: the next version is new anyway.

@@ -38,14 +38,25 @@ import java.util.TreeMap;
  * @param epoch        table changes so far, 0 before the first
  * @param replicas     backups per slot, -1 until the first leader set it
  * @param members      active members by id, sorted
+ * @param down         members whose process is gone (excluded, or stopped) but whose slots stay theirs: placed, not
+ *                     serving, by id, sorted (ADR 0006)
  * @param candidates   would-be members by id, sorted
- * @param table        the slot table over the active members at {@code epoch}
+ * @param table        the slot table served at {@code epoch}: the placement of every member (active and down), each
+ *                     slot's owners that are active, one of them leading (see {@link Placement#serve})
  * @param primarySince per slot, see above; shared between configurations of one epoch, never written
  * @param firstEpoch   the epoch of the first table with members, 0 before it
  * @param completeEpoch per slot, see above; shared between configurations, never written (a change copies it)
  */
-public record ClusterConfig(long epoch, int replicas, Map<String, Active> members, Map<String, Candidate> candidates,
-                            SlotTable table, long[] primarySince, long firstEpoch, long[] completeEpoch) {
+public record ClusterConfig(long epoch, int replicas, Map<String, Active> members, Map<String, Down> down,
+                            Map<String, Candidate> candidates, SlotTable table, long[] primarySince, long firstEpoch,
+                            long[] completeEpoch) {
+    /**
+     * {@link #completeEpoch} of a slot whose loss an operator accepted (ACCEPT-LOSS): no copy complete at its newest
+     * complete epoch is left, and its importers merge the best copies that survive (those of the newest epoch any
+     * holder has, clean or not) instead of waiting for one that will not come back.
+     */
+    public static final long LOSS_ACCEPTED = -1;
+
     /**
      * An active member; {@code importing} is how many slots it reported still importing with its latest renewal, or
      * {@link #NOT_REPORTED} until its first renewal after its inclusion (the leader includes no one while a member
@@ -70,18 +81,42 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         }
     }
 
+    /**
+     * A member placed but not serving: its process was excluded (its lease ran out: a crash, a pause, a partition) or
+     * stopped gracefully ({@code stopped}). Its slots stay its own in the placement, served by their other owners, and
+     * come back to it when a process of its id is included again; only FORGET (an operator, or a member down for
+     * {@code --down-after}) or LEAVE gives them to others.
+     *
+     * @param sinceEpoch the epoch of the table that took it down
+     */
+    public record Down(Member member, long sinceEpoch, boolean stopped) {
+    }
+
+    /** How a new table picks the member that leads each slot among its owners that are up. */
+    enum Leading {
+        /**
+         * The slot's leader so far if it is still up and an owner; else the first owner known complete for it (that
+         * confirmed so, at this epoch); else the first in placement order. A member back from down, or a joiner,
+         * leads nothing until a REBALANCE finds it complete.
+         */
+        KEEP,
+        /** The first owner in placement order where it is known complete for the slot; the leader so far elsewhere. */
+        REBALANCE
+    }
+
     /** A process that asked to join, and the newest table epoch it had applied when it last asked. */
     public record Candidate(Member member, long incarnation, long appliedEpoch) {
     }
 
     public ClusterConfig {
         members = Collections.unmodifiableMap(new TreeMap<>(members));
+        down = Collections.unmodifiableMap(new TreeMap<>(down));
         candidates = Collections.unmodifiableMap(new TreeMap<>(candidates));
     }
 
     /** The configuration before the first command: no members, nothing owned. */
     public static ClusterConfig empty() {
-        return new ClusterConfig(0, -1, Map.of(), Map.of(), Placement.compute(0, List.of(), 0),
+        return new ClusterConfig(0, -1, Map.of(), Map.of(), Map.of(), Placement.compute(0, List.of(), 0),
                 new long[SlotHash.SLOTS], 0, new long[SlotHash.SLOTS]);
     }
 
@@ -94,11 +129,19 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         return epoch == firstEpoch;
     }
 
-    /** The active members' {@link Member}s, sorted by id: what the table is computed over. */
+    /** The active members' {@link Member}s, sorted by id: the members of the served table. */
     public List<Member> activeMembers() {
         List<Member> out = new ArrayList<>(members.size());
         members.values().forEach(a -> out.add(a.member()));
         return out;
+    }
+
+    /** Every member placed, active or down, sorted by id: what the placement is computed over. */
+    public List<Member> placedMembers() {
+        Map<String, Member> all = new TreeMap<>();
+        members.values().forEach(a -> all.put(a.member().id(), a.member()));
+        down.values().forEach(d -> all.put(d.member().id(), d.member()));
+        return new ArrayList<>(all.values());
     }
 
     /** Whether {@code id} is active as incarnation {@code incarnation}. */
@@ -122,16 +165,37 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
     }
 
     /**
-     * A table over {@code active} at the next epoch, with {@code primarySince} carried over where primaries stay, and
-     * completeness where complete owners stay: a member stays complete for the slots it was complete for and still
-     * owns (it receives every write of them from now on), and those slots are complete at the next epoch. In the
+     * A table at the next epoch over {@code active} and {@code gone} (see {@link Placement#serve}; {@code leading} says
+     * which owner leads each slot), with {@code primarySince} carried over where primaries stay. No member is complete
+     * at the new epoch until it says so, having applied the table (its renewal, {@link #reported}): carrying
+     * completeness over to members that never applied it let a chain of exclusions mark dead members complete at epochs
+     * whose stamps no disk holds, and a full restart then found no copy fresh enough anywhere (issue 28). In the
      * cluster's first table every slot is complete: nobody ever held any.
      */
-    ClusterConfig withTable(Map<String, Active> active, Map<String, Candidate> waiting) {
+    ClusterConfig withTable(Map<String, Active> active, Map<String, Down> gone, Map<String, Candidate> waiting,
+                            Leading leading) {
         long next = epoch + 1;
-        List<Member> list = new ArrayList<>();
-        new TreeMap<>(active).values().forEach(a -> list.add(a.member()));
-        SlotTable nextTable = Placement.compute(next, list, Math.max(0, replicas));
+        Map<String, Member> placed = new TreeMap<>();
+        active.values().forEach(a -> placed.put(a.member().id(), a.member()));
+        gone.values().forEach(d -> placed.put(d.member().id(), d.member()));
+        SlotTable placement = Placement.compute(next, new ArrayList<>(placed.values()), Math.max(0, replicas));
+        SlotTable nextTable = Placement.serve(next, placement, active.keySet(), (slot, upOwners) -> {
+            Member leader = table.isOwned() ? table.primary(slot) : null;
+            boolean leaderStays = leader != null && members.containsKey(leader.id()) && active.containsKey(leader.id())
+                    && members.get(leader.id()).incarnation() == active.get(leader.id()).incarnation();
+            if (leading == Leading.REBALANCE && completeHere(upOwners.getFirst(), slot, active)) {
+                return upOwners.getFirst().id();
+            }
+            if (leaderStays) {
+                return leader.id();
+            }
+            for (Member m : upOwners) {
+                if (completeHere(m, slot, active)) {
+                    return m.id();
+                }
+            }
+            return null;
+        });
         long[] since = new long[SlotHash.SLOTS];
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             Member before = table.isOwned() ? table.primary(s) : null;
@@ -146,20 +210,38 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         long[] complete = completeEpoch.clone();
         Map<String, Active> marked = new TreeMap<>();
         for (Active a : active.values()) {
-            Active was = members.get(a.member().id());
-            BitSet kept = nextTable.slotsOf(a.member());
-            if (!founding) {
-                kept.and(was != null && was.incarnation() == a.incarnation() ? was.complete() : new BitSet());
-            }
-            for (int s = kept.nextSetBit(0); s >= 0; s = kept.nextSetBit(s + 1)) {
-                complete[s] = next;
-            }
-            marked.put(a.member().id(), a.withComplete(kept));
+            marked.put(a.member().id(), a.withComplete(founding ? nextTable.slotsOf(a.member()) : new BitSet()));
         }
         if (founding) {
             Arrays.fill(complete, next);
         }
-        return new ClusterConfig(next, replicas, marked, waiting, nextTable, since, first, complete);
+        return new ClusterConfig(next, replicas, marked, gone, waiting, nextTable, since, first, complete);
+    }
+
+    /** Whether {@code m}, the same process in {@code active}, is complete for {@code slot} at this epoch. */
+    private boolean completeHere(Member m, int slot, Map<String, Active> active) {
+        Active now = members.get(m.id());
+        Active next = active.get(m.id());
+        return now != null && next != null && now.incarnation() == next.incarnation() && now.complete().get(slot);
+    }
+
+    /**
+     * Whether a REBALANCE now would move the lead of some slot to its first owner in placement order, which is
+     * complete for it: a member back from down, or a joiner, that finished importing.
+     */
+    boolean rebalanceWanted() {
+        if (!table.isOwned() || members.isEmpty()) {
+            return false;
+        }
+        SlotTable next = withTable(members, down, candidates, Leading.REBALANCE).table();
+        for (int s = 0; s < SlotHash.SLOTS; s++) {
+            Member a = table.primary(s);
+            Member b = next.primary(s);
+            if (a != null && b != null && !a.id().equals(b.id())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -183,13 +265,13 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         }
         Map<String, Active> marked = new TreeMap<>(members);
         marked.put(id, a.withComplete(now));
-        return new ClusterConfig(epoch, replicas, marked, candidates, table, primarySince, firstEpoch, complete);
+        return new ClusterConfig(epoch, replicas, marked, down, candidates, table, primarySince, firstEpoch, complete);
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof ClusterConfig c && epoch == c.epoch && replicas == c.replicas && firstEpoch == c.firstEpoch
-                && members.equals(c.members)
+                && members.equals(c.members) && down.equals(c.down)
                 && candidates.equals(c.candidates) && Arrays.equals(primarySince, c.primarySince)
                 && Arrays.equals(completeEpoch, c.completeEpoch);
     }
@@ -201,6 +283,7 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
 
     @Override
     public String toString() {
-        return "epoch " + epoch + " members " + members.keySet() + " candidates " + candidates.keySet();
+        return "epoch " + epoch + " members " + members.keySet() + " down " + down.keySet() + " candidates "
+                + candidates.keySet();
     }
 }

@@ -67,8 +67,6 @@ public final class ConfigService implements AutoCloseable {
     private final int replicas;
     private final Listener listener;
     private final Supplier<BitSet> importing;
-    /** Leader only: when each waiting candidate (id/incarnation) was first seen ready but held back by imports. */
-    private final java.util.Map<String, Long> heldBackSince = new java.util.concurrent.ConcurrentHashMap<>();
     /** Ids this replica has seen active in a configuration it applied: only those can be swapped out of the voters. */
     private final java.util.Set<String> everActive = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final long leaseNanos;
@@ -79,6 +77,9 @@ public final class ConfigService implements AutoCloseable {
     /** A renewal asked for while one was in flight: sent when that one completes, with the state as it is then. */
     private final AtomicBoolean renewAgain = new AtomicBoolean();
     private final AtomicBoolean controlling = new AtomicBoolean();
+    /** The ticker thread's memo of {@link #rebalanceWanted}: what it was worked out for, and the answer. */
+    private List<Object> rebalanceCheckedFor = List.of();
+    private boolean rebalanceWanted;
     private Membership membership;
     private RaftHandle raft;
     private volatile long leaseUntilNanos;
@@ -187,11 +188,29 @@ public final class ConfigService implements AutoCloseable {
     }
 
     /**
-     * Leaves the active members (a graceful stop): completes once the log committed it, or fails. The node must have
-     * stopped serving keys first.
+     * Goes down (a graceful stop): its slots stay its own, led by their other owners until it is back. Completes once
+     * the log committed it, or fails. The node must have stopped serving keys first.
+     */
+    public CompletableFuture<Boolean> stop() {
+        return propose(ConfigStateMachine.stop(self.id(), incarnation));
+    }
+
+    /**
+     * Leaves the cluster for good (an operator's leave): its slots are placed among the others, who copy them from
+     * this node while it still runs. Completes once the log committed it, or fails.
      */
     public CompletableFuture<Boolean> leave() {
         return propose(ConfigStateMachine.leave(self.id(), incarnation));
+    }
+
+    /** Takes member {@code id}, which must be down, out of the cluster (an operator's forget). */
+    public CompletableFuture<Boolean> forget(String id) {
+        return propose(ConfigStateMachine.forget(id));
+    }
+
+    /** Accepts the loss of {@code slots}' complete copies: their owners merge what survives (ACCEPT-LOSS). */
+    public CompletableFuture<Boolean> acceptLoss(BitSet slots) {
+        return propose(ConfigStateMachine.acceptLoss(slots));
     }
 
     /** Leaves the control plane and stops the service's threads; idempotent. */
@@ -316,29 +335,18 @@ public final class ConfigService implements AutoCloseable {
             // lease has run out); one table for all of them.
             List<ClusterConfig.Candidate> joining = c.candidates().values().stream()
                     .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id())
-                            && k.appliedEpoch() >= c.epoch())
+                            && k.appliedEpoch() >= c.epoch() && renewsNow(k, now))
                     .toList();
-            // Nobody is included while a member still imports, or has not reported since its inclusion: an excluded
-            // node included again drops its copies, and they may be the only complete ones of slots being imported (it
-            // was excluded before the others had them); and a table that comes before the first table's slots are
-            // complete finds no complete copy of them anywhere (ClusterFailoverIT, TlsIT: a cluster stuck importing).
-            // Bounded: a holder that restarted has no stamps to offer, and the import would wait forever.
-            long importers = c.members().values().stream().filter(a -> a.importing() != 0).count();
-            long bound = Math.max(10_000_000_000L, 5 * leaseNanos);
-            if (!joining.isEmpty() && importers > 0) {
-                String key = joining.get(0).member().id() + "/" + joining.get(0).incarnation();
-                long since = heldBackSince.computeIfAbsent(key, k -> now);
-                if (now - since < bound) {
-                    return;
-                }
-                log.warn("{}: including {} although {} members still import, after {} ms", self.id(), key,
-                        importers, (now - since) / 1_000_000);
-            }
             if (!joining.isEmpty()) {
-                heldBackSince.clear();
                 log.info("{}: including {} at epoch {}", self.id(), joining.stream().map(k -> k.member().id()
                         + " (incarnation " + Long.toHexString(k.incarnation()) + ")").toList(), c.epoch() + 1);
                 step = propose(ConfigStateMachine.include(joining));
+                return;
+            }
+            if (rebalanceWanted(c)) {
+                log.info("{}: members back or new have finished importing; giving them the lead of their slots at "
+                        + "epoch {}", self.id(), c.epoch() + 1);
+                step = propose(ConfigStateMachine.rebalance());
                 return;
             }
             List<String> voters = voters();
@@ -375,6 +383,34 @@ public final class ConfigService implements AutoCloseable {
                 step.whenComplete((r, e) -> controlling.set(false));
             }
         }
+    }
+
+    /**
+     * Whether a REBALANCE would move the lead of a slot back to its first owner in placement order (complete for it
+     * now), once every member confirmed the current table. Worked out again only when an epoch or a member's
+     * completeness changed, not at every renewal.
+     */
+    private boolean rebalanceWanted(ClusterConfig c) {
+        if (c.members().values().stream().anyMatch(a -> a.fence() < c.epoch())) {
+            return false;
+        }
+        List<Object> key = new java.util.ArrayList<>();
+        key.add(c.epoch());
+        c.members().values().forEach(a -> key.add(a.complete()));
+        if (!key.equals(rebalanceCheckedFor)) {
+            rebalanceCheckedFor = key;
+            rebalanceWanted = c.rebalanceWanted();
+        }
+        return rebalanceWanted;
+    }
+
+    /**
+     * Whether candidate {@code k} renewed within the last lease, as this leader applied it since it leads: a candidate
+     * replayed from the log (a process that stopped, or an older incarnation of a restarted node) is not included.
+     */
+    private boolean renewsNow(ClusterConfig.Candidate k, long now) {
+        Long at = machine.candidateRenewedAtNanos(k.member().id(), k.incarnation());
+        return at != null && at - leaderSinceNanos > 0 && now - at < leaseNanos;
     }
 
     /** Adds {@code id} to Raft's voters through the log (a no-op where it is one already); within a lease. */

@@ -27,9 +27,9 @@ class StateVersionsTest {
         long a = v.next(3);
         long b = v.next(3);
         assertThat(b).isGreaterThan(a);
-        assertThat(a >>> 32).isEqualTo(3);
+        assertThat(StateVersions.epochOf(a)).isEqualTo(3);
         long later = v.next(4);
-        assertThat(later).isEqualTo(4L << 32);
+        assertThat(later).isEqualTo(4L << StateVersions.COUNTER_BITS);
         StateVersions other = new StateVersions(); // another node, later primary at epoch 4
         for (int i = 0; i < 1000; i++) {
             other.next(3);
@@ -40,10 +40,11 @@ class StateVersionsTest {
     @Test
     void aRefusalsNewestMovesTheCounterPastIt() {
         StateVersions v = new StateVersions();
-        v.observe((7L << 32) + 500);
-        assertThat(v.next(5)).isEqualTo((7L << 32) + 501);
+        v.refusedBelow((7L << StateVersions.COUNTER_BITS) + 500);
+        assertThat(v.next(5)).isEqualTo((7L << StateVersions.COUNTER_BITS) + 501);
+        assertThat(v.refusedNewest()).isEqualTo((7L << StateVersions.COUNTER_BITS) + 500);
         v.observe(1); // an older one changes nothing
-        assertThat(v.next(5)).isEqualTo((7L << 32) + 502);
+        assertThat(v.next(5)).isEqualTo((7L << StateVersions.COUNTER_BITS) + 502);
     }
 
     @Test

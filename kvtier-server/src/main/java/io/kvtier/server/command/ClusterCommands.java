@@ -226,7 +226,7 @@ final class ClusterCommands {
     static String infoText(ClusterNode node) {
         ClusterNode.Topology t = node.topology();
         SlotTable table = t.table();
-        int served = table.isOwned() && t.serving() ? SlotHash.SLOTS : 0;
+        int served = t.serving() ? table.servedSlots() : 0;
         StringBuilder b = new StringBuilder();
         b.append("cluster_state:").append(served == SlotHash.SLOTS ? "ok" : "fail").append("\r\n");
         b.append("cluster_slots_assigned:").append(table.isOwned() ? SlotHash.SLOTS : 0).append("\r\n");
@@ -243,6 +243,9 @@ final class ClusterCommands {
         b.append("kvtier_lease_valid:").append(config != null && config.leaseValid() ? 1 : 0).append("\r\n");
         b.append("kvtier_raft_leader:").append(config != null && config.isLeader() ? 1 : 0).append("\r\n");
         b.append("kvtier_raft_voters:").append(config == null ? 0 : config.voters().size()).append("\r\n");
+        b.append("kvtier_members_down:").append(config == null ? 0 : config.current().down().size()).append("\r\n");
+        b.append("kvtier_slots_unserved:").append(table.isOwned() ? SlotHash.SLOTS - table.servedSlots() : 0)
+                .append("\r\n");
         b.append("kvtier_raft_candidates:").append(config == null ? 0 : config.current().candidates().size())
                 .append("\r\n");
         b.append("kvtier_replicas:").append(table.replicas()).append("\r\n");

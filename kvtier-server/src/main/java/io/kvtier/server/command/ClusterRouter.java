@@ -404,19 +404,27 @@ final class ClusterRouter {
         }, unlock, cleanup);
         boolean sync = node.settings().syncReplication();
         long[] drops = sync ? node.drops(keys) : null; // only a held write (sync) checks them
+        // One cluster version for every value this command stores: the puts take it when they start, all within the
+        // body's synchronous part, and the keys it changed otherwise (an expiry) are stamped with it once it ran.
+        long version = s.server.replicator().versions().next(t.table().epoch());
         r.hold();
         CompletableFuture<Void> applied;
+        s.writeVersion = version;
         try {
             applied = body.get();
         } catch (RuntimeException e) {
             r.dropHeld();
             cleanup.run();
+            stamp(node, keys, version);
             settle(node, s, keys, t, sync, deadline, drops, unlock);
             throw e;
+        } finally {
+            s.writeVersion = 0;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         (applied == null ? CompletableFuture.<Void>completedFuture(null) : applied).whenCompleteAsync((v, e) -> {
             cleanup.run();
+            stamp(node, keys, version);
             CompletableFuture<Void> copies = settle(node, s, keys, t, sync, deadline, drops, unlock);
             if (e != null) {
                 r.dropHeld();
@@ -439,6 +447,16 @@ final class ClusterRouter {
             }, r.executor());
         }, r.executor());
         return done;
+    }
+
+    /**
+     * Gives every one of {@code keys} that exists the command's cluster version (its puts gave it to what they
+     * stored; this covers the rest it changed, an expiry say), so that a key's state has one version on every node.
+     */
+    private static void stamp(ClusterNode node, byte[][] keys, long version) {
+        for (byte[] key : keys) {
+            node.store().setVersion(key, version);
+        }
     }
 
     /**
@@ -597,8 +615,9 @@ final class ClusterRouter {
             io.kvtier.client.Reply.release(reply);
             CompletableFuture.delayedExecutor(RETRY_PAUSE_NANOS, TimeUnit.NANOSECONDS).execute(() -> {
                 ClusterNode.Topology now = node.topology();
-                Member next = now.serving() && now.table().isOwned() ? now.table().primary(SlotHash.slot(key))
-                        : owner;
+                Member primary = now.serving() && now.table().isOwned() ? now.table().primary(SlotHash.slot(key))
+                        : null;
+                Member next = primary != null ? primary : owner; // no owner up: try the last one, it says TRYAGAIN
                 attempt(node, next, now.table().epoch(), args, key, deadline, result, state);
             });
         });

@@ -29,13 +29,15 @@ final class OrderedPuts {
     private final List<CompletableFuture<PutResult>> puts = new ArrayList<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private final java.util.concurrent.Executor loop;
+    private final PutOptions options;
     private long waitingBytes;
     private int published;
     private boolean failed;
     private boolean finishing;
 
-    private OrderedPuts(List<byte[]> keys, List<Values.Deferred> values, long[] lengths,
+    private OrderedPuts(List<byte[]> keys, List<Values.Deferred> values, long[] lengths, PutOptions options,
                         java.util.concurrent.Executor loop) {
+        this.options = options;
         this.loop = loop;
         this.keys = keys;
         this.values = values;
@@ -43,12 +45,12 @@ final class OrderedPuts {
     }
 
     /**
-     * Stores {@code values.get(k)} ({@code lengths[k]} bytes) under {@code keys.get(k)} for every k, in order. Call on
-     * the connection's event loop {@code loop}.
+     * Stores {@code values.get(k)} ({@code lengths[k]} bytes) under {@code keys.get(k)} for every k, in order, each with
+     * cluster version {@code version} (0 outside a cluster). Call on the connection's event loop {@code loop}.
      */
     static CompletableFuture<Void> publish(List<byte[]> keys, List<Values.Deferred> values, long[] lengths,
-                                           java.util.concurrent.Executor loop) {
-        OrderedPuts puts = new OrderedPuts(keys, values, lengths, loop);
+                                           long version, java.util.concurrent.Executor loop) {
+        OrderedPuts puts = new OrderedPuts(keys, values, lengths, PutOptions.PLAIN.withVersion(version), loop);
         puts.pump();
         return puts.done;
     }
@@ -62,7 +64,7 @@ final class OrderedPuts {
                 return;
             }
             int k = published++;
-            puts.add(f.join().put(keys.get(k), PutOptions.PLAIN));
+            puts.add(f.join().put(keys.get(k), options));
             startMore();
         }
         if (!failed && published == values.size() && !finishing) {

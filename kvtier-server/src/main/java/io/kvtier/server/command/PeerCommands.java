@@ -40,7 +40,7 @@ final class PeerCommands {
                 of("kvt.rdel", 4, "write loading stale", 0, 0, 0, PeerCommands::rdel),
                 of("kvt.replm", -6, "write loading stale", 0, 0, 0, PeerCommands::replm),
                 of("kvt.peek", -3, "readonly loading stale", 0, 0, 0, PeerCommands::peek),
-                of("kvt.slotkeys", 5, "readonly loading stale", 0, 0, 0, PeerCommands::slotKeys),
+                of("kvt.slotkeys", -5, "readonly loading stale", 0, 0, 0, PeerCommands::slotKeys),
                 of("kvt.slotinfo", 2, "readonly loading stale", 0, 0, 0, PeerCommands::slotInfo),
                 of("kvt.flush", 2, "write loading stale", 0, 0, 0, PeerCommands::flush));
     }
@@ -172,7 +172,7 @@ final class PeerCommands {
         long expireAt = Args.parseLong(c.bytes(4));
         RespCommand own = c.take(ClusterRouter.allIndexes(c)); // the caller releases c when this returns
         return underReplicaLock(s, new byte[][] {key}, version, r, own, i -> Values.put(own, 5, key,
-                new PutOptions(expireAt, Condition.ALWAYS, false, false), s.server.store()));
+                new PutOptions(expireAt, Condition.ALWAYS, false, false, version), s.server.store()));
     }
 
     /** KVT.RDEL epoch[:deadline] version key: a backup deletes a key its primary no longer has (versioned as REPL). */
@@ -212,7 +212,8 @@ final class PeerCommands {
         // Not the key gate: a primary holds it while waiting for this reply, so a backup that waited for its own
         // gate could close a cycle between two nodes that back each other up.
         return underReplicaLock(s, keys, version, r, own, i -> expireAt[i] < 0 ? store.remove(keys[i], false)
-                : Values.put(own, 5 + 3 * i, keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false),
+                : Values.put(own, 5 + 3 * i, keys[i], new PutOptions(expireAt[i], Condition.ALWAYS, false, false,
+                version),
                 store));
     }
 
@@ -236,6 +237,7 @@ final class PeerCommands {
                         + versions.newest(keys) + " state version " + version + " is older than one applied here"
                         + " (a later write, or one of a key sharing its bucket); resend with a newer version"));
             }
+            versions.observe(version); // this node's own versions, should it become primary, start above it
             CompletableFuture<?>[] applied = new CompletableFuture<?>[keys.length];
             for (int i = 0; i < keys.length; i++) {
                 try {
@@ -275,9 +277,9 @@ final class PeerCommands {
     }
 
     /**
-     * KVT.PEEK epoch key [META]: [lastComplete epoch of the key's slot here, expireAt (0 none, -2 absent), value]
-     * (META: the value's length instead). Read under the key's lock, so never half-way through a write; the stamp is
-     * read after the value.
+     * KVT.PEEK epoch key [META]: [lastComplete stamp of the key's slot here, expireAt (0 none, -2 absent), cluster
+     * version of the value (0 when absent), value (META: its length; nil when absent)]. Read under the key's lock, so
+     * never half-way through a write; the stamp is read after the value.
      */
     private static CompletableFuture<Void> peek(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
@@ -290,15 +292,17 @@ final class PeerCommands {
             // After the value: a node dropping its copy zeroes the stamp before deleting the keys, so a stamp still
             // set means the value above came from the copy it stamps.
             long complete = node.lastComplete(SlotHash.slot(key));
-            r.array(3);
+            r.array(4);
             r.integer(complete);
             if (ref == null) {
                 unlock.run();
                 r.integer(-2);
+                r.integer(0);
                 r.nil();
                 return null;
             }
             r.integer(ref.expireAt());
+            r.integer(ref.version());
             if (meta) {
                 r.integer(ref.length());
                 ref.close();
@@ -309,7 +313,11 @@ final class PeerCommands {
         });
     }
 
-    /** KVT.SLOTKEYS epoch cursor count bitmap: keys here in the slots the 2048-byte bitmap names, SCAN-style. */
+    /**
+     * KVT.SLOTKEYS epoch cursor count bitmap [VERSIONS]: keys here in the slots the 2048-byte bitmap names,
+     * SCAN-style: [next cursor, key...], or with VERSIONS [next cursor, key, cluster version, expireAt, ...] (what an
+     * importer compares with its own copy).
+     */
     private static CompletableFuture<Void> slotKeys(Session s, RespCommand c, Reply r) {
         ClusterNode node = node(s);
         node.observe(epoch(c));
@@ -320,7 +328,22 @@ final class PeerCommands {
             throw new CommandException("ERR slot bitmap of " + bitmap.length + " bytes, expected "
                     + SlotHash.SLOTS / 8);
         }
+        boolean versions = c.argCount() > 5 && Args.lower(c.bytes(5)).equals("versions");
         TieredStore store = s.server.store();
+        if (versions) {
+            CompletableFuture<VersionPage> page = KeyspaceWalker.walk(() -> versionPage(store, cursor, count,
+                    bitmap));
+            return Async.then(page, r, p -> {
+                r.array(3 * p.keys().size() + 1);
+                r.bulk(Long.toString(p.next()));
+                for (int i = 0; i < p.keys().size(); i++) {
+                    r.bulk(p.keys().get(i));
+                    r.integer(p.meta().get(i)[0]);
+                    r.integer(p.meta().get(i)[1]);
+                }
+                return null;
+            });
+        }
         CompletableFuture<KeyspaceCommands.ScanPage> page = KeyspaceWalker.walk(() -> slotPage(store, cursor, count,
                 bitmap));
         return Async.then(page, r, p -> {
@@ -328,6 +351,30 @@ final class PeerCommands {
             r.bulk(Long.toString(p.next()));
             return KeyspaceWalker.writeKeys(r, p.keys());
         });
+    }
+
+    /** One page of KVT.SLOTKEYS ... VERSIONS: the keys, each with its value's [cluster version, expireAt]. */
+    private record VersionPage(long next, List<byte[]> keys, List<long[]> meta) {
+    }
+
+    /** As {@link #slotPage}, with each key's cluster version and expiry. Runs on a walker thread. */
+    private static VersionPage versionPage(TieredStore store, long cursor, int count, byte[] bitmap) {
+        List<byte[]> keys = new java.util.ArrayList<>();
+        List<long[]> meta = new java.util.ArrayList<>();
+        if (cursor < 0 || cursor >= TieredStore.SCAN_BUCKETS) {
+            return new VersionPage(0, keys, meta);
+        }
+        int bucket = (int) cursor;
+        long visited = 0;
+        while (bucket < TieredStore.SCAN_BUCKETS && keys.size() < count && visited < count * 64L) {
+            visited += store.versionsInBucket(bucket++, (key, version, expireAt, length) -> {
+                if (ClusterNode.inBitmap(bitmap, SlotHash.slot(key))) {
+                    keys.add(key);
+                    meta.add(new long[] {version, expireAt});
+                }
+            });
+        }
+        return new VersionPage(bucket == TieredStore.SCAN_BUCKETS ? 0 : bucket, keys, meta);
     }
 
     /**

@@ -43,6 +43,12 @@ public final class Session {
      * than against the clocks agreeing (see PeerCommands.refuseLate). Long.MAX_VALUE before the first.
      */
     long peerDelayBaseline = Long.MAX_VALUE;
+    /**
+     * The cluster version the values a command stores carry while it runs as a slot's primary (ClusterRouter sets it
+     * around the command's synchronous part; the puts read it when they start), 0 outside that: one version per
+     * written state, the same on every node that holds it (see Replicator).
+     */
+    long writeVersion;
     volatile int protocol = 2;
     boolean closeAfterReply;
     /** READONLY: reads of slots this node backs up are served here (Redis Cluster replica reads). */

@@ -60,7 +60,8 @@ final class StringCommands {
         byte[] key = c.bytes(1);
         Values.checkKey(key);
         boolean oldHidden = options.returnOld() && !keyspace.present(key); // GET's old value, read as GET reads it
-        CompletableFuture<PutResult> put = Values.put(c, valueIndex, key, options, keyspace.forWrites());
+        CompletableFuture<PutResult> put = Values.put(c, valueIndex, key, options.withVersion(s.writeVersion),
+                keyspace.forWrites());
         return Async.then(put, r, result -> {
             if (integerReply) {
                 r.integer(result.written() ? 1 : 0);
@@ -173,7 +174,7 @@ final class StringCommands {
             values.forEach(Values.Deferred::discard);
             throw e;
         }
-        CompletableFuture<Void> stored = OrderedPuts.publish(keys, values, lengths, r.executor());
+        CompletableFuture<Void> stored = OrderedPuts.publish(keys, values, lengths, s.writeVersion, r.executor());
         return Async.then(stored, r, v -> {
             if (onlyIfNoneExist) {
                 r.integer(1);

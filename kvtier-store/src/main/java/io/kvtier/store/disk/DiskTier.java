@@ -476,6 +476,27 @@ public final class DiskTier implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the files as a killed process leaves them: what the write buffer holds is dropped, nothing is forced,
+     * the directory lock is released. After the writer thread stopped ({@link io.kvtier.store.TieredStore#crash}).
+     */
+    public void abandon() {
+        writeBuffer.clear();
+        if (active != null) {
+            sealed.addLast(active);
+            active = null;
+        }
+        for (Region r : sealed) {
+            r.release();
+        }
+        sealed.clear();
+        try {
+            lock.close();
+        } catch (IOException e) {
+            log.warn("could not release the data directory lock: {}", e.toString());
+        }
+    }
+
     /** Forces written data to stable storage. Writer thread only. */
     public void force() throws IOException {
         flush();
