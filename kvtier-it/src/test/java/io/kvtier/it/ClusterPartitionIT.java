@@ -13,7 +13,7 @@ import redis.clients.jedis.Jedis;
  * The partition policy on real node processes, each in a network namespace of its own: three nodes, one cut off by
  * taking its link down (its process keeps running, as behind a failed switch port). The side with a majority of the
  * last view keeps serving reads and writes; the cut-off node refuses keys (-CLUSTERDOWN) to its own clients; once
- * the link is back it rejoins, drops what it held and never serves a value overwritten or deleted meanwhile.
+ * the link is back it rejoins, compares what it held with the fresh copies and never serves a value overwritten or deleted meanwhile.
  */
 class ClusterPartitionIT {
     @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ON_SUCCESS)
@@ -70,9 +70,9 @@ class ClusterPartitionIT {
                     + " %d writes, %d reads, %d errors, longest call %d ms%n", merged,
                     (System.nanoTime() - cutAt) / 1_000_000, load.writes.get(), load.reads.get(), load.errors.get(),
                     load.maxCallMillis.get());
-            // Cut off, its renewals stopped committing and its lease ran out; back, it was included again as a fresh
-            // member and dropped what it held (ADR 0005).
-            assertThat(cut.logText()).contains("lease renewal failed").contains("dropping");
+            // Cut off, its renewals stopped committing and its lease ran out; back, it was included again, kept what it
+            // held and compared it with the fresh copies, key by key (ADR 0006).
+            assertThat(cut.logText()).contains("lease renewal failed").contains("keeps them");
             try (Jedis j = new Jedis(cut.host(), cut.port(), 10_000)) {
                 assertThat(j.get("minority-write")).as("a write the cut-off node refused").isNull();
                 for (int i = 0; i < n; i++) {

@@ -97,6 +97,7 @@ public final class TieredStore implements AutoCloseable {
     private final long maxRecoveredVersion;
     final KeyListener listener;
     private final Pins pins;
+    private final CrashAccount crashAccount;
     private volatile boolean closed;
 
     private TieredStore(StoreOptions options, KeyListener listener) throws IOException {
@@ -136,6 +137,9 @@ public final class TieredStore implements AutoCloseable {
         timer.scheduleWithFixedDelay(this::expireDue, 250, 250, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(waiters::expireOverdue, 100, 100, TimeUnit.MILLISECONDS);
         timer.scheduleWithFixedDelay(this::endDuePins, 100, 100, TimeUnit.MILLISECONDS);
+        this.crashAccount = new CrashAccount(options.dir());
+        crashAccount.running(0, 0);
+        timer.scheduleWithFixedDelay(this::accountForCrash, 1, 1, TimeUnit.SECONDS);
         writer.start();
         log.info("recovered {} keys ({} records, {} bytes) from {} regions in {} ms; dropped {} torn or corrupt "
                         + "records ({} bytes); {} keys had expired", index.size(), recovery.records(),
@@ -201,6 +205,34 @@ public final class TieredStore implements AutoCloseable {
      */
     public long maxRecoveredVersion() {
         return maxRecoveredVersion;
+    }
+
+    /**
+     * Whether the store stopped cleanly before this start; if not (a crash, kill -9 or power loss), what was only in
+     * memory then is lost: at most {@link #lostAtCrashKeys()} values of {@link #lostAtCrashBytes()} bytes.
+     */
+    public boolean previousStopClean() {
+        return crashAccount.previous().clean();
+    }
+
+    /** Values (at most) only in memory when the store last stopped uncleanly; 0 after a clean stop. */
+    public long lostAtCrashKeys() {
+        return crashAccount.previous().clean() ? 0 : crashAccount.previous().keys();
+    }
+
+    /** Their bytes (at most). */
+    public long lostAtCrashBytes() {
+        return crashAccount.previous().clean() ? 0 : crashAccount.previous().bytes();
+    }
+
+    /** The store's timer, once a second: what a crash now would lose, at most (see {@link CrashAccount}). */
+    private void accountForCrash() {
+        try {
+            crashAccount.running(counters.entries(EntryState.MEMORY) + counters.entries(EntryState.DEMOTING),
+                    counters.bytes(EntryState.MEMORY) + counters.bytes(EntryState.DEMOTING));
+        } catch (RuntimeException ex) {
+            log.debug("crash accounting failed: {}", ex.toString());
+        }
     }
 
     /** Keys recovery did not serve because a damaged record may have deleted or overwritten them (RegionScanner). */
@@ -1064,6 +1096,17 @@ public final class TieredStore implements AutoCloseable {
         }
     }
 
+    /** Whether {@code key}'s value has a disk record: what a crash now would keep of it. */
+    public boolean onDisk(byte[] keyBytes) {
+        Entry e = index.get(new Key(keyBytes));
+        if (e == null || expireIfDue(e)) {
+            return false;
+        }
+        synchronized (e) {
+            return e.state().isLive() && e.disk != null;
+        }
+    }
+
     /** Where {@code key}'s value is: in memory (possibly also on disk), only on disk, or null if there is no key. */
     public Residence residence(byte[] keyBytes) {
         Entry e = index.get(new Key(keyBytes));
@@ -1119,6 +1162,9 @@ public final class TieredStore implements AutoCloseable {
                         + "older regions evicted to make room", flushed.values(), flushed.bytes(),
                 (System.nanoTime() - start) / 1_000_000, index.size() - lost[0], evicted);
         IOException cause = flushed.failure() != null ? flushed.failure() : closeFailure;
+        if (lost[0] == 0 && closeFailure == null) {
+            crashAccount.stoppedCleanly();
+        }
         if (lost[0] > 0 || closeFailure != null) {
             ShutdownLossException loss = new ShutdownLossException(lost[0], lost[1], cause);
             log.error(loss.getMessage());

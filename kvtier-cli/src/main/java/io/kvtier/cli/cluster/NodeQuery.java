@@ -70,22 +70,35 @@ final class NodeQuery implements AutoCloseable {
     }
 
     private CompletableFuture<String> clusterInfoAsync(String host, int port) {
+        return commandAsync(host, port, timeout, "KVT.STATUS");
+    }
+
+    /**
+     * Sends {@code args} to {@code host:port} and returns its reply as text (an integer in decimal); an error reply
+     * fails with its message. {@code wait} bounds the reply (connecting and AUTH have the query's timeout).
+     */
+    String command(String host, int port, Duration wait, Object... args) throws IOException {
+        return await(commandAsync(host, port, wait, args), wait);
+    }
+
+    private CompletableFuture<String> commandAsync(String host, int port, Duration wait, Object... args) {
         String target = host + ":" + port;
-        return RespConnection.connect(resources, host, port, new ClientOptions(timeout, timeout))
+        return RespConnection.connect(resources, host, port, new ClientOptions(timeout, wait))
                 .exceptionally(e -> {
                     throw failure("cannot reach " + target + ": " + connectFailure(unwrap(e)));
                 })
-                .thenCompose(c -> ask(c, target).whenComplete((text, e) -> c.close()));
+                .thenCompose(c -> ask(c, target, wait, args).whenComplete((text, e) -> c.close()));
     }
 
-    private CompletableFuture<String> ask(RespConnection c, String target) {
+    private CompletableFuture<String> ask(RespConnection c, String target, Duration wait, Object... args) {
+        String name = String.valueOf(args[0]);
         CompletableFuture<Reply> auth = password == null ? CompletableFuture.completedFuture(null)
                 : c.send("AUTH", password);
         return auth.thenCompose(a -> {
             if (a instanceof Reply.Error e) {
                 throw failure(target + " refused the password: " + e.message());
             }
-            return c.send("KVT.STATUS");
+            return c.send(args);
         }).handle((r, e) -> {
             try {
                 if (e != null) {
@@ -93,11 +106,11 @@ final class NodeQuery implements AutoCloseable {
                     if (cause instanceof UncheckedIOException u) {
                         throw u;
                     }
-                    throw failure(target + " did not answer KVT.STATUS" + (cause instanceof RespTimeoutException
-                            ? " within " + timeout.toMillis() + " ms (raise --timeout if it is merely slow)"
+                    throw failure(target + " did not answer " + name + (cause instanceof RespTimeoutException
+                            ? " within " + wait.toMillis() + " ms (raise --timeout if it is merely slow)"
                             : ": " + message(cause)));
                 }
-                return text(r, target);
+                return name.equals("KVT.STATUS") ? text(r, target) : reply(r, target, name);
             } finally {
                 Reply.release(r);
             }
@@ -115,15 +128,32 @@ final class NodeQuery implements AutoCloseable {
         };
     }
 
+    /** A command's reply as text; an error reply fails with its message. */
+    private static String reply(Reply r, String target, String name) {
+        return switch (r) {
+            case Reply.Simple v -> v.text();
+            case Reply.Bulk v -> v.utf8();
+            case Reply.Int v -> Long.toString(v.value());
+            case Reply.Error v when v.message().startsWith("NOAUTH") -> throw failure(target
+                    + " requires a password: pass --password (" + v.message() + ")");
+            case Reply.Error v -> throw failure(target + " refused " + name + ": " + v.message());
+            default -> throw failure(target + " answered " + name + " with " + r);
+        };
+    }
+
     /** Waits for a query: connect, AUTH and the command each have the timeout, so three of them bound the whole. */
     private String await(CompletableFuture<String> query) throws IOException {
+        return await(query, timeout);
+    }
+
+    private String await(CompletableFuture<String> query, Duration wait) throws IOException {
         try {
-            return query.get(timeout.toMillis() * 3 + 1_000, TimeUnit.MILLISECONDS);
+            return query.get(timeout.toMillis() * 2 + wait.toMillis() + 1_000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             Throwable cause = unwrap(e);
             throw cause instanceof UncheckedIOException u ? u.getCause() : new IOException(message(cause), cause);
         } catch (TimeoutException e) {
-            throw new IOException("no answer within " + (timeout.toMillis() * 3 + 1_000) + " ms", e);
+            throw new IOException("no answer within " + (timeout.toMillis() * 2 + wait.toMillis() + 1_000) + " ms", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);

@@ -6,6 +6,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * {@code kvtier cluster status} for people: a summary of one node's KVT.STATUS (state, epoch, replication and its
@@ -30,6 +31,17 @@ final class StatusTable {
         line(b, "epoch", Long.toString(info.epoch()));
         line(b, "members", info.members().size() + ", " + info.primarySlotsAssigned() + " of " + ClusterInfo.SLOTS
                 + " slots have a primary");
+        line(b, "quorum", quorum(info));
+        String down = info.raw().getOrDefault("kvtier_down_ids", "");
+        if (!down.isEmpty()) {
+            line(b, "down", down.replace(",", ", ") + " (their slots are led by their other owners; a member gone "
+                    + "for good: kvtier cluster forget)");
+        }
+        String waiting = info.raw().getOrDefault("kvtier_slots_waiting", "");
+        if (!waiting.isEmpty()) {
+            line(b, "WAITING", "slots " + waiting + " have no complete copy within reach: they serve once a node "
+                    + "holding one is back, or after kvtier cluster accept-loss");
+        }
         line(b, "this node", info.slotsPrimary() + " slots primary, " + info.slotsOwned() + " owned, "
                 + info.slotsImporting() + " importing");
         line(b, "replication", info.replication() + ", " + info.replicas() + (info.replicas() == 1 ? " backup"
@@ -54,6 +66,25 @@ final class StatusTable {
             nodes(b, info, others);
         }
         return b.toString();
+    }
+
+    /**
+     * The Raft voters and how many more of them may fail before nothing commits (no table change, no lease: no
+     * service), with those this node cannot reach named.
+     */
+    static String quorum(ClusterInfo info) {
+        Map<String, String> raw = info.raw();
+        if (!raw.containsKey("kvtier_voter_failures_tolerated")) {
+            return "unknown (an older node)";
+        }
+        String voters = raw.getOrDefault("kvtier_raft_voter_ids", "");
+        String unreachable = raw.getOrDefault("kvtier_raft_voters_unreachable", "");
+        long tolerated = Long.parseLong(raw.get("kvtier_voter_failures_tolerated"));
+        return raw.getOrDefault("kvtier_raft_voters_alive", "?") + " of " + raw.getOrDefault("kvtier_raft_voters", "?")
+                + " voters reachable (" + voters.replace(",", ", ") + ")" + (unreachable.isEmpty() ? ""
+                : ", unreachable: " + unreachable.replace(",", ", ")) + "; "
+                + (tolerated == 0 ? "ONE MORE VOTER FAILURE STOPS THE CLUSTER" : tolerated + " more voter failure"
+                + (tolerated == 1 ? "" : "s") + " tolerated");
     }
 
     private static void line(StringBuilder b, String label, String value) {

@@ -140,6 +140,8 @@ public final class ClusterNode implements AutoCloseable {
      * table is installed, so a command between the two goes by this one, not a TRYAGAIN.
      */
     private volatile ClusterConfig installed = ClusterConfig.empty();
+    /** {@link #rebalancePending}'s memo: the configuration it was worked out for, and the answer. */
+    private volatile Object[] rebalanceMemo = {null, Boolean.FALSE};
     // Configuration thread only:
     private boolean active;
     /** Set once this node first serves a slot table; until then clients are answered -LOADING. */
@@ -383,6 +385,72 @@ public final class ClusterNode implements AutoCloseable {
 
     private String selfId() {
         return settings.membership().nodeId();
+    }
+
+    /**
+     * Leaves the cluster for good (an operator's leave or drain): this node's slots are placed among the others, who
+     * copy them from it while it still runs; it asks to be included no more. Completes once the log committed it.
+     */
+    public CompletableFuture<Boolean> leaveCluster() {
+        ConfigService c = config;
+        if (c == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("this node has not joined a cluster"));
+        }
+        log.warn("{}: leaving the cluster for good (an operator's leave): its slots go to the others, which copy them "
+                + "from it while it runs", selfId());
+        return c.depart();
+    }
+
+    /**
+     * Takes member {@code id} out of the cluster (an operator's forget): it must be down; its slots are placed among the
+     * others. Completes with false if it is not down (up, or unknown).
+     */
+    public CompletableFuture<Boolean> forget(String id) {
+        ConfigService c = config;
+        if (c == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("this node has not joined a cluster"));
+        }
+        return c.forget(id);
+    }
+
+    /**
+     * Accepts the loss of {@code slots}' complete copies, as decided at table {@code epoch} (nothing happens if the
+     * table changed since): their owners merge the best copies that survive. Completes with whether any slot was
+     * accepted.
+     */
+    public CompletableFuture<Boolean> acceptLoss(long epoch, BitSet slots) {
+        ConfigService c = config;
+        if (c == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("this node has not joined a cluster"));
+        }
+        log.warn("{}: accepting the loss of the complete copies of {} slots ({}): their owners will serve the best "
+                + "copies that survive", selfId(), slots.cardinality(), Importer.ranges(slots));
+        return c.acceptLoss(epoch, slots);
+    }
+
+    /** Slots this node imports that the last import round found no fresh enough copy of within reach. */
+    public BitSet waitingSlots() {
+        return importer.waiting();
+    }
+
+    /**
+     * Whether some slot is led by another owner than its first in placement order, which is complete for it: a
+     * REBALANCE is coming (a member back from down, or a joiner, that finished importing). Worked out once per
+     * configuration applied (a table of the placement, a few milliseconds), not per call.
+     */
+    public boolean rebalancePending() {
+        ClusterConfig c = applied;
+        Object[] memo = rebalanceMemo;
+        if (memo[0] != c) {
+            memo = new Object[] {c, c.rebalanceWanted()};
+            rebalanceMemo = memo;
+        }
+        return (Boolean) memo[1];
+    }
+
+    /** Whether this process found its copies as a clean stop left them (false after a crash, kill -9, power loss). */
+    public boolean startedClean() {
+        return startedClean;
     }
 
     /** The agreed configuration applied here, with its lease, voters and leader; null before {@link #join}. */

@@ -36,7 +36,7 @@ final class Importer implements AutoCloseable {
     private volatile Member[] freshest = new Member[SlotHash.SLOTS];
     private volatile boolean closed;
     /** Slots the last round found no fresh enough copy of within reach (CLUSTER INFO). */
-    private volatile int waitingForCopies;
+    private volatile BitSet waiting = new BitSet();
     private boolean woken;
     private long pacedBytes;
     private long pacedSince = System.nanoTime();
@@ -269,7 +269,7 @@ final class Importer implements AutoCloseable {
                 if (!want.isEmpty() && node.topology().serving()) {
                     importRound(want);
                 } else if (want.isEmpty()) {
-                    waitingForCopies = 0;
+                    waiting = new BitSet();
                     node.reapCopies(); // copies of slots it no longer owns, once nobody can need them
                 }
             } catch (InterruptedException e) {
@@ -325,11 +325,11 @@ final class Importer implements AutoCloseable {
         } else if (!holders.nobody.isEmpty()) {
             // Their complete copies are on nodes away (excluded, cut off, or stopped uncleanly): they stay importing
             // and are retried; an operator who knows they are gone accepts the loss (ACCEPT-LOSS).
-            waitingForCopies = holders.nobody.cardinality();
+            waiting = (BitSet) holders.nobody.clone();
             log.info("import at epoch {}: no complete copy of {} slots ({}) is within reach; retrying later", epoch,
                     holders.nobody.cardinality(), ranges(holders.nobody));
         } else {
-            waitingForCopies = 0;
+            waiting = new BitSet();
         }
         long started = System.nanoTime();
         BitSet done = new BitSet();
@@ -469,9 +469,9 @@ final class Importer implements AutoCloseable {
         return new Holders(bySource, ownOnly, mergeOwn, nobody, stamps);
     }
 
-    /** How many of this node's importing slots the last round found no fresh enough copy of within reach. */
-    int waitingForCopies() {
-        return waitingForCopies;
+    /** This node's importing slots that the last round found no fresh enough copy of within reach. */
+    BitSet waiting() {
+        return (BitSet) waiting.clone();
     }
 
     /** {@code slots} as text, ranges of consecutive slots ("0-99, 200"). */

@@ -229,7 +229,7 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
      * Whether a REBALANCE now would move the lead of some slot to its first owner in placement order, which is
      * complete for it: a member back from down, or a joiner, that finished importing.
      */
-    boolean rebalanceWanted() {
+    public boolean rebalanceWanted() {
         if (!table.isOwned() || members.isEmpty()) {
             return false;
         }

@@ -67,8 +67,6 @@ public final class ConfigService implements AutoCloseable {
     private final int replicas;
     private final Listener listener;
     private final Supplier<BitSet> importing;
-    /** Ids this replica has seen active in a configuration it applied: only those can be swapped out of the voters. */
-    private final java.util.Set<String> everActive = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final long leaseNanos;
     private final ConfigStateMachine machine;
     private final ExecutorService delivery;
@@ -89,6 +87,8 @@ public final class ConfigService implements AutoCloseable {
     private volatile int renewFailures;
     private volatile long appliedEpoch;
     private volatile boolean closing;
+    /** Set by {@link #depart}: this process left the cluster and renews no more (it would be a candidate again). */
+    private volatile boolean departing;
 
     private ConfigService(ClusterOptions options, long incarnation, int replicas, Supplier<BitSet> importing,
                           Listener listener) {
@@ -203,14 +203,26 @@ public final class ConfigService implements AutoCloseable {
         return propose(ConfigStateMachine.leave(self.id(), incarnation));
     }
 
+    /**
+     * Leaves the cluster for good and stops asking to be included again (an operator's leave): completes once the
+     * log committed the LEAVE; the node keeps serving its copies to the others, outside the table.
+     */
+    public CompletableFuture<Boolean> depart() {
+        departing = true;
+        return leave();
+    }
+
     /** Takes member {@code id}, which must be down, out of the cluster (an operator's forget). */
     public CompletableFuture<Boolean> forget(String id) {
         return propose(ConfigStateMachine.forget(id));
     }
 
-    /** Accepts the loss of {@code slots}' complete copies: their owners merge what survives (ACCEPT-LOSS). */
-    public CompletableFuture<Boolean> acceptLoss(BitSet slots) {
-        return propose(ConfigStateMachine.acceptLoss(slots));
+    /**
+     * Accepts the loss of {@code slots}' complete copies, as decided at {@code epoch}: their owners merge what survives
+     * (ACCEPT-LOSS); nothing if the table changed since.
+     */
+    public CompletableFuture<Boolean> acceptLoss(long epoch, BitSet slots) {
+        return propose(ConfigStateMachine.acceptLoss(epoch, slots));
     }
 
     /** Leaves the control plane and stops the service's threads; idempotent. */
@@ -233,7 +245,6 @@ public final class ConfigService implements AutoCloseable {
 
     /** From Raft's apply thread: hands the configuration to the service thread. */
     private void applied(ClusterConfig config) {
-        everActive.addAll(config.members().keySet());
         try {
             delivery.execute(() -> {
                 long before = appliedEpoch;
@@ -254,7 +265,8 @@ public final class ConfigService implements AutoCloseable {
 
     /** Proposes a renewal unless one is in flight; a committed one for this incarnation extends the lease. */
     private void renew() {
-        if (closing || raft == null || raft.leader() == null || !renewing.compareAndSet(false, true)) {
+        if (closing || raft == null || raft.leader() == null || departing && !machine.current().isActive(self.id(),
+                incarnation) || !renewing.compareAndSet(false, true)) {
             return;
         }
         renewAgain.set(false); // before reading the state this renewal reports
@@ -337,6 +349,12 @@ public final class ConfigService implements AutoCloseable {
                     .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id())
                             && k.appliedEpoch() >= c.epoch() && renewsNow(k, now))
                     .toList();
+            if (!joining.isEmpty() && c.firstEpoch() == 0 && now - leaderSinceNanos < FOUNDING_WAIT_NANOS
+                    && !joining.stream().map(k -> k.member().id()).toList().containsAll(voters())) {
+                // A new cluster: its first table waits (a moment) for every founding voter, so that each leads its own
+                // share from the start rather than after importing it from the first one in (a REBALANCE later).
+                return;
+            }
             if (!joining.isEmpty()) {
                 log.info("{}: including {} at epoch {}", self.id(), joining.stream().map(k -> k.member().id()
                         + " (incarnation " + Long.toHexString(k.incarnation()) + ")").toList(), c.epoch() + 1);
@@ -350,24 +368,22 @@ public final class ConfigService implements AutoCloseable {
                 return;
             }
             List<String> voters = voters();
-            for (String id : c.members().keySet()) {
+            List<String> target = targetVoters(c, voters);
+            for (String gone : voters) {
+                if (!target.contains(gone) && !gone.equals(self.id())) {
+                    // Removed first, then the one that takes its place (next tick): growing the voters instead keeps
+                    // the gone one in every majority (n2 dead and a joiner n4 added, then n4 killed: 2 of {n1, n2,
+                    // n3, n4} alive, nothing commits; ClusterBenchIT). A leader that is to go stays until it is gone
+                    // (its successor removes it).
+                    log.info("{}: removing {} from the voters {} (the voters wanted: {})", self.id(), gone, voters,
+                            target);
+                    step = removeVoter(gone);
+                    return;
+                }
+            }
+            for (String id : target) {
                 if (!voters.contains(id)) {
-                    // A member takes the place of a voter that is gone (was a member, is neither active nor a
-                    // candidate now), removed first: growing the voters instead keeps the dead one in every majority
-                    // (n2 dead and a joiner n4 added, then n4 killed: 2 of {n1, n2, n3, n4} alive, nothing commits,
-                    // no lease renews; ClusterBenchIT). Only in exchange: a voter that is only cut off and comes back
-                    // must find a majority that can take it back. At least two voters stay (one would take itself for
-                    // a single-node cluster).
-                    for (String gone : voters) {
-                        if (voters.size() > 2 && everActive.contains(gone) && !c.members().containsKey(gone)
-                                && !c.candidates().containsKey(gone) && !gone.equals(self.id())) {
-                            log.info("{}: removing {} from the voters {} to make room for {}", self.id(), gone,
-                                    voters, id);
-                            step = removeVoter(gone).thenCompose(x -> addVoter(id)); // one step: the gap is short
-                            return;
-                        }
-                    }
-                    log.info("{}: adding {} to the voters {}", self.id(), id, voters);
+                    log.info("{}: adding {} to the voters {} (the voters wanted: {})", self.id(), id, voters, target);
                     step = addVoter(id);
                     return;
                 }
@@ -383,6 +399,43 @@ public final class ConfigService implements AutoCloseable {
                 step.whenComplete((r, e) -> controlling.set(false));
             }
         }
+    }
+
+    /** How long a new cluster's first table waits for every founding voter to ask to join. */
+    private static final long FOUNDING_WAIT_NANOS = 3_000_000_000L;
+
+    /** Most voters a cluster keeps: more make every commit wait for more of them; the others are learners. */
+    static final int MAX_VOTERS = 7;
+
+    /**
+     * The voters the leader works towards: the members that are up, and those down after a failure (they may come
+     * back, and a majority must be able to take them back), but not those that stopped or left (a node scaled in
+     * by a graceful stop no longer counts in the majority: the next failure must not take the quorum with it); at most
+     * {@link #MAX_VOTERS}, up ones first; an odd number where there are more than two, dropping a member down first,
+     * else the last by id (an even number tolerates no more failures than one fewer and needs a larger majority).
+     * Never fewer than two while there are two to choose (one voter takes itself for a single-node cluster): with fewer
+     * members the voters stay as they are.
+     */
+    static List<String> targetVoters(ClusterConfig c, List<String> current) {
+        List<String> up = new java.util.ArrayList<>(c.members().keySet());
+        List<String> crashed = c.down().values().stream().filter(d -> !d.stopped()).map(d -> d.member().id())
+                .sorted().toList();
+        List<String> target = new java.util.ArrayList<>(up);
+        for (String id : crashed) {
+            if (target.size() < MAX_VOTERS) {
+                target.add(id);
+            }
+        }
+        while (target.size() > MAX_VOTERS) {
+            target.removeLast();
+        }
+        if (target.size() > 2 && target.size() % 2 == 0) {
+            target.removeLast(); // a crashed one if any (they come last), else the last member up by id
+        }
+        if (target.size() < 2) {
+            return current;
+        }
+        return target;
     }
 
     /**

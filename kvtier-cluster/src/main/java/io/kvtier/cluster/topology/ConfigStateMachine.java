@@ -51,7 +51,8 @@ import org.jgroups.raft.StateMachine;
  *       --down-after): its slots go to the others; a new table.</li>
  *   <li>{@code REBALANCE}: the lead of each slot goes back to its first owner in placement order where that one is
  *       complete for it (a member back from down, or a joiner, that finished importing); a new table if any moves.</li>
- *   <li>{@code ACCEPT_LOSS slotRanges}: of those slots, every one that no member is complete for at this epoch gets
+ *   <li>{@code ACCEPT_LOSS epoch slotRanges}: if the table is still {@code epoch}'s, of those slots every one that no
+ *       member is complete for at this epoch gets
  *       {@link ClusterConfig#LOSS_ACCEPTED}: its owners merge the copies that survive instead of waiting for one that
  *       holds every acknowledged write (an operator's command, or --lost-copies serve).</li>
  * </ul>
@@ -208,7 +209,11 @@ public final class ConfigStateMachine implements StateMachine {
                         ClusterConfig.Leading.REBALANCE) : before;
             }
             case ACCEPT_LOSS -> {
+                long decidedAt = in.readLong();
                 BitSet slots = readSlots(in);
+                if (decidedAt != before.epoch()) {
+                    slots.clear(); // decided under another table: what waited then may have its copy now
+                }
                 long[] complete = before.completeEpoch().clone();
                 int accepted = 0;
                 for (int s = slots.nextSetBit(0); s >= 0; s = slots.nextSetBit(s + 1)) {
@@ -454,9 +459,10 @@ public final class ConfigStateMachine implements StateMachine {
         return encode(out -> out.writeByte(REBALANCE));
     }
 
-    static byte[] acceptLoss(BitSet slots) {
+    static byte[] acceptLoss(long epoch, BitSet slots) {
         return encode(out -> {
             out.writeByte(ACCEPT_LOSS);
+            out.writeLong(epoch);
             writeSlots(out, slots);
         });
     }

@@ -242,14 +242,14 @@ class ConfigStateMachineTest {
         ClusterConfig c = machine.current();
         java.util.BitSet all = new java.util.BitSet();
         all.set(0, SlotHash.SLOTS);
-        assertThat(apply(ConfigStateMachine.acceptLoss(all))).isTrue();
+        assertThat(apply(ConfigStateMachine.acceptLoss(c.epoch(), all))).isTrue();
         ClusterConfig after = machine.current();
         assertThat(after.epoch()).as("no new table").isEqualTo(c.epoch());
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             assertThat(after.completeEpoch()[s]).as("slot %d", s).isEqualTo(c.completeEpoch()[s] == 2 ? 2
                     : ClusterConfig.LOSS_ACCEPTED);
         }
-        assertThat(apply(ConfigStateMachine.acceptLoss(all))).as("twice").isFalse();
+        assertThat(apply(ConfigStateMachine.acceptLoss(c.epoch(), all))).as("twice").isFalse();
         apply(ConfigStateMachine.renew(member("n3"), 13, 2, NONE));
         assertThat(machine.current().completeEpoch()).as("the owners' reports complete them again")
                 .containsOnly(2L);

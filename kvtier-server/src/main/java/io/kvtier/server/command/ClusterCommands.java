@@ -51,6 +51,9 @@ final class ClusterCommands {
                             return null;
                         }),
                         of("cluster|countkeysinslot", 3, "stale", 0, 0, 0, ClusterCommands::countKeysInSlot),
+                        // Redis's CLUSTER FORGET: here through the log, for the whole cluster, and only for a member
+                        // that is down (one that is up leaves: KVT.LEAVE).
+                        of("cluster|forget", 3, "admin stale", 0, 0, 0, (s, c, r) -> forget(s, c.bytes(2), r)),
                         of("cluster|getkeysinslot", 4, "stale", 0, 0, 0, ClusterCommands::getKeysInSlot)),
                 // kvtier's own view of the cluster, for `kvtier cluster status`: CLUSTER INFO's fields plus this
                 // node's id, the members and their slot counts (values that hold host:port, which CLUSTER INFO's
@@ -62,6 +65,10 @@ final class ClusterCommands {
                 // Every slot range with all its owners, primary first then backups in failover order, in CLUSTER
                 // SLOTS's format: where the copies are, for operators and tests (clients are shown primaries only).
                 of("kvt.slots", 1, "loading stale", 0, 0, 0, ClusterCommands::ownerSlots),
+                // Operators' membership commands (kvtier cluster leave|forget|accept-loss): through the log.
+                of("kvt.leave", 1, "admin stale", 0, 0, 0, ClusterCommands::leave),
+                of("kvt.forget", 2, "admin stale", 0, 0, 0, (s, c, r) -> forget(s, c.bytes(1), r)),
+                of("kvt.acceptloss", -2, "admin stale", 0, 0, 0, ClusterCommands::acceptLoss),
                 of("readonly", 1, "loading stale fast", 0, 0, 0, (s, c, r) -> {
                     node(s);
                     s.readOnly = true;
@@ -243,6 +250,16 @@ final class ClusterCommands {
         b.append("kvtier_lease_valid:").append(config != null && config.leaseValid() ? 1 : 0).append("\r\n");
         b.append("kvtier_raft_leader:").append(config != null && config.isLeader() ? 1 : 0).append("\r\n");
         b.append("kvtier_raft_voters:").append(config == null ? 0 : config.voters().size()).append("\r\n");
+        if (config != null) {
+            java.util.List<String> voters = config.voters();
+            java.util.Set<String> reachable = new java.util.HashSet<>();
+            config.membership().members().forEach(m -> reachable.add(m.id()));
+            long alive = voters.stream().filter(reachable::contains).count();
+            b.append("kvtier_raft_voters_alive:").append(alive).append("\r\n");
+            // How many more voters may fail before nothing commits: no table, no lease, no service.
+            b.append("kvtier_voter_failures_tolerated:").append(Math.max(0, alive - (voters.size() / 2 + 1)))
+                    .append("\r\n");
+        }
         b.append("kvtier_members_down:").append(config == null ? 0 : config.current().down().size()).append("\r\n");
         b.append("kvtier_slots_unserved:").append(table.isOwned() ? SlotHash.SLOTS - table.servedSlots() : 0)
                 .append("\r\n");
@@ -253,6 +270,8 @@ final class ClusterCommands {
         b.append("kvtier_slots_primary:").append(table.primaryCount(t.self())).append("\r\n");
         b.append("kvtier_slots_owned:").append(table.ownedCount(t.self())).append("\r\n");
         b.append("kvtier_slots_importing:").append(node.importingSlots()).append("\r\n");
+        b.append("kvtier_slots_waiting_for_copy:").append(node.waitingSlots().cardinality()).append("\r\n");
+        b.append("kvtier_started_clean:").append(node.startedClean() ? 1 : 0).append("\r\n");
         // Kept for scripts that read it: the replication calls in flight (kvtier_replication_inflight_calls).
         b.append("kvtier_replication_pending:").append(node.replicationBacklog.calls()).append("\r\n");
         b.append("kvtier_replicated_total:").append(node.counters.replicated().sum()).append("\r\n");
@@ -286,11 +305,104 @@ final class ClusterCommands {
         if (config != null) {
             b.append("kvtier_raft_leader_id:").append(String.valueOf(config.leader())).append("\r\n");
             b.append("kvtier_raft_voter_ids:").append(String.join(",", config.voters())).append("\r\n");
+            java.util.Set<String> reachable = new java.util.HashSet<>();
+            config.membership().members().forEach(m -> reachable.add(m.id()));
+            b.append("kvtier_raft_voters_unreachable:").append(String.join(",", config.voters().stream()
+                    .filter(v -> !reachable.contains(v)).toList())).append("\r\n");
+            b.append("kvtier_down_ids:").append(String.join(",", config.current().down().values().stream()
+                    .map(d -> d.member().id() + (d.stopped() ? "(stopped)" : "(failed)")).toList())).append("\r\n");
+            b.append("kvtier_slots_waiting:").append(ranges(node.waitingSlots())).append("\r\n");
+            b.append("kvtier_rebalance_pending:").append(node.rebalancePending() ? 1 : 0).append("\r\n");
         }
         for (Member m : table.members()) {
             b.append("kvtier_member_").append(m.id()).append(":endpoint=").append(m.endpoint())
                     .append(",weight=").append(m.weight()).append(",primary_slots=").append(table.primaryCount(m))
                     .append(",owned_slots=").append(table.ownedCount(m)).append("\r\n");
+        }
+        return b.toString();
+    }
+
+    /** KVT.LEAVE: this node leaves the cluster for good; its slots go to the others, which copy them from it. */
+    private static CompletableFuture<Void> leave(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        return Async.then(node.leaveCluster().exceptionally(e -> false), r, left -> {
+            if (!left) {
+                throw new CommandException("ERR this node could not leave: it is not a member now, or the cluster has "
+                        + "no leader (retry once it has one)");
+            }
+            r.ok();
+            return null;
+        });
+    }
+
+    /**
+     * CLUSTER FORGET id / KVT.FORGET id: takes a member that is down out of the cluster, through the log; {@code id}
+     * is kvtier's node id or the 40-hex id CLUSTER NODES shows. Its slots are placed among the others.
+     */
+    private static CompletableFuture<Void> forget(Session s, byte[] idArg, Reply r) {
+        ClusterNode node = node(s);
+        String given = new String(idArg, StandardCharsets.UTF_8);
+        var config = node.config().current();
+        String id = null;
+        for (var d : config.down().values()) {
+            if (d.member().id().equals(given) || redisId(d.member()).equalsIgnoreCase(given)) {
+                id = d.member().id();
+            }
+        }
+        if (id == null) {
+            boolean up = config.members().values().stream().anyMatch(a -> a.member().id().equals(given)
+                    || redisId(a.member()).equalsIgnoreCase(given));
+            throw new CommandException(up ? "ERR node " + given + " is up: a node that is up leaves (kvtier cluster "
+                    + "leave, or KVT.LEAVE on it); forget is for a node that is down" : "ERR Unknown node " + given);
+        }
+        String member = id;
+        return Async.then(node.forget(member).exceptionally(e -> false), r, done -> {
+            if (!done) {
+                throw new CommandException("ERR could not forget " + member + ": it came back meanwhile, or the "
+                        + "cluster has no leader (retry once it has one)");
+            }
+            r.ok();
+            return null;
+        });
+    }
+
+    /**
+     * KVT.ACCEPTLOSS epoch range...: accepts the loss of those slots' complete copies, as decided at table
+     * {@code epoch} (a range is "first-last" or one slot): their owners serve the best copies that survive. Only slots
+     * that no member is complete for are touched; nothing if the table changed since.
+     */
+    private static CompletableFuture<Void> acceptLoss(Session s, RespCommand c, Reply r) {
+        ClusterNode node = node(s);
+        long epoch = Args.parseLong(c.bytes(1));
+        java.util.BitSet slots = new java.util.BitSet(SlotHash.SLOTS);
+        for (int i = 2; i < c.argCount(); i++) {
+            String range = new String(c.bytes(i), StandardCharsets.UTF_8);
+            int dash = range.indexOf('-');
+            try {
+                int first = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+                int last = dash < 0 ? first : Integer.parseInt(range.substring(dash + 1));
+                if (first < 0 || last >= SlotHash.SLOTS || first > last) {
+                    throw new NumberFormatException();
+                }
+                slots.set(first, last + 1);
+            } catch (NumberFormatException e) {
+                throw new CommandException("ERR slot range '" + range + "' is not 'first-last' within 0-"
+                        + (SlotHash.SLOTS - 1));
+            }
+        }
+        return Async.then(node.acceptLoss(epoch, slots).exceptionally(e -> false), r, accepted -> {
+            r.integer(accepted ? 1 : 0);
+            return null;
+        });
+    }
+
+    /** {@code slots} as "first-last" ranges separated by commas. */
+    static String ranges(java.util.BitSet slots) {
+        StringBuilder b = new StringBuilder();
+        for (int s = slots.nextSetBit(0); s >= 0; ) {
+            int end = slots.nextClearBit(s) - 1;
+            b.append(b.length() > 0 ? "," : "").append(s).append(end > s ? "-" + end : "");
+            s = slots.nextSetBit(end + 1);
         }
         return b.toString();
     }
