@@ -29,7 +29,8 @@ final class ServerCommand implements Callable<Integer> {
             "max-value", "metrics-port", "kv-events", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
-            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease", "tls-port",
+            "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease",
+            "lost-copies", "tls-port",
             "tls-cert-file", "tls-key-file", "tls-ca-cert-file", "tls-auth-clients", "tls-cluster");
     private static final List<String> TLS_SETTINGS = List.of("tls-cert-file", "tls-key-file", "tls-ca-cert-file",
             "tls-auth-clients", "tls-cluster");
@@ -152,6 +153,12 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--proxy", paramLabel = "yes|no", description = "Cluster: forward commands for other nodes' "
             + "slots for cluster-unaware clients (default yes); no = answer -MOVED.")
     String proxy;
+
+    @Option(names = "--lost-copies", paramLabel = "wait|serve", description = "Cluster: when every complete copy "
+            + "of a slot is gone (its owners all stopped uncleanly, or lost their disks), wait for an operator's "
+            + "kvtier cluster accept-loss (default wait), or serve the best copies that survive by themselves "
+            + "(serve: cache semantics).")
+    String lostCopies;
 
     @Option(names = "--failure-timeout", paramLabel = "DURATION", description = "Cluster: how long a silent node "
             + "stays a member (default 5s); a dead process is noticed at once.")
@@ -304,7 +311,8 @@ final class ServerCommand implements Callable<Integer> {
         String dns = pick(dnsQuery, file, "dns-query", null);
         if (seedList == null && dns == null) {
             for (String name : List.of("cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
-                    "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease")) {
+                    "replication", "peer-timeout", "proxy", "failure-timeout", "rebalance-rate", "voters", "lease",
+                    "lost-copies")) {
                 if (clusterFlag(name) != null || file.containsKey(name)) {
                     throw new IllegalArgumentException("--" + name + " needs --seeds or --dns-query (cluster mode)");
                 }
@@ -338,7 +346,8 @@ final class ServerCommand implements Callable<Integer> {
                 mode.equals("sync"), duration("peer-timeout", pick(peerTimeout, file, "peer-timeout", "1s")),
                 yesNo("proxy", pick(proxy, file, "proxy", "yes")),
                 size("rebalance-rate", pick(rebalanceRate, file, "rebalance-rate", null),
-                        ClusterSettings.DEFAULT_REBALANCE_RATE))).withTls(tls);
+                        ClusterSettings.DEFAULT_REBALANCE_RATE), lostCopies(pick(lostCopies, file, "lost-copies",
+                        "wait")))).withTls(tls);
     }
 
     /** The TLS settings, or null without a TLS port; the other TLS flags without --tls-port are an error. */
@@ -408,6 +417,7 @@ final class ServerCommand implements Callable<Integer> {
             case "failure-timeout" -> failureTimeout;
             case "voters" -> voters;
             case "lease" -> lease;
+            case "lost-copies" -> lostCopies;
             default -> rebalanceRate;
         };
     }
@@ -450,6 +460,15 @@ final class ServerCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--" + name + ": '" + text + "' is not a number such as 0.25");
         }
+    }
+
+    /** --lost-copies: serve (true) or wait (false). */
+    private static boolean lostCopies(String text) {
+        return switch (text.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "serve" -> true;
+            case "wait" -> false;
+            default -> throw new IllegalArgumentException("--lost-copies: '" + text + "' is not wait or serve");
+        };
     }
 
     private static boolean yesNo(String name, String text) {

@@ -194,7 +194,8 @@ public final class KvtierServer implements AutoCloseable {
             endpoint = (host.contains(":") ? "[" + host + "]" : host) + ":" + reachedAt;
         }
         cluster = io.kvtier.cluster.node.ClusterNode.create(new ClusterSettings(c.membership().withEndpoint(endpoint),
-                c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond()), store,
+                c.replicas(), c.syncReplication(), c.peerTimeout(), c.proxy(), c.rebalanceBytesPerSecond(),
+                c.serveLostCopies()), store,
                 options.requirePass(), tls != null && options.tls().cluster() ? tls::peer : null);
         context.cluster(cluster); // before joining: peers may forward to this node as soon as it is in their table
         metrics.bind(cluster);

@@ -15,12 +15,24 @@ import java.time.Duration;
  *                           of answering -MOVED
  * @param rebalanceBytesPerSecond {@code --rebalance-rate}: the most bytes per second one node pulls while it takes
  *                           over slots (state transfer), at least 1 MiB/s
+ * @param serveLostCopies    {@code --lost-copies serve}: slots whose complete copies are all gone (every owner stopped
+ *                           uncleanly, or lost its disk) serve the best copies that survive by themselves, as soon as
+ *                           every member is up or after {@link #LOST_COPY_GRACE}, instead of waiting for an operator's
+ *                           {@code kvtier cluster accept-loss} ({@code wait}, the default): cache semantics
  */
 public record ClusterSettings(ClusterOptions membership, int replicas, boolean syncReplication, Duration peerTimeout,
-                              boolean proxy, long rebalanceBytesPerSecond) {
+                              boolean proxy, long rebalanceBytesPerSecond, boolean serveLostCopies) {
     public static final int DEFAULT_REPLICAS = 1;
     public static final Duration DEFAULT_PEER_TIMEOUT = Duration.ofSeconds(1);
     public static final long DEFAULT_REBALANCE_RATE = 256L << 20;
+    /** How long, with {@code --lost-copies serve}, slots wait for a member that is down to bring a complete copy. */
+    public static final Duration LOST_COPY_GRACE = Duration.ofSeconds(30);
+
+    /** Settings that wait for an operator when complete copies are lost ({@code --lost-copies wait}). */
+    public ClusterSettings(ClusterOptions membership, int replicas, boolean syncReplication, Duration peerTimeout,
+                           boolean proxy, long rebalanceBytesPerSecond) {
+        this(membership, replicas, syncReplication, peerTimeout, proxy, rebalanceBytesPerSecond, false);
+    }
 
     public ClusterSettings {
         if (membership == null) {

@@ -37,6 +37,9 @@ final class Importer implements AutoCloseable {
     private volatile boolean closed;
     /** Slots the last round found no fresh enough copy of within reach (CLUSTER INFO). */
     private volatile BitSet waiting = new BitSet();
+    /** The epoch at which slots began waiting for a copy, and since when (the importer's thread only). */
+    private long waitingEpoch = -1;
+    private long waitingSinceNanos;
     private boolean woken;
     private long pacedBytes;
     private long pacedSince = System.nanoTime();
@@ -328,6 +331,7 @@ final class Importer implements AutoCloseable {
             waiting = (BitSet) holders.nobody.clone();
             log.info("import at epoch {}: no complete copy of {} slots ({}) is within reach; retrying later", epoch,
                     holders.nobody.cardinality(), ranges(holders.nobody));
+            serveLostCopies(epoch, holders.nobody);
         } else {
             waiting = new BitSet();
         }
@@ -467,6 +471,29 @@ final class Importer implements AutoCloseable {
             }
         }
         return new Holders(bySource, ownOnly, mergeOwn, nobody, stamps);
+    }
+
+    /**
+     * With {@code --lost-copies serve}: accepts the loss of {@code slots}' complete copies (their owners then merge what
+     * survives) once every member is up (no complete copy can come back) or they have waited
+     * {@link ClusterSettings#LOST_COPY_GRACE} at this epoch.
+     */
+    private void serveLostCopies(long epoch, BitSet slots) {
+        if (!node.settings().serveLostCopies()) {
+            return;
+        }
+        if (waitingEpoch != epoch) {
+            waitingEpoch = epoch;
+            waitingSinceNanos = System.nanoTime();
+        }
+        boolean everyoneUp = node.config() != null && node.config().current().down().isEmpty();
+        long waited = System.nanoTime() - waitingSinceNanos;
+        if (everyoneUp || waited > ClusterSettings.LOST_COPY_GRACE.toNanos()) {
+            log.warn("import at epoch {}: --lost-copies serve: accepting the loss of {} slots' complete copies ({}); "
+                    + "{}", epoch, slots.cardinality(), ranges(slots), everyoneUp ? "every member is up, none holds one"
+                    : "none came back within " + ClusterSettings.LOST_COPY_GRACE.toSeconds() + " s");
+            node.acceptLoss(epoch, slots);
+        }
     }
 
     /** This node's importing slots that the last round found no fresh enough copy of within reach. */

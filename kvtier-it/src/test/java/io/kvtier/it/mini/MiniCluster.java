@@ -306,11 +306,17 @@ public final class MiniCluster implements AutoCloseable {
      * milliseconds it took.
      */
     public long awaitAgreement(int members, long timeoutMillis) throws InterruptedException {
+        return awaitAgreement(members, timeoutMillis, null);
+    }
+
+    /** As {@link #awaitAgreement(int, long)}, among {@code among} only (null: every running node). */
+    public long awaitAgreement(int members, long timeoutMillis, List<Node> among) throws InterruptedException {
         long start = System.nanoTime();
         String last = "";
         while ((System.nanoTime() - start) / 1_000_000 < timeoutMillis) {
             try {
-                List<Map<String, String>> infos = running().stream().map(MiniCluster::status).toList();
+                List<Map<String, String>> infos = (among == null ? running() : among).stream()
+                        .map(MiniCluster::status).toList();
                 boolean agreed = infos.stream().allMatch(i -> i.get("cluster_known_nodes").equals("" + members)
                         && i.get("kvtier_serving").equals("1") && i.get("kvtier_slots_importing").equals("0")
                         && "0".equals(i.get("kvtier_rebalance_pending")))
