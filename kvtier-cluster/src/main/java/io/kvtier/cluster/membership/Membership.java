@@ -138,6 +138,31 @@ public final class Membership implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks failure detection to verify member {@code id} now (VERIFY_SUSPECT2 probes it directly; if it does not answer
+     * within the verification timeout, the view excludes it), rather than after the failure timeout: for a member that
+     * the cluster's own traffic already finds silent (the Raft leader, when renewals stop committing). A member that
+     * answers is left alone. Returns false if {@code id} is not in the view.
+     */
+    public boolean suspect(String id) {
+        View view = channel.getView();
+        if (view == null) {
+            return false;
+        }
+        for (Address a : view.getMembers()) {
+            if (MemberAddress.decode(a).map(m -> m.id().equals(id)).orElse(false) && !a.equals(channel.getAddress())) {
+                org.jgroups.protocols.VERIFY_SUSPECT2 verify = channel.getProtocolStack()
+                        .findProtocol(org.jgroups.protocols.VERIFY_SUSPECT2.class);
+                if (verify == null) {
+                    return false;
+                }
+                verify.up(new org.jgroups.Event(org.jgroups.Event.SUSPECT, java.util.List.of(a)));
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The channel: for the Raft handle of the configuration service, and for tests that inject faults. */
     public JChannel channel() {
         return channel;

@@ -81,6 +81,8 @@ public final class ConfigService implements AutoCloseable {
     private Membership membership;
     private RaftHandle raft;
     private volatile long leaseUntilNanos;
+    /** When this node last asked failure detection to verify the leader (renewal completions only). */
+    private volatile long lastLeaderSuspicionNanos;
     /** When this node last became the Raft leader (System.nanoTime), 0 while it is not; the ticker thread only. */
     private long leaderSinceNanos;
     /** Renewals failed since the last that committed (the renewing thread and its completions, one at a time). */
@@ -288,11 +290,37 @@ public final class ConfigService implements AutoCloseable {
                             (System.nanoTime() - previous) / 1_000_000);
                 }
                 renewFailures = 0;
-            } else if (e != null && renewFailures++ == 0 && !closing) {
-                // Once per streak: the lease runs out unless a later renewal commits in time.
-                log.warn("{}: lease renewal failed (leader {}): {}", self.id(), leader(), e.toString());
+            } else if (e != null && !closing) {
+                if (renewFailures++ == 0) {
+                    // Once per streak: the lease runs out unless a later renewal commits in time.
+                    log.warn("{}: lease renewal failed (leader {}): {}", self.id(), leader(), e.toString());
+                }
+                suspectLeader(sent);
             }
         });
+    }
+
+    /**
+     * A renewal sent at {@code sent} failed: if renewals have failed for half a lease now, the leader may be cut off
+     * while the rest of the view can still elect another. Failure detection is asked to verify it at once (it is
+     * excluded from the view if it does not answer a direct probe within the verification timeout, and the others
+     * elect a leader among themselves) instead of after the whole failure timeout, by which time every lease would have
+     * run out: the other nodes' keys then pause at most about a lease (issue 28). A leader that answers is left alone;
+     * once per lease at most.
+     */
+    private void suspectLeader(long sent) {
+        String leader = leader();
+        long now = System.nanoTime();
+        long lastGood = leaseUntilNanos - (long) (leaseNanos * (1 - DRIFT)); // when the last granted renewal was sent
+        if (leader == null || leader.equals(self.id()) || leaseUntilNanos == 0 || now - lastGood < leaseNanos / 2
+                || now - lastLeaderSuspicionNanos < leaseNanos) {
+            return;
+        }
+        lastLeaderSuspicionNanos = now;
+        if (membership.suspect(leader)) {
+            log.warn("{}: renewals have not committed for {} ms: asking failure detection to verify the leader {} now",
+                    self.id(), (now - lastGood) / 1_000_000, leader);
+        }
     }
 
     /**

@@ -35,6 +35,27 @@ class MiniClusterFailoverIT {
     }
 
     @Test
+    void cuttingOffTheRaftLeaderPausesTheOtherNodesKeysAtMostALease() throws Exception {
+        try (MiniCluster c = MiniCluster.start(tmp, 3)) {
+            MiniCluster.Node leader = c.nodes().stream()
+                    .filter(n -> MiniCluster.status(n).get("kvtier_raft_leader").equals("1")).findFirst().orElseThrow();
+            MiniCluster.Node via = c.nodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            List<String> keys = Probes.keysOwnedOnlyBy(Probes.owners(c, via), leader.id, 8);
+            try (Probes.WriteProbe probe = new Probes.WriteProbe(via, keys)) {
+                Thread.sleep(1_000);
+                probe.reset();
+                c.isolate(leader);
+                Thread.sleep(6_000);
+                System.out.printf("the Raft leader %s cut off: %d writes to keys it owns none of, longest pause %d ms "
+                        + "(lease 1000 ms, failure timeout %s), %d failed %s%n", leader.id, probe.writes(),
+                        probe.longestGapMillis(), "2s", probe.failures(), probe.errors());
+                assertThat(probe.longestGapMillis()).isLessThanOrEqualTo(1_000);
+            }
+            c.heal();
+        }
+    }
+
+    @Test
     void aRollingRestartCopiesOnlyWhatChangedWhileANodeWasAway() throws Exception {
         try (MiniCluster c = MiniCluster.start(tmp, 3)) {
             Map<String, String> written = MiniClusterRestartIT.write(c, 3_000);

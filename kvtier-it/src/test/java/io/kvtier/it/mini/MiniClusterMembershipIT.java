@@ -27,7 +27,7 @@ class MiniClusterMembershipIT {
                         .toList());
                 c.stop(leaving);
             }
-            Map<String, String> status = MiniCluster.status(c.node(0));
+            Map<String, String> status = awaitVoters(c.node(0), "n1,n2,n3", 15_000);
             assertThat(status.get("kvtier_raft_voter_ids")).isEqualTo("n1,n2,n3");
             assertThat(status.get("cluster_known_nodes")).isEqualTo("3");
             long killed = System.nanoTime();
@@ -47,12 +47,7 @@ class MiniClusterMembershipIT {
             MiniClusterRestartIT.write(c, 500);
             c.stop(c.node(4));
             c.stop(c.node(3));
-            long deadline = System.nanoTime() + 15_000_000_000L;
-            while (!MiniCluster.status(c.node(0)).get("kvtier_raft_voter_ids").equals("n1,n2,n3")
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            Map<String, String> status = MiniCluster.status(c.node(0));
+            Map<String, String> status = awaitVoters(c.node(0), "n1,n2,n3", 15_000);
             assertThat(status.get("kvtier_raft_voter_ids")).as("the stopped ones left the majority")
                     .isEqualTo("n1,n2,n3");
             assertThat(status.get("kvtier_voter_failures_tolerated")).isEqualTo("1");
@@ -74,6 +69,18 @@ class MiniClusterMembershipIT {
                     servedAfter);
             assertThat(servedAfter).isLessThan(15_000);
         }
+    }
+
+    /** Waits until {@code node} reports the voters {@code ids}; returns its status then (or at the limit). */
+    private static Map<String, String> awaitVoters(MiniCluster.Node node, String ids, long limitMillis)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + limitMillis * 1_000_000;
+        Map<String, String> status = MiniCluster.status(node);
+        while (!ids.equals(status.get("kvtier_raft_voter_ids")) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            status = MiniCluster.status(node);
+        }
+        return status;
     }
 
     /** Writes every key through {@code via} until all succeed in one pass; returns the ms that took. */

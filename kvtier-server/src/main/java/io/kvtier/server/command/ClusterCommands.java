@@ -107,10 +107,20 @@ final class ClusterCommands {
         }
     }
 
+    /**
+     * The topology a cluster client is shown (CLUSTER SLOTS, SHARDS, NODES). A node that served once and serves no
+     * more (no lease: cut off from the majority; or excluded) refuses, so that the client asks another node rather than
+     * keep a map that may be stale (Redis shows its old one, and its clients then meet CLUSTERDOWN at every node of it).
+     */
     private static ClusterNode.Topology served(Session s) {
         ClusterNode node = node(s);
         s.clusterAware = true;
-        return node.topology();
+        ClusterNode.Topology t = node.topology();
+        if (!t.serving() && node.joined() && !node.closed()) {
+            throw new io.kvtier.cluster.error.ClusterDownException(t.downReason() + "; ask another node for the "
+                    + "cluster's map");
+        }
+        return t;
     }
 
     /** CLUSTER SLOTS: each primary range with its primary as [host, port, id], and no replicas (see above). */
