@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -28,7 +29,9 @@ import redis.clients.jedis.Jedis;
  * p99, every value they read back must be the one they last wrote (or absent: the disk tier evicts whole regions when
  * full), a PING prober must keep answering, and the node's resident memory must stay within README's bound.
  * {@code -Dkvtier.it.soakSeconds=N} runs it longer (default 60 s; the issue allows up to 3 minutes).
+ * Long tier (README "Tests"): {@code ./kvtier test -Plong}.
  */
+@Tag("long")
 class AbuseSoakIT {
     private static final long MEMORY = 256L << 20;
     /** README "Limits": RSS stays within --memory + the heap cap (-Xmx512m for tests) + 512 MiB. */

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * timeline compressed to 12 s (kill -9 of n2 at 3 s, a fourth node starting at 5 s), with --verify. Asserts the
  * outputs exist, parse, and hold sane figures; performance is not asserted. Node processes come from the repo's
  * launcher, like every IT.
+ * Long tier (README "Tests"): {@code ./kvtier test -Plong}.
  */
+@Tag("long")
 class ClusterBenchIT {
     @TempDir
     Path out;

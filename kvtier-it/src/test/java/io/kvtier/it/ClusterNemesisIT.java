@@ -24,6 +24,7 @@ import java.util.function.Function;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -70,6 +71,7 @@ class ClusterNemesisIT {
     static final long DEFAULT_FAULT_MS = 4_000;
     static final long FAULT_MS = LONG ? 12_000 : DEFAULT_FAULT_MS;
     static final long QUIET_MS = LONG ? 3_000 : 1_000;
+    static final long TWO_STEP_MS = 24_000;
     static final int CLIENT_TIMEOUT_MS = 2_000;
     static final int KEYS = 8;
     static final int OPS_PER_KEY = 150;
@@ -87,6 +89,7 @@ class ClusterNemesisIT {
     }
 
     @TestFactory
+    @Tag("long")
     Stream<DynamicTest> fiveNodes() throws Exception {
         return suite(5);
     }
@@ -113,6 +116,12 @@ class ClusterNemesisIT {
         void run(TestCluster cluster, NetworkNamespaces ns, int n) throws Exception;
     }
 
+    /**
+     * Called by a fault that stops every node uncleanly, once all are down: the workloads move on to fresh keys (what
+     * the crash lost is no anomaly; see the nemesis "kill -9 of every node").
+     */
+    private static volatile Runnable crashed = () -> { };
+
     private static List<Nemesis> nemeses(int size) {
         List<Nemesis> all = new ArrayList<>(List.of(
                 new Nemesis("kill -9", Needs.NOTHING, (c, ns, n) -> {
@@ -126,12 +135,60 @@ class ClusterNemesisIT {
                     c.nodes.get(1).signal("CONT");
                 }),
                 new Nemesis("restart-then-kill", Needs.NOTHING, (c, ns, n) -> {
+                    // n2 crashes and comes back; before it has copied back what it lost, n3 crashes too. The slots
+                    // both own lost their complete copies (the register's tiny values are only ever in memory): they
+                    // wait for an operator, who accepts the loss, and the keys written before are checked as after
+                    // a total crash. When n2 was quick enough nothing waits and every key is checked as usual.
                     c.nodes.get(1).kill();
                     c.nodes.get(1).restart();
                     Thread.sleep(ThreadLocalRandom.current().nextInt(1_000));
                     c.nodes.get(2).kill();
                     Thread.sleep(FAULT_MS);
                     c.nodes.get(2).restart();
+                    if (acceptLoss(c, n)) {
+                        crashed.run();
+                    }
+                }),
+                new Nemesis("full restart", Needs.NOTHING, (c, ns, n) -> {
+                    // SIGTERM to every node at once, as a node-pool upgrade or a redeploy does; all come back with
+                    // their data directories and keep every acknowledged write.
+                    parallel(c.nodes, KvtierProcess::stop);
+                    parallel(c.nodes, KvtierProcess::restart);
+                }),
+                new Nemesis("kill -9 of every node", Needs.NOTHING, (c, ns, n) -> {
+                    // Every copy stops uncleanly: what was only in memory is gone (the register's tiny values all
+                    // were), so keys written before may come back absent; every slot waits for an operator, who
+                    // accepts the loss. Keys written after the crash start afresh and are checked as usual, those
+                    // before for holding nothing that nobody wrote.
+                    parallel(c.nodes, KvtierProcess::kill);
+                    crashed.run();
+                    parallel(c.nodes, KvtierProcess::restart);
+                    acceptLoss(c, n);
+                }),
+                new Nemesis("replace with an empty disk", Needs.NOTHING, (c, ns, n) -> {
+                    // A node's disk is lost: the same id comes back with an empty data directory and copies its
+                    // slots back from their other owners.
+                    KvtierProcess node = c.nodes.get(1);
+                    node.kill();
+                    deleteTree(node.dir());
+                    java.nio.file.Files.createDirectories(node.dir());
+                    node.restart();
+                }),
+                new Nemesis("replace by a new id", Needs.NOTHING, (c, ns, n) -> {
+                    // A machine is gone for good: a node with a new id joins, and the operator replaces the dead
+                    // member by it (kvtier cluster replace OLD, which forgets OLD and waits until every slot is
+                    // complete again).
+                    String old = TestCluster.status(c.nodes.get(1)).get("kvtier_node_id");
+                    c.nodes.get(1).kill();
+                    KvtierProcess fresh = c.replaceWithNew(1);
+                    c.awaitMembers(n + 1, FULL_SERVICE_LIMIT_MS, List.of(fresh));
+                    long deadline = System.nanoTime() + FULL_SERVICE_LIMIT_MS * 1_000_000;
+                    while (!("," + TestCluster.status(c.nodes.getFirst()).getOrDefault("kvtier_down_ids", ""))
+                            .contains("," + old + "(")) { // its failure detected
+                        assertThat(System.nanoTime()).as(old + " down").isLessThan(deadline);
+                        Thread.sleep(100);
+                    }
+                    cli(c.nodes.getFirst(), "replace", old);
                 }),
                 new Nemesis("rolling restart", Needs.NOTHING, (c, ns, n) -> {
                     for (KvtierProcess node : c.nodes) {
@@ -145,6 +202,12 @@ class ClusterNemesisIT {
                     cutFrom(ns, 2, IntStream.range(0, n).filter(i -> i != 2).toArray());
                     c.nodes.get(2).restartUnjoined(); // cut off, it cannot join: it answers -LOADING
                     Thread.sleep(3_000);
+                    ns.healCuts();
+                }),
+                new Nemesis("cut Raft leader", Needs.NAMESPACES, (c, ns, n) -> {
+                    int leader = leaderIndex(c, n);
+                    cutFrom(ns, leader, IntStream.range(0, n).filter(i -> i != leader).toArray());
+                    Thread.sleep(FAULT_MS);
                     ns.healCuts();
                 }),
                 new Nemesis("one node cut", Needs.NAMESPACES, (c, ns, n) -> {
@@ -170,13 +233,44 @@ class ClusterNemesisIT {
                     ns.healCuts();
                 }),
                 new Nemesis("two-step cut", Needs.NAMESPACES, (c, ns, n) -> {
+                    // n1 loses the upper half, then the rest too; held TWO_STEP_MS in every profile (the cut that
+                    // once left a connected majority of voters without a common view, and nothing committed).
                     int half = 1 + (n - 1) / 2;
                     cutFrom(ns, 0, IntStream.range(half, n).toArray());
-                    Thread.sleep(FAULT_MS / 2);
+                    Thread.sleep(TWO_STEP_MS / 2);
                     cutFrom(ns, 0, IntStream.range(1, half).toArray());
-                    Thread.sleep(FAULT_MS / 2);
+                    Thread.sleep(TWO_STEP_MS / 2);
                     ns.healCuts();
                 })));
+        if (size >= 5) {
+            all.add(new Nemesis("scale-in then kill", Needs.NOTHING, (c, ns, n) -> {
+                // kubectl scale from n to n-2: the two highest ordinals drain (kvtier cluster drain: they leave the
+                // table and the Raft voters, the others copy their slots) and stop; then one of the remaining nodes
+                // is killed, and the others still make a majority and serve every key. Afterwards the two come back
+                // with empty disks and join as new members (scale-out).
+                List<KvtierProcess> leaving = List.copyOf(c.nodes.subList(n - 2, n));
+                List<KvtierProcess> staying = List.copyOf(c.nodes.subList(0, n - 2));
+                for (KvtierProcess node : leaving) {
+                    cli(node, "drain", "--wait-limit", "60s");
+                    node.stop();
+                }
+                c.awaitAgreement(n - 2, FULL_SERVICE_LIMIT_MS, staying);
+                KvtierProcess victim = staying.getLast();
+                victim.kill();
+                long killed = System.nanoTime();
+                long served = awaitWritesToEverySlot(staying.getFirst(), 15_000);
+                System.out.printf("scaled in to %d, then kill -9 of one: the others served writes to every slot %.2f"
+                        + " s after the kill%n", n - 2, (served - killed) / 1e9);
+                Thread.sleep(Math.max(0, FAULT_MS - (served - killed) / 1_000_000));
+                victim.restart();
+                c.awaitAgreement(n - 2, FULL_SERVICE_LIMIT_MS, staying);
+                for (KvtierProcess node : leaving) {
+                    deleteTree(node.dir());
+                    java.nio.file.Files.createDirectories(node.dir());
+                }
+                parallel(leaving, KvtierProcess::restart);
+            }));
+        }
         if (size == 3) {
             all.add(new Nemesis("skewed clocks", Needs.FAKETIME, (c, ns, n) -> {
                 skew(c, n, 1, "+90s x1.01", 90);
@@ -218,6 +312,153 @@ class ClusterNemesisIT {
                 (System.nanoTime() - start) / 1e9 - agreed / 1e3, agreed / 1e3);
     }
 
+    /** Runs {@code action} on every node at once, a thread each; waits for all, rethrowing the first failure. */
+    private static void parallel(List<KvtierProcess> nodes, NodeAction action) throws Exception {
+        List<java.util.concurrent.CompletableFuture<Void>> all = new ArrayList<>();
+        for (KvtierProcess node : nodes) {
+            all.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    action.run(node);
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, r -> Thread.ofPlatform().daemon().start(r)));
+        }
+        java.util.concurrent.CompletableFuture.allOf(all.toArray(java.util.concurrent.CompletableFuture[]::new)).join();
+    }
+
+    @FunctionalInterface
+    private interface NodeAction {
+        void run(KvtierProcess node) throws Exception;
+    }
+
+    /**
+     * As an operator would: waits until every node serves and reports the slots that wait for a complete copy, then
+     * accepts their loss (KVT.ACCEPTLOSS at the current epoch), again while any remain (a table change may void one).
+     * Returns once every node serves with none waiting or importing: whether a loss was accepted.
+     */
+    private static boolean acceptLoss(TestCluster c, int n) throws Exception {
+        boolean accepted = false;
+        long deadline = System.nanoTime() + FULL_SERVICE_LIMIT_MS * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            java.util.Set<String> ranges = new java.util.TreeSet<>();
+            long epoch = -1;
+            boolean all = true;
+            for (KvtierProcess node : c.nodes) {
+                try {
+                    java.util.Map<String, String> st = TestCluster.status(node);
+                    all &= st.get("cluster_known_nodes").equals("" + n) && st.get("kvtier_serving").equals("1");
+                    String w = st.getOrDefault("kvtier_slots_waiting", "");
+                    if (!w.isEmpty()) {
+                        ranges.addAll(List.of(w.split(",")));
+                    }
+                    epoch = Long.parseLong(st.get("cluster_current_epoch"));
+                } catch (RuntimeException e) {
+                    all = false;
+                }
+            }
+            if (all && ranges.isEmpty() && c.live().stream().allMatch(p -> "0".equals(TestCluster.status(p)
+                    .get("kvtier_slots_importing")))) {
+                return accepted;
+            }
+            if (all && !ranges.isEmpty()) {
+                try (Jedis j = c.nodes.get(0).jedis(CLIENT_TIMEOUT_MS)) {
+                    List<byte[]> args = new ArrayList<>();
+                    args.add(Long.toString(epoch).getBytes());
+                    ranges.forEach(r -> args.add(r.getBytes()));
+                    Object count = j.sendCommand(() -> "KVT.ACCEPTLOSS".getBytes(), args.toArray(byte[][]::new));
+                    accepted |= count instanceof Long l && l > 0;
+                    System.out.println("operator: accepted the loss of slots " + String.join(",", ranges) + " ("
+                            + count + " accepted)");
+                } catch (RuntimeException e) {
+                    // the table changed meanwhile: look again
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("slots still wait for a copy, or nodes do not serve, " + FULL_SERVICE_LIMIT_MS
+                + " ms after the restarts (accepted: " + accepted + ")");
+    }
+
+    /** Runs {@code kvtier cluster ARGS --host H --port P} against {@code node}, as an operator would; fails unless 0. */
+    private static void cli(KvtierProcess node, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(KvtierProcess.ROOT.resolve("kvtier").toString(), "cluster"));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--host", node.host(), "--port", Integer.toString(node.port())));
+        Tools.Result r = Tools.run(Duration.ofSeconds(120), null, cmd);
+        System.out.println("operator: kvtier cluster " + String.join(" ", args) + " (" + node.host() + ":"
+                + node.port() + "): " + r.stdout().strip().replace("\n", "; "));
+        assertThat(r.exitCode()).as("kvtier cluster " + String.join(" ", args) + ":\n" + r.stdout() + r.stderr())
+                .isZero();
+    }
+
+    /**
+     * Writes through {@code node} (its proxy) until one write to a key of each of 64 evenly spread slots succeeds in a
+     * row; returns when (nanoTime). Fails after {@code limitMillis}.
+     */
+    private static long awaitWritesToEverySlot(KvtierProcess node, long limitMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + limitMillis * 1_000_000;
+        List<String> keys = IntStream.range(0, 64).mapToObj(i -> "scale:{" + SLOT_TAGS.get(i * 256) + "}").toList();
+        while (System.nanoTime() < deadline) {
+            try (Jedis j = node.jedis(CLIENT_TIMEOUT_MS)) {
+                boolean all = true;
+                for (String key : keys) {
+                    all &= "OK".equals(j.set(key, "v"));
+                }
+                if (all) {
+                    return System.nanoTime();
+                }
+            } catch (RuntimeException notYet) {
+                // refused or timed out: the cluster has not moved on yet
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("writes through " + node.host() + ":" + node.port() + " did not reach every slot "
+                + "within " + limitMillis + " ms");
+    }
+
+    /** A hash tag for each slot: SLOT_TAGS.get(s) hashes to slot s. */
+    private static final List<String> SLOT_TAGS = slotTags();
+
+    private static List<String> slotTags() {
+        String[] tags = new String[16384];
+        int found = 0;
+        for (int i = 0; found < tags.length; i++) {
+            String tag = Integer.toString(i, 36);
+            int slot = io.lettuce.core.cluster.SlotHash.getSlot(tag);
+            if (tags[slot] == null) {
+                tags[slot] = tag;
+                found++;
+            }
+        }
+        return List.of(tags);
+    }
+
+    /** The index of the node that leads the configuration's Raft group now. */
+    private static int leaderIndex(TestCluster c, int n) {
+        for (int i = 0; i < n; i++) {
+            try {
+                if ("1".equals(TestCluster.status(c.nodes.get(i)).get("kvtier_raft_leader"))) {
+                    return i;
+                }
+            } catch (RuntimeException e) {
+                // a node busy: ask the next
+            }
+        }
+        return 0;
+    }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = java.nio.file.Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(p);
+            }
+        }
+    }
+
     /** Whether {@code faketime} runs here (libfaketime's launcher; .ci/run installs it). */
     private static boolean faketimeAvailable() {
         try {
@@ -250,12 +491,14 @@ class ClusterNemesisIT {
         Path dir = java.nio.file.Files.createDirectories(tmp.resolve(n + "nodes"));
         boolean namespaced = NetworkNamespaces.available();
         boolean faketime = faketimeAvailable();
-        NetworkNamespaces ns = namespaced ? NetworkNamespaces.create(n) : null;
+        // Room for the nodes "replace by a new id" starts, one a round.
+        NetworkNamespaces ns = namespaced ? NetworkNamespaces.create(n + ROUNDS) : null;
         TestCluster cluster;
         try {
             // The default peer timeout (TestCluster's is 2 s): calls end well within the clients' 2 s timeout.
             java.util.function.IntFunction<List<String>> flags = i -> List.of("--peer-timeout", "1s");
-            cluster = namespaced ? TestCluster.startIn(ns, dir, n, flags) : TestCluster.startWith(dir, n, 0, flags);
+            cluster = namespaced ? TestCluster.startIn(ns, dir, n, ROUNDS, flags)
+                    : TestCluster.startWith(dir, n, ROUNDS, flags);
         } catch (Exception | Error e) {
             if (ns != null) {
                 ns.close();
@@ -305,6 +548,7 @@ class ClusterNemesisIT {
         cluster.awaitAgreement(n, FULL_SERVICE_LIMIT_MS, cluster.nodes);
         List<Route> routes = List.of(new ClusterRoute(cluster), new ProxyRoute(cluster));
         List<Workload> loads = routes.stream().map(r -> new Workload(phase, r)).toList();
+        crashed = () -> loads.forEach(Workload::newEra);
         try {
             Thread.sleep(QUIET_MS);
             long faultAt = System.nanoTime();
@@ -320,8 +564,10 @@ class ClusterNemesisIT {
             List<String> failures = new ArrayList<>();
             for (Workload load : loads) {
                 long serviceAt = load.awaitFullService(FULL_SERVICE_LIMIT_MS);
-                lines.add(String.format("%s: full service %.2f s after the heal (%.2f s after the fault began)",
-                        load.route.name(), (serviceAt - healedAt) / 1e9, (serviceAt - faultAt) / 1e9));
+                long[] gaps = load.unavailability();
+                lines.add(String.format("%s: full service %.2f s after the heal (%.2f s after the fault began); "
+                        + "per-key unavailability: longest %.2f s, median %.2f s", load.route.name(),
+                        (serviceAt - healedAt) / 1e9, (serviceAt - faultAt) / 1e9, gaps[0] / 1e3, gaps[1] / 1e3));
             }
             Thread.sleep(QUIET_MS);
             for (Workload load : loads) {
@@ -329,6 +575,16 @@ class ClusterNemesisIT {
             }
             for (Workload load : loads) {
                 load.finalReads();
+                if (!load.beforeCrash.isEmpty()) {
+                    int[] counts = new int[2];
+                    List<String> wrong = load.crashSurvivors(counts);
+                    lines.add(String.format("%s: %d keys written before every node was killed: %d came back, %d lost "
+                            + "(memory only), %d with a value nobody wrote", load.route.name(), load.beforeCrash.size(),
+                            counts[0], counts[1], wrong.size()));
+                    if (!wrong.isEmpty()) {
+                        failures.add(load.route.name() + ": " + wrong.getFirst());
+                    }
+                }
                 RegisterHistory.Verdict v = load.history.check();
                 lines.add(String.format("%s: %d ok, %d fail, %d info over %d keys; %d non-linearizable keys (%d stale"
                         + " reads), %d acknowledged writes lost", load.route.name(), load.history.count(Op.Outcome.OK),
@@ -507,6 +763,10 @@ class ClusterNemesisIT {
         final RegisterHistory history = new RegisterHistory();
         private final String prefix;
         private final AtomicIntegerArray counts = new AtomicIntegerArray(KEYS);
+        /** Per key index: when an operation on it last succeeded, and the longest stretch without one (nanos). */
+        private final java.util.concurrent.atomic.AtomicLongArray lastOk = new java.util.concurrent.atomic.AtomicLongArray(KEYS);
+        private final java.util.concurrent.atomic.AtomicLongArray longestGap =
+                new java.util.concurrent.atomic.AtomicLongArray(KEYS);
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<Thread> workers = new ArrayList<>();
         private int probes;
@@ -514,6 +774,10 @@ class ClusterNemesisIT {
         Workload(String phase, Route route) {
             this.route = route;
             this.prefix = "jn:" + phase + ":" + (route instanceof ProxyRoute ? "p" : "c") + ":";
+            long now = System.nanoTime();
+            for (int k = 0; k < KEYS; k++) {
+                lastOk.set(k, now);
+            }
             int count = Math.max(WORKERS_PER_ROUTE, route.entryPoints());
             for (int w = 0; w < count; w++) {
                 int worker = w;
@@ -521,8 +785,19 @@ class ClusterNemesisIT {
             }
         }
 
+        /** Added to every key's generation from {@link #newEra} on: the keys after a total crash are fresh. */
+        private volatile int era;
+        /** The keys written before a total crash: checked for holding nothing nobody wrote, not for loss. */
+        private final java.util.Set<String> beforeCrash = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         private String key(int k, int generation) {
-            return prefix + k + ":" + generation;
+            return prefix + k + ":" + (generation + era);
+        }
+
+        /** Every node stopped uncleanly: from now on the workers use fresh keys (see the field {@code era}). */
+        void newEra() {
+            beforeCrash.addAll(history.keys());
+            era += 1_000_000;
         }
 
         private void work(int worker) {
@@ -532,10 +807,12 @@ class ClusterNemesisIT {
                 int k = random.nextInt(KEYS);
                 String key = key(k, counts.getAndIncrement(k) / OPS_PER_KEY);
                 String process = "w" + worker;
-                if (random.nextBoolean()) {
-                    write(worker, process, key, process + ":" + counter++);
-                } else {
-                    read(worker, process, key, false);
+                boolean ok = random.nextBoolean() ? write(worker, process, key, process + ":" + counter++)
+                        : read(worker, process, key, false);
+                if (ok) {
+                    long now = System.nanoTime();
+                    long last = lastOk.getAndSet(k, now);
+                    longestGap.accumulateAndGet(k, now - last, Math::max);
                 }
                 try {
                     Thread.sleep(random.nextInt(2, 8));
@@ -600,6 +877,48 @@ class ClusterNemesisIT {
                     + limitMillis + " ms of the heal");
         }
 
+        /** The longest time any key went without a successful operation, and the median over keys, in ms. */
+        long[] unavailability() {
+            long now = System.nanoTime();
+            long[] gaps = new long[KEYS];
+            for (int k = 0; k < KEYS; k++) {
+                gaps[k] = Math.max(longestGap.get(k), now - lastOk.get(k)) / 1_000_000;
+            }
+            java.util.Arrays.sort(gaps);
+            return new long[] {gaps[KEYS - 1], gaps[KEYS / 2]};
+        }
+
+        /**
+         * The keys written before a total crash, read once more: each holds nothing, or a value some client wrote to
+         * it (what reached a disk before the crash; memory-only values are lost). Returns the keys that break this.
+         */
+        List<String> crashSurvivors(int[] counts) throws InterruptedException {
+            List<String> wrong = new ArrayList<>();
+            for (String key : beforeCrash) {
+                String value = null;
+                long deadline = System.nanoTime() + 15_000_000_000L;
+                while (true) {
+                    try {
+                        value = route.get(0, key);
+                        break;
+                    } catch (Exception e) {
+                        if (System.nanoTime() > deadline) {
+                            throw new AssertionError(route.name() + ": no read of " + key + " within 15 s", e);
+                        }
+                        Thread.sleep(50);
+                    }
+                }
+                String v = value;
+                boolean written = v == null || history.ops(key).stream().anyMatch(o -> o.kind() == Op.Kind.WRITE
+                        && v.equals(o.value()));
+                counts[v == null ? 1 : 0]++;
+                if (!written) {
+                    wrong.add(key + " holds '" + v + "', which no client wrote");
+                }
+            }
+            return wrong;
+        }
+
         void stop() throws InterruptedException {
             running.set(false);
             for (Thread t : workers) {
@@ -610,6 +929,9 @@ class ClusterNemesisIT {
         /** Reads every key this workload used, once more, as the final reads (retried until they succeed). */
         void finalReads() throws InterruptedException {
             for (String key : history.keys()) {
+                if (beforeCrash.contains(key)) {
+                    continue; // see crashSurvivors
+                }
                 long deadline = System.nanoTime() + 15_000_000_000L;
                 while (!read(0, "final", key, true)) {
                     if (System.nanoTime() > deadline) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * eighth of each chunk's bytes moved); the table, JSON, CSV and charts are written, every request completes, and with
  * kvtier the engines load prompt tokens the other engine computed (sent directly, a user's rounds go to either
  * engine). Then a cluster of kvtier nodes loses one mid-point.
+ * Long tier (README "Tests"): {@code ./kvtier test -Plong}.
  */
+@Tag("long")
 class FleetBenchIT {
     @TempDir
     Path out;

@@ -31,6 +31,9 @@ final class TestCluster implements AutoCloseable {
     private final List<Integer> respPorts = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
     final List<KvtierProcess> nodes = new ArrayList<>();
+    /** Nodes {@link #replaceWithNew} took out of {@link #nodes}: still closed with the cluster. */
+    private final List<KvtierProcess> retired = new ArrayList<>();
+    private IntFunction<List<String>> extraFlags = i -> List.of();
     /**
      * How many nodes the cluster started with: each gets {@code --voters n1,...,nN}, the Raft voters a new cluster
      * needs; nodes added later get none and join as learners.
@@ -60,6 +63,15 @@ final class TestCluster implements AutoCloseable {
     }
 
     /**
+     * Like {@link #startIn(NetworkNamespaces, Path, int, IntFunction)}, with room for {@code capacity} more nodes (the
+     * namespaces must be as many as the nodes and the room together).
+     */
+    static TestCluster startIn(NetworkNamespaces namespaces, Path dir, int n, int capacity,
+                               IntFunction<List<String>> extraFlags) throws Exception {
+        return start(dir, n, capacity, namespaces, extraFlags);
+    }
+
+    /**
      * Like {@link #start}, with {@code extraFlags.apply(i)} appended to the flags of node i (0-based; nodes added
      * later with {@link #addWith} too), e.g. a {@code --metrics-port} each. A flag given there with a value replaces
      * the default of the same name (e.g. {@code --memory 256m}).
@@ -72,6 +84,7 @@ final class TestCluster implements AutoCloseable {
     private static TestCluster start(Path dir, int n, int capacity, NetworkNamespaces namespaces,
                                      IntFunction<List<String>> extraFlags) throws Exception {
         TestCluster c = new TestCluster(dir, namespaces, n);
+        c.extraFlags = extraFlags;
         for (int i = 0; i < n + capacity; i++) {
             c.respPorts.add(KvtierProcess.freePortForTests());
             c.clusterPorts.add(KvtierProcess.freePortForTests());
@@ -145,8 +158,19 @@ final class TestCluster implements AutoCloseable {
 
     /** Starts the next unused node id with {@code extraFlags} after the usual ones; it joins the running cluster. */
     KvtierProcess addWith(List<String> extraFlags) {
-        KvtierProcess p = launch(nodes.size(), extraFlags);
+        KvtierProcess p = launch(nodes.size() + retired.size(), extraFlags);
         nodes.add(p);
+        return p;
+    }
+
+    /**
+     * Starts the next unused node id (the room {@code capacity} left) in place of {@code nodes.get(index)}, which is
+     * down for good: it joins the running cluster as a new member, and {@code nodes.get(index)} is the new node from
+     * then on. The caller forgets the old member (as {@code kvtier cluster replace} does).
+     */
+    KvtierProcess replaceWithNew(int index) {
+        KvtierProcess p = launch(nodes.size() + retired.size(), extraFlags.apply(index));
+        retired.add(nodes.set(index, p));
         return p;
     }
 
@@ -248,6 +272,9 @@ final class TestCluster implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         for (KvtierProcess p : nodes) {
+            p.close();
+        }
+        for (KvtierProcess p : retired) {
             p.close();
         }
     }

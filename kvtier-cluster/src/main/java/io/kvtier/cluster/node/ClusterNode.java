@@ -428,6 +428,27 @@ public final class ClusterNode implements AutoCloseable {
         return c.acceptLoss(epoch, slots);
     }
 
+    /**
+     * The Raft voters as this node sees them: all of them, those it cannot reach (not in its control-plane view), and
+     * how many more may fail before nothing commits (no table change, no lease: no service).
+     */
+    public record Quorum(List<String> voters, List<String> unreachable, int failuresTolerated) {
+    }
+
+    /** {@link Quorum} now; empty before {@link #join}. */
+    public Quorum quorum() {
+        ConfigService c = config;
+        if (c == null) {
+            return new Quorum(List.of(), List.of(), 0);
+        }
+        List<String> voters = c.voters();
+        java.util.Set<String> reachable = new java.util.HashSet<>();
+        c.membership().members().forEach(m -> reachable.add(m.id()));
+        List<String> unreachable = voters.stream().filter(v -> !reachable.contains(v)).toList();
+        int alive = voters.size() - unreachable.size();
+        return new Quorum(voters, unreachable, Math.max(0, alive - (voters.size() / 2 + 1)));
+    }
+
     /** Slots this node imports that the last import round found no fresh enough copy of within reach. */
     public BitSet waitingSlots() {
         return importer.waiting();

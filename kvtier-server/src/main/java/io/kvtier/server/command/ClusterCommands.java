@@ -261,14 +261,10 @@ final class ClusterCommands {
         b.append("kvtier_raft_leader:").append(config != null && config.isLeader() ? 1 : 0).append("\r\n");
         b.append("kvtier_raft_voters:").append(config == null ? 0 : config.voters().size()).append("\r\n");
         if (config != null) {
-            java.util.List<String> voters = config.voters();
-            java.util.Set<String> reachable = new java.util.HashSet<>();
-            config.membership().members().forEach(m -> reachable.add(m.id()));
-            long alive = voters.stream().filter(reachable::contains).count();
-            b.append("kvtier_raft_voters_alive:").append(alive).append("\r\n");
+            ClusterNode.Quorum q = node.quorum();
+            b.append("kvtier_raft_voters_alive:").append(q.voters().size() - q.unreachable().size()).append("\r\n");
             // How many more voters may fail before nothing commits: no table, no lease, no service.
-            b.append("kvtier_voter_failures_tolerated:").append(Math.max(0, alive - (voters.size() / 2 + 1)))
-                    .append("\r\n");
+            b.append("kvtier_voter_failures_tolerated:").append(q.failuresTolerated()).append("\r\n");
         }
         b.append("kvtier_members_down:").append(config == null ? 0 : config.current().down().size()).append("\r\n");
         b.append("kvtier_slots_unserved:").append(table.isOwned() ? SlotHash.SLOTS - table.servedSlots() : 0)
@@ -315,10 +311,8 @@ final class ClusterCommands {
         if (config != null) {
             b.append("kvtier_raft_leader_id:").append(String.valueOf(config.leader())).append("\r\n");
             b.append("kvtier_raft_voter_ids:").append(String.join(",", config.voters())).append("\r\n");
-            java.util.Set<String> reachable = new java.util.HashSet<>();
-            config.membership().members().forEach(m -> reachable.add(m.id()));
-            b.append("kvtier_raft_voters_unreachable:").append(String.join(",", config.voters().stream()
-                    .filter(v -> !reachable.contains(v)).toList())).append("\r\n");
+            b.append("kvtier_raft_voters_unreachable:").append(String.join(",", node.quorum().unreachable()))
+                    .append("\r\n");
             b.append("kvtier_down_ids:").append(String.join(",", config.current().down().values().stream()
                     .map(d -> d.member().id() + (d.stopped() ? "(stopped)" : "(failed)")).toList())).append("\r\n");
             b.append("kvtier_slots_waiting:").append(ranges(node.waitingSlots())).append("\r\n");

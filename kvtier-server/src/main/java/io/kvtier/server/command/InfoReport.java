@@ -215,6 +215,11 @@ final class InfoReport {
         f.put("recovery_millis", r.millis());
         f.put("recovery_damaged_regions", r.damagedRegions());
         f.put("recovery_keys_dropped_for_damage", s.store().keysDroppedForDamage());
+        // The stop before this start: clean (memory written to disk), or not (a crash, kill -9 or power loss), and
+        // then at most how many values, and bytes, were only in memory and are lost.
+        f.put("previous_stop_clean", s.store().previousStopClean() ? 1 : 0);
+        f.put("previous_stop_lost_keys_max", s.store().lostAtCrashKeys());
+        f.put("previous_stop_lost_bytes_max", s.store().lostAtCrashBytes());
     }
 
     private static void stats(ServerContext s, Map<String, Object> f, StoreStats st) {

@@ -48,6 +48,14 @@ final class ClusterMetrics {
         });
         gauge("kvtier_cluster_slots_importing", "Slots this node owns but is still importing",
                 ClusterNode::importingSlots);
+        gauge("kvtier_cluster_slots_waiting_for_copy", "Slots this node imports that no node within reach holds a "
+                + "complete copy of (they serve once one is back, or after kvtier cluster accept-loss)",
+                n -> n.waitingSlots().cardinality());
+        gauge("kvtier_cluster_members_down", "Members placed but not up (their slots run on their other copies)",
+                n -> n.config() == null ? 0 : n.config().current().down().size());
+        gauge("kvtier_cluster_voters", "Raft voters of the cluster's configuration", n -> n.quorum().voters().size());
+        gauge("kvtier_cluster_voter_failures_tolerated", "How many more voters may fail before the cluster stops "
+                + "(no table change, no lease)", n -> n.quorum().failuresTolerated());
         GaugeWithCallback.builder().name("kvtier_cluster_member_slots")
                 .help("Slots per member of the table as this node sees it, as primary and as any owner")
                 .labelNames("member", "role").callback(cb -> {
