@@ -181,7 +181,8 @@ class ClusterNemesisIT {
                     String old = TestCluster.status(c.nodes.get(1)).get("kvtier_node_id");
                     c.nodes.get(1).kill();
                     KvtierProcess fresh = c.replaceWithNew(1);
-                    c.awaitMembers(n + 1, FULL_SERVICE_LIMIT_MS, List.of(fresh));
+                    // Serving means included: a member beside the others (the dead one is down, not counted).
+                    c.awaitMembers(n, FULL_SERVICE_LIMIT_MS, List.of(fresh));
                     long deadline = System.nanoTime() + FULL_SERVICE_LIMIT_MS * 1_000_000;
                     while (!("," + TestCluster.status(c.nodes.getFirst()).getOrDefault("kvtier_down_ids", ""))
                             .contains("," + old + "(")) { // its failure detected
@@ -352,7 +353,7 @@ class ClusterNemesisIT {
                     if (!w.isEmpty()) {
                         ranges.addAll(List.of(w.split(",")));
                     }
-                    epoch = Long.parseLong(st.get("cluster_current_epoch"));
+                    epoch = Math.max(epoch, Long.parseLong(st.get("cluster_current_epoch")));
                 } catch (RuntimeException e) {
                     all = false;
                 }
