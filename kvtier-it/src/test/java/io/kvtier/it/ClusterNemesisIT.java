@@ -72,6 +72,11 @@ class ClusterNemesisIT {
     static final long FAULT_MS = LONG ? 12_000 : DEFAULT_FAULT_MS;
     static final long QUIET_MS = LONG ? 3_000 : 1_000;
     static final long TWO_STEP_MS = 24_000;
+    /** {@code -Dnemesis.only=NAME[,NAME...]}: only these nemeses (by name, e.g. "cut Raft leader"). */
+    static final java.util.Set<String> ONLY = java.util.Arrays.stream(System.getProperty("nemesis.only", "")
+            .split(",")).map(String::strip).filter(x -> !x.isEmpty()).collect(java.util.stream.Collectors.toSet());
+    /** {@code -Dnemesis.logs=DIR}: each phase's node logs are copied to DIR/PHASE/ (they go with the temp dir). */
+    static final String LOGS = System.getProperty("nemesis.logs", "");
     static final int CLIENT_TIMEOUT_MS = 2_000;
     static final int KEYS = 8;
     static final int OPS_PER_KEY = 150;
@@ -513,6 +518,9 @@ class ClusterNemesisIT {
         List<DynamicTest> tests = new ArrayList<>();
         for (int round = 1; round <= ROUNDS; round++) {
             for (Nemesis nemesis : nemeses(n)) {
+                if (!ONLY.isEmpty() && !ONLY.contains(nemesis.name())) {
+                    continue;
+                }
                 String phase = n + "n-" + nemesis.name().replaceAll("[^a-z0-9]+", "-") + "-r" + round;
                 tests.add(DynamicTest.dynamicTest(nemesis.name() + " (" + n + " nodes, round " + round + ")", () -> {
                     boolean met = switch (nemesis.needs()) {
@@ -607,6 +615,16 @@ class ClusterNemesisIT {
             }
             for (Route route : routes) {
                 route.close();
+            }
+            if (!LOGS.isEmpty()) {
+                Path to = java.nio.file.Files.createDirectories(Path.of(LOGS, phase));
+                for (KvtierProcess node : cluster.nodes) {
+                    Path log = node.dir().resolveSibling(node.dir().getFileName() + ".log");
+                    if (java.nio.file.Files.exists(log)) {
+                        java.nio.file.Files.copy(log, to.resolve(log.getFileName()),
+                                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
             }
         }
     }

@@ -575,7 +575,8 @@ final class Importer implements AutoCloseable {
     long[] slotInfo(Member m, long epoch) {
         Reply r = null;
         try {
-            r = node.send(ClusterNode.Lane.TRANSFER, m, "KVT.SLOTINFO", Long.toString(epoch)).get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
+            r = await(node.send(ClusterNode.Lane.TRANSFER, m, "KVT.SLOTINFO", Long.toString(epoch)),
+                    timeoutMillis() * 2);
             if (!(r instanceof Reply.Bulk b) || b.content().readableBytes() != (SlotHash.SLOTS + 1) * Long.BYTES) {
                 log.debug("SLOTINFO from {}: {}", m.id(), r);
                 return null;
@@ -611,9 +612,8 @@ final class Importer implements AutoCloseable {
             List<byte[]> keys = new ArrayList<>();
             List<long[]> meta = new ArrayList<>();
             try {
-                r = node.send(ClusterNode.Lane.TRANSFER, source, "KVT.SLOTKEYS", Long.toString(epoch), cursor,
-                        Integer.toString(SCAN_BATCH), Unpooled.wrappedBuffer(bitmap), "VERSIONS")
-                        .get(timeoutMillis() * 2, TimeUnit.MILLISECONDS);
+                r = await(node.send(ClusterNode.Lane.TRANSFER, source, "KVT.SLOTKEYS", Long.toString(epoch), cursor,
+                        Integer.toString(SCAN_BATCH), Unpooled.wrappedBuffer(bitmap), "VERSIONS"), timeoutMillis() * 2);
                 if (!(r instanceof Reply.Aggregate a) || a.elements().isEmpty() || a.elements().size() % 3 != 1) {
                     throw new IllegalStateException("KVT.SLOTKEYS from " + source.id() + ": " + r);
                 }
@@ -650,6 +650,20 @@ final class Importer implements AutoCloseable {
             node.importProgress.listed(keys.size());
         } while (!cursor.equals("0"));
         return listed;
+    }
+
+    /**
+     * {@code reply}'s value within {@code millis}. When the wait ends first (a timeout, or this thread interrupted as
+     * the node stops), a reply that arrives later is nobody's: it is released then.
+     */
+    private static Reply await(CompletableFuture<Reply> reply, long millis) throws InterruptedException,
+            java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException {
+        try {
+            return reply.get(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+            reply.thenAccept(Reply::release);
+            throw e;
+        }
     }
 
     /** Sleeps as long as needed to keep the copy at or below --rebalance-rate. */
