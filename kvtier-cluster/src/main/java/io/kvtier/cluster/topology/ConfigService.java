@@ -327,6 +327,9 @@ public final class ConfigService implements AutoCloseable {
      * The leader's duties, one step per tick: set the replicas once; exclude a member whose lease has surely run out;
      * include a candidate (once the old incarnation of its id, if any, has run out); make active members voters.
      */
+    /** When {@link #control} last said it excludes each member (nanoTime); touched only under {@code controlling}. */
+    private final java.util.Map<String, Long> exclusionSaidAt = new java.util.HashMap<>();
+
     private void control() {
         if (closing || !isLeader()) {
             leaderSinceNanos = 0;
@@ -362,9 +365,14 @@ public final class ConfigService implements AutoCloseable {
                 long renewed = applied == null || applied - leaderSinceNanos < 0 ? leaderSinceNanos : applied;
                 boolean self = a.member().id().equals(this.self.id()) && a.incarnation() == incarnation;
                 if (!self && now - renewed > wait) {
-                    log.info("{}: {} (incarnation {}) renewed no lease for {} ms; excluding it", this.self.id(),
-                            a.member().id(), Long.toHexString(a.incarnation()),
-                            (now - renewed) / 1_000_000);
+                    // Said once, then every 10 s while the exclusion does not commit (a leader cut off from the
+                    // others proposes it on every tick).
+                    Long said = exclusionSaidAt.get(a.member().id());
+                    if (said == null || now - said > 10_000_000_000L) {
+                        exclusionSaidAt.put(a.member().id(), now);
+                        log.info("{}: {} (incarnation {}) renewed no lease for {} ms; excluding it", this.self.id(),
+                                a.member().id(), Long.toHexString(a.incarnation()), (now - renewed) / 1_000_000);
+                    }
                     step = propose(ConfigStateMachine.exclude(a.member().id(), a.incarnation(), a.renewals()));
                     return;
                 }
