@@ -31,6 +31,8 @@ final class TestCluster implements AutoCloseable {
     private final List<Integer> respPorts = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
     final List<KvtierProcess> nodes = new ArrayList<>();
+    /** Each node's launch index: its ports, its namespace and its id (n1 is 0), whatever its place in {@link #nodes}. */
+    private final Map<KvtierProcess, Integer> launchIndex = new java.util.concurrent.ConcurrentHashMap<>();
     /** Nodes {@link #replaceWithNew} took out of {@link #nodes}: still closed with the cluster. */
     private final List<KvtierProcess> retired = new ArrayList<>();
     private IntFunction<List<String>> extraFlags = i -> List.of();
@@ -144,8 +146,10 @@ final class TestCluster implements AutoCloseable {
         }
         flags.addAll(extraFlags);
         try {
-            return KvtierProcess.startAt(host(i), respPorts.get(i), namespaces == null ? List.of()
+            KvtierProcess p = KvtierProcess.startAt(host(i), respPorts.get(i), namespaces == null ? List.of()
                     : namespaces.exec(i), dir.resolve("n" + (i + 1)), flags.toArray(String[]::new));
+            launchIndex.put(p, i);
+            return p;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -172,6 +176,14 @@ final class TestCluster implements AutoCloseable {
         KvtierProcess p = launch(nodes.size() + retired.size(), extraFlags.apply(index));
         retired.add(nodes.set(index, p));
         return p;
+    }
+
+    /**
+     * The namespace (and launch index) of {@code nodes.get(index)}: after {@link #replaceWithNew} a node's place in the
+     * list is no longer its namespace.
+     */
+    int namespaceOf(int index) {
+        return launchIndex.get(nodes.get(index));
     }
 
     List<KvtierProcess> live() {

@@ -41,7 +41,7 @@ public final class Membership implements AutoCloseable {
     }
 
     /** One view as kvtier sees it. */
-    private record Snapshot(long viewId, List<Member> members, Address coordinator) {
+    private record Snapshot(long viewId, List<Member> members, Address coordinator, long sinceNanos) {
     }
 
     private final ClusterOptions options;
@@ -50,7 +50,7 @@ public final class Membership implements AutoCloseable {
     private final JChannel channel;
     private final Object viewLock = new Object();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile Snapshot current = new Snapshot(-1, List.of(), null);
+    private volatile Snapshot current = new Snapshot(-1, List.of(), null, System.nanoTime());
 
     private Membership(ClusterOptions options, Listener listener) throws Exception {
         this.options = options;
@@ -163,6 +163,11 @@ public final class Membership implements AutoCloseable {
         return false;
     }
 
+    /** When the current view was installed here (System.nanoTime). */
+    public long viewSinceNanos() {
+        return current.sinceNanos();
+    }
+
     /** The channel: for the Raft handle of the configuration service, and for tests that inject faults. */
     public JChannel channel() {
         return channel;
@@ -171,7 +176,8 @@ public final class Membership implements AutoCloseable {
     private void onView(View view) {
         synchronized (viewLock) {
             Snapshot previous = current;
-            Snapshot next = new Snapshot(view.getViewId().getId(), membersOf(view), view.getCoord());
+            Snapshot next = new Snapshot(view.getViewId().getId(), membersOf(view), view.getCoord(),
+                    System.nanoTime());
             current = next;
             logChange(previous, next);
             try {

@@ -265,8 +265,21 @@ public final class ConfigService implements AutoCloseable {
         }
     }
 
+    /**
+     * When the renewal ticker last ran, and until when this node stood still: a gap of over half a lease between two
+     * ticks (every quarter lease) means this process was paused or starved (System.nanoTime); the ticker thread only,
+     * read by {@link #suspectLeader}.
+     */
+    private volatile long lastTickNanos;
+    private volatile long stalledUntilNanos;
+
     /** Proposes a renewal unless one is in flight; a committed one for this incarnation extends the lease. */
     private void renew() {
+        long tick = System.nanoTime();
+        if (lastTickNanos != 0 && tick - lastTickNanos > leaseNanos / 2) {
+            stalledUntilNanos = tick;
+        }
+        lastTickNanos = tick;
         if (closing || raft == null || raft.leader() == null || departing && !machine.current().isActive(self.id(),
                 incarnation) || !renewing.compareAndSet(false, true)) {
             return;
@@ -312,8 +325,17 @@ public final class ConfigService implements AutoCloseable {
         String leader = leader();
         long now = System.nanoTime();
         long lastGood = leaseUntilNanos - (long) (leaseNanos * (1 - DRIFT)); // when the last granted renewal was sent
-        if (leader == null || leader.equals(self.id()) || leaseUntilNanos == 0 || now - lastGood < leaseNanos / 2
-                || now - lastLeaderSuspicionNanos < leaseNanos) {
+        // Counted from the later of the last granted renewal and the end of this node's own last stall: a node back
+        // from a pause (SIGSTOP, a long GC) finds its renewals failed while it stood still, which says nothing about
+        // the leader (one that blamed the leader on resuming had a healthy leader excluded, and every node paused).
+        long stalled = stalledUntilNanos;
+        long since = stalled != 0 && stalled - lastGood > 0 ? stalled : lastGood;
+        if (leader == null || leader.equals(self.id()) || leaseUntilNanos == 0 || now - since < leaseNanos / 2
+                || now - lastLeaderSuspicionNanos < leaseNanos
+                // A renewal's timeout can fire on resuming before the ticker has run and noticed the stall.
+                || now - lastTickNanos > leaseNanos / 2
+                // Nor while the view is new: renewals stall for a moment while a view (a merge) is installed.
+                || now - membership.viewSinceNanos() < leaseNanos) {
             return;
         }
         lastLeaderSuspicionNanos = now;
@@ -323,13 +345,13 @@ public final class ConfigService implements AutoCloseable {
         }
     }
 
+    /** When {@link #control} last said it excludes each member (nanoTime); touched only under {@code controlling}. */
+    private final java.util.Map<String, Long> exclusionSaidAt = new java.util.HashMap<>();
+
     /**
      * The leader's duties, one step per tick: set the replicas once; exclude a member whose lease has surely run out;
      * include a candidate (once the old incarnation of its id, if any, has run out); make active members voters.
      */
-    /** When {@link #control} last said it excludes each member (nanoTime); touched only under {@code controlling}. */
-    private final java.util.Map<String, Long> exclusionSaidAt = new java.util.HashMap<>();
-
     private void control() {
         if (closing || !isLeader()) {
             leaderSinceNanos = 0;
