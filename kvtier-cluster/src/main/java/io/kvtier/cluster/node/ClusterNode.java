@@ -799,8 +799,13 @@ public final class ClusterNode implements AutoCloseable {
                     // finished importing them when a second change comes, this node may hold the newest complete copy
                     // (Importer.sources); and when it is included again they are where it starts from (its import
                     // copies only the keys that differ from a fresh copy).
-                    log.warn("{}: excluded at epoch {} (its lease ran out, or it left); not serving its {} keys, "
-                            + "asking to be included again", self.id(), c.epoch(), store.size());
+                    if (closed || config != null && config.departing()) {
+                        log.info("{}: down at epoch {} as it stops or leaves; keeps its {} keys", self.id(), c.epoch(),
+                                store.size());
+                    } else {
+                        log.warn("{}: excluded at epoch {} (its lease ran out); not serving its {} keys, asking to be "
+                                + "included again", self.id(), c.epoch(), store.size());
+                    }
                     for (int s = 0; s < SlotHash.SLOTS; s++) {
                         state.move(s, SlotState.NONE);
                     }
@@ -1234,11 +1239,32 @@ public final class ClusterNode implements AutoCloseable {
         if (config != null) {
             if (graceful) {
                 leave();
+                awaitReplicated();
             }
             config.close();
         }
         lanes.values().forEach(PeerPool::close);
         clientResources.close();
+    }
+
+    /**
+     * A graceful stop's last step before its connections close: waits (at most the peer timeout) until the writes that
+     * began before it stopped serving have been answered by their backups, so that their clients get their answers
+     * rather than -UNREPLICATED when the replication connections close under them.
+     */
+    private void awaitReplicated() {
+        long deadline = System.nanoTime() + settings.peerTimeout().toNanos();
+        try {
+            while (replicationBacklog.writes() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (replicationBacklog.writes() > 0) {
+            log.warn("{}: stopping with {} writes still unconfirmed by their backups after the peer timeout",
+                    selfId(), replicationBacklog.writes());
+        }
     }
 
     /** Whether {@link #close} has begun. */
@@ -1255,13 +1281,16 @@ public final class ClusterNode implements AutoCloseable {
         return joined && c != null && c.everLeased(); // a table applied, and the lease that lets it serve
     }
 
-    /** Waits up to {@code timeoutMillis} for the first table; for the server's start-up. */
+    /**
+     * Waits up to {@code timeoutMillis} for the first table and the first lease (until then clients are answered
+     * -LOADING); for the server's start-up.
+     */
     public boolean awaitServing(long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (!topology.serving() && System.nanoTime() < deadline) {
+        while (!(topology.serving() && joined()) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        return topology.serving();
+        return topology.serving() && joined();
     }
 
     /**
@@ -1279,9 +1308,21 @@ public final class ClusterNode implements AutoCloseable {
         wakeRetries();
         long lease = settings.membership().lease().toMillis();
         try {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lease);
             if (config.stop().get(lease, TimeUnit.MILLISECONDS)) {
-                log.info("{}: stopped: down in the slot table, its slots led by their other owners until it is back",
-                        t.self().id());
+                // Until the others have applied the table without this node, their proxies still send it commands
+                // for its slots: it answers them TRYAGAIN (not serving) and they resend to the new primaries once
+                // they apply it, which they report with their next renewal (at once). Closing the connections before
+                // that turned such a command into -UNREACHABLE ("may or may not have run") at the client.
+                long stopEpoch = config.current().epoch();
+                boolean confirmed = false;
+                while (!(confirmed = config.current().members().values().stream()
+                        .allMatch(a -> a.fence() >= stopEpoch)) && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                log.info("{}: stopped: down in the slot table at epoch {}, its slots led by their other owners until it "
+                        + "is back{}", t.self().id(), stopEpoch, confirmed ? "" : " (not every member confirmed that"
+                        + " table within a lease)");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

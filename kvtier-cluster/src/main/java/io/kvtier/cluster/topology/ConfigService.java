@@ -193,7 +193,15 @@ public final class ConfigService implements AutoCloseable {
      * Goes down (a graceful stop): its slots stay its own, led by their other owners until it is back. Completes once
      * the log committed it, or fails. The node must have stopped serving keys first.
      */
+    /** Whether this node stops or leaves: it no longer renews once out of the table, nor asks to be included. */
+    public boolean departing() {
+        return departing;
+    }
+
     public CompletableFuture<Boolean> stop() {
+        // No renewal after the STOP: one would make this incarnation a candidate, and a leader (this node itself,
+        // if it leads) would include it again while it shuts down, its slots then owned by a node that is gone.
+        departing = true;
         return propose(ConfigStateMachine.stop(self.id(), incarnation));
     }
 
@@ -405,7 +413,8 @@ public final class ConfigService implements AutoCloseable {
             // lease has run out); one table for all of them.
             List<ClusterConfig.Candidate> joining = c.candidates().values().stream()
                     .filter(k -> inView.contains(k.member().id()) && !c.members().containsKey(k.member().id())
-                            && k.appliedEpoch() >= c.epoch() && renewsNow(k, now))
+                            && k.appliedEpoch() >= c.epoch() && renewsNow(k, now)
+                            && !(departing && k.member().id().equals(self.id())))
                     .toList();
             if (!joining.isEmpty() && c.firstEpoch() == 0 && now - leaderSinceNanos < FOUNDING_WAIT_NANOS
                     && !joining.stream().map(k -> k.member().id()).toList().containsAll(voters())) {
