@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -35,6 +36,7 @@ class ClusterFailoverIT {
      * no leader says nothing: ADR 0005).
      */
     @Test
+    @Tag("long") // the default tier's nemesis kill -9 covers it
     void killNineLosesNoAcknowledgedWrite() throws Exception {
         try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess victim = cluster.nodes.get(ClusterPartitionIT.leaderIndex(cluster));
@@ -117,6 +119,7 @@ class ClusterFailoverIT {
     }
 
     @Test
+    @Tag("long") // the default tier's nemesis SIGSTOP covers it
     void pausedNodeIsDetectedAndRejoinsWithoutDoubleOwnership() throws Exception {
         try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0, DEFAULT_PEER_TIMEOUT)) {
             KvtierProcess paused = cluster.nodes.get(2);

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import io.kvtier.cli.HeapSize;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.Jedis;
@@ -55,6 +56,7 @@ class IndexMemoryIT {
     }
 
     @Test
+    @Tag("long") // a 40 s capacity run; the default tier keeps the budget test
     void fiveMillionKeysRestartWithinTheHeapTheLauncherComputes() throws Exception {
         int keys = 5_000_000;
         // 5 M keys of 16 bytes are charged 5 M x 224 B = 1068 MiB: the launcher gives 768m + 1100m + 1100m / 4.

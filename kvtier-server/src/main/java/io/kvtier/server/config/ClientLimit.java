@@ -1,11 +1,9 @@
 package io.kvtier.server.config;
 
 import io.kvtier.store.StoreOptions;
+import io.kvtier.store.disk.RegionFiles;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.stream.Stream;
 
 /**
  * How many clients the process's open-file limit leaves room for, as Redis's {@code adjustOpenFilesLimit} decides it:
@@ -73,15 +71,6 @@ public record ClientLimit(long fdLimit, long reserved, int configured, int effec
         long smallest = Math.max(1, Math.min(StoreOptions.regionBytes(options.diskBytes()),
                 options.memoryBytes() / 2));
         long most = options.diskBytes() / smallest + 2;
-        return Math.max(2, most - filesIn(options.dir()));
-    }
-
-    private static long filesIn(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return 0;
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.count();
-        }
+        return Math.max(2, most - RegionFiles.count(options.dir()));
     }
 }

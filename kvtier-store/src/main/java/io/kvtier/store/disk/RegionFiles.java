@@ -49,6 +49,11 @@ public final class RegionFiles {
         return total;
     }
 
+    /** How many region files {@code dir} holds (0 if it does not exist): the descriptors a store there keeps open. */
+    public static int count(Path dir) throws IOException {
+        return Files.isDirectory(dir) ? list(dir).size() : 0;
+    }
+
     static List<Path> list(Path dir) throws IOException {
         try (Stream<Path> list = Files.list(dir)) {
             return list.filter(p -> {
