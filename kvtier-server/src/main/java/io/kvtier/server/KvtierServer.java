@@ -246,19 +246,7 @@ public final class KvtierServer implements AutoCloseable {
         if (cluster != null) {
             cluster.close(); // leave first: the others take over this node's slots while it shuts down
         }
-        // Bounded: an event loop that died or hangs must not keep the process from writing memory to disk.
-        stopLoops("client", workers);
-        stopLoops("accept", boss);
-        context.scripting().close();
-        metrics.close();
-        if (storeEvents != null) {
-            storeEvents.close();
-        }
-        try {
-            diskReads.close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        stopServing();
         try {
             store.close(); // a ShutdownLossException (values lost) goes up to the launcher, which exits non-zero
             if (cluster != null) {
@@ -286,6 +274,17 @@ public final class KvtierServer implements AutoCloseable {
         if (cluster != null) {
             cluster.crash();
         }
+        stopServing();
+        store.crash();
+        kvcache.close();
+        log.warn("crashed (a fault test)");
+    }
+
+    /**
+     * Stops what serves clients and reads the store: event loops (bounded: one that died or hangs must not keep the
+     * process from writing memory to disk), scripts, metrics, store events, disk reads. The store itself stays open.
+     */
+    private void stopServing() {
         stopLoops("client", workers);
         stopLoops("accept", boss);
         context.scripting().close();
@@ -298,9 +297,6 @@ public final class KvtierServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        store.crash();
-        kvcache.close();
-        log.warn("crashed (a fault test)");
     }
 
     /** Most seconds the shutdown waits for a listener or an event-loop group before going on without it. */

@@ -461,16 +461,7 @@ final class DiskWriter implements Runnable {
             stopping = true;
             throw new IOException("shutdown flush failed", e);
         }
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        jobs.forEach(j -> {
-            if (j.done() != null) {
-                j.done().completeExceptionally(new IllegalStateException("store is closing"));
-            }
-        });
+        joinAndFailQueued("store is closing");
         return shutdownStats;
     }
 
@@ -481,6 +472,11 @@ final class DiskWriter implements Runnable {
     void halt() {
         stopping = true;
         thread.interrupt();
+        joinAndFailQueued("store crashed");
+    }
+
+    /** Waits (at most 10 s) for the writer thread to end, then fails the jobs still queued with {@code why}. */
+    private void joinAndFailQueued(String why) {
         try {
             thread.join(10_000);
         } catch (InterruptedException e) {
@@ -488,7 +484,7 @@ final class DiskWriter implements Runnable {
         }
         jobs.forEach(j -> {
             if (j.done() != null) {
-                j.done().completeExceptionally(new IllegalStateException("store crashed"));
+                j.done().completeExceptionally(new IllegalStateException(why));
             }
         });
     }

@@ -37,6 +37,11 @@ public record ClusterInfo(Map<String, String> fields) {
         return (int) number("kvtier_slots_importing");
     }
 
+    /** A member back or new is about to get the lead of its slots (a handoff): the table is not final yet. */
+    public boolean rebalancePending() {
+        return "1".equals(fields.get("kvtier_rebalance_pending"));
+    }
+
     /** False while the node refuses keys (-CLUSTERDOWN: a minority, paused, not joined yet). */
     public boolean serving() {
         return "1".equals(fields.get("kvtier_serving"));

@@ -189,7 +189,8 @@ public final class LocalCluster implements AutoCloseable {
 
     static boolean agreed(List<ClusterInfo> infos, int members) {
         return !infos.isEmpty() && infos.stream().allMatch(i -> i.knownNodes() == members && i.serving()
-                && i.importing() == 0) && infos.stream().map(ClusterInfo::epoch).distinct().count() == 1;
+                && i.importing() == 0 && !i.rebalancePending())
+                && infos.stream().map(ClusterInfo::epoch).distinct().count() == 1;
     }
 
     /** Empties every node (FLUSHALL through the first live node, which forwards it to the others). */

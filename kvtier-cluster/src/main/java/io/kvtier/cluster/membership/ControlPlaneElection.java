@@ -42,6 +42,21 @@ final class ControlPlaneElection extends ELECTION2 {
         super.runVotingProcess();
     }
 
+    /**
+     * Starts a voting round now if this node coordinates the view and none runs: for a leader that every member still
+     * names but that no longer leads (it stepped down in a minority view, and the merged view kept the coordinator, so
+     * ELECTION2 saw no reason to vote; nothing committed for good). As ELECTION2's pre-vote does when a majority names
+     * an outdated leader, the leader is forgotten first. Returns whether a round started.
+     */
+    boolean electIfCoordinator() {
+        if (!isViewCoordinator() || isVotingThreadRunning() || votersInView() < raft().majority()) {
+            return false;
+        }
+        raft().setLeaderAndTerm(null);
+        startVotingThread();
+        return true;
+    }
+
     private int votersInView() {
         View v = view;
         List<String> voters = raft().members();

@@ -126,7 +126,7 @@ final class ControlPlaneStack {
     }
 
     private static TCP transport(ClusterOptions options, InetAddress bind) {
-        TCP tcp = new TCP();
+        TCP tcp = new ControlPlaneTcp(); // views do not wait for closes to cut-off members (see there)
         // A send to a member that is silently cut off must not hold up the sends to everyone else: heartbeats and
         // Raft appends to the reachable members would stall behind it and they would suspect each other. Each peer
         // connection gets its own bounded queue and sender thread; a full queue drops (NAKACK2/UNICAST3 resend).

@@ -163,6 +163,15 @@ public final class Membership implements AutoCloseable {
         return false;
     }
 
+    /**
+     * Has the Raft leader elected again if this node coordinates the view: for when the leader every member names has
+     * stopped leading (see {@link ControlPlaneElection#electIfCoordinator}). Returns whether a voting round started.
+     */
+    public boolean electIfCoordinator() {
+        ControlPlaneElection election = channel.getProtocolStack().findProtocol(ControlPlaneElection.class);
+        return election != null && election.electIfCoordinator();
+    }
+
     /** When the current view was installed here (System.nanoTime). */
     public long viewSinceNanos() {
         return current.sinceNanos();

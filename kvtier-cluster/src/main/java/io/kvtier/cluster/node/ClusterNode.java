@@ -556,7 +556,8 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * A held write of {@code keys} ended, {@code confirmed} by its backups or given up. Given up, the value it wrote
      * stays here although the others may never have had it: this node's copy of those slots may differ from theirs.
-     * The slots are marked ({@link NodeState#DIRTY}: no importer takes the copy, a restart does not reuse it), and where
+     * The slots are marked ({@link NodeState#UNCONFIRMED}: no importer takes the copy while a clean one can be had, a
+     * restart does not reuse it), and where
      * this node still owns a slot that another node now leads, each key is repaired at once from that primary's copy;
      * a slot whose repairs all succeed is clean again. Called with the keys' locks still held.
      */
@@ -570,7 +571,7 @@ public final class ClusterNode implements AutoCloseable {
         Topology t = topology;
         for (byte[] key : keys) {
             int slot = SlotHash.slot(key);
-            lastComplete.accumulateAndGet(slot, NodeState.DIRTY, (a, b) -> a == 0 ? 0 : a | b);
+            lastComplete.accumulateAndGet(slot, NodeState.UNCONFIRMED, (a, b) -> a == 0 ? 0 : a | b);
             Member primary = t.serving() && t.table().isOwned() ? t.table().primary(slot) : null;
             boolean owner = primary != null && t.table().owners(slot).stream().anyMatch(t::isSelf);
             if (owner && !t.isSelf(primary) && !closed) {
@@ -626,7 +627,7 @@ public final class ClusterNode implements AutoCloseable {
                 return;
             }
             if (suspects.decrementAndGet(slot) == 0 && heldWrites.get(slot) == 0) {
-                lastComplete.accumulateAndGet(slot, ~NodeState.DIRTY, (a, b) -> a & b);
+                lastComplete.accumulateAndGet(slot, ~NodeState.UNCONFIRMED, (a, b) -> a & b);
                 saveState(false);
             }
         });
@@ -639,7 +640,7 @@ public final class ClusterNode implements AutoCloseable {
     public void stoppedCleanly() {
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             if (heldWrites.get(s) > 0) {
-                lastComplete.accumulateAndGet(s, NodeState.DIRTY, (a, b) -> a == 0 ? 0 : a | b);
+                lastComplete.accumulateAndGet(s, NodeState.UNCONFIRMED, (a, b) -> a == 0 ? 0 : a | b);
             }
         }
         saveState(true);
@@ -728,7 +729,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * lastComplete's stamp for {@code table}: its epoch in the high 32 bits, flags below ({@link NodeState#DIRTY}).
+     * lastComplete's stamp for {@code table}: its epoch in the high 32 bits, flags below ({@link NodeState#DIRTY},
+     * {@link NodeState#UNCONFIRMED}).
      * Epochs are unique (one table per epoch, ADR 0005), so the epoch alone names the table.
      */
     static long stamp(SlotTable table) {
@@ -739,9 +741,17 @@ public final class ClusterNode implements AutoCloseable {
         return stamp >>> 32;
     }
 
-    /** Whether a stamp marks a copy that is not trusted as complete (see {@link NodeState#DIRTY}). */
+    /** Whether a stamp marks a copy that is not trusted as complete (see {@link NodeState#UNTRUSTED}). */
     static boolean dirty(long stamp) {
-        return (stamp & NodeState.DIRTY) != 0;
+        return (stamp & NodeState.UNTRUSTED) != 0;
+    }
+
+    /**
+     * Whether a stamp marks a copy that holds every acknowledged write and perhaps one never confirmed, and nothing
+     * worse ({@link NodeState#UNCONFIRMED} without {@link NodeState#DIRTY}).
+     */
+    static boolean unconfirmedOnly(long stamp) {
+        return (stamp & NodeState.UNTRUSTED) == NodeState.UNCONFIRMED;
     }
 
     /** Writes this node's stamps to its data directory, with the clean flag; failures are logged, not thrown. */
@@ -906,7 +916,7 @@ public final class ClusterNode implements AutoCloseable {
                 leftover.set(s, 0);
             }
             if (next == SlotState.COMPLETE) {
-                lastComplete.set(s, stamp(table) | (old == SlotState.COMPLETE ? stamp & NodeState.DIRTY : 0));
+                lastComplete.set(s, stamp(table) | (old == SlotState.COMPLETE ? stamp & NodeState.UNTRUSTED : 0));
             }
             if (next == SlotState.IMPORTING) {
                 importing++;

@@ -370,10 +370,16 @@ final class Importer implements AutoCloseable {
         } else {
             progress.superseded(); // completed() ignored a round of an older table
         }
-        if (!holders.mergeOwn.isEmpty() || !merged.isEmpty()) {
+        BitSet lossMerged = new BitSet();
+        for (int s = merged.nextSetBit(0); s >= 0; s = merged.nextSetBit(s + 1)) {
+            if (node.lossAccepted(s)) {
+                lossMerged.set(s);
+            }
+        }
+        if (!lossMerged.isEmpty()) {
             log.warn("import at epoch {}: {} slots whose loss was accepted ({}) are served from the best surviving "
                     + "copies, merged (the newest version of each key wins); what only their lost copies held is gone",
-                    epoch, merged.cardinality(), ranges(merged));
+                    epoch, lossMerged.cardinality(), ranges(lossMerged));
         }
         log.info("import at epoch {}: {} slots from {} sources, {} keys compared in {} ms", epoch, done.cardinality(),
                 holders.bySource.size(), keys, (System.nanoTime() - started) / 1_000_000);
@@ -463,7 +469,10 @@ final class Importer implements AutoCloseable {
                     bestStamp = info[s];
                 }
             }
-            if (best < 0) {
+            if (best < 0 && completesFromOwnCopy(s, others, infos)) {
+                ownOnly.set(s);
+                mergeOwn.set(s); // its own copy is kept whole: nothing is replaced
+            } else if (best < 0) {
                 nobody.set(s); // older than a complete copy the log knows of: that one is away, the slot waits
             } else {
                 bySource.computeIfAbsent(others.get(best), x -> new BitSet()).set(s);
@@ -471,6 +480,39 @@ final class Importer implements AutoCloseable {
             }
         }
         return new Holders(bySource, ownOnly, mergeOwn, nobody, stamps);
+    }
+
+    /**
+     * Whether this node completes {@code slot} from its own copy, for want of a clean one within reach: its copy is
+     * fresh enough but for a write here that its backups never confirmed ({@link NodeState#UNCONFIRMED}: a primary
+     * paused or cut off in the middle of a synchronous write, then excluded), so it holds every acknowledged write and
+     * perhaps that one more, whose client was told its outcome is unknown; and of such copies within reach it has the
+     * newest (the lowest id among equals, so that two owners never both complete from their own). The other owners then
+     * import from it. Without this the slot waited for ever: the copy's other owner was importing it, and this one
+     * would take no copy but a clean one (the pause soak, two nodes SIGSTOPped in turn).
+     */
+    private boolean completesFromOwnCopy(int slot, List<Member> others, List<long[]> infos) {
+        long own = node.ownCopyStamp(slot);
+        long required = node.completeEpochRequired(slot);
+        if (own == 0 || !ClusterNode.unconfirmedOnly(own) || ClusterNode.epochOf(own) < required) {
+            return false;
+        }
+        String self = node.topology().self().id();
+        for (int i = 0; i < others.size(); i++) {
+            long[] info = infos.get(i);
+            if (info == null || info[slot] == 0 || !ClusterNode.unconfirmedOnly(info[slot])) {
+                continue;
+            }
+            long theirs = ClusterNode.epochOf(info[slot]);
+            long mine = ClusterNode.epochOf(own);
+            if (theirs > mine || theirs == mine && others.get(i).id().compareTo(self) < 0) {
+                return false; // theirs is the one to complete from: this node imports it once it is complete
+            }
+        }
+        log.warn("import at epoch {}: slot {} has no clean complete copy within reach; this node completes it from "
+                + "its own copy, which holds every acknowledged write and perhaps one that was never confirmed",
+                node.epoch(), slot);
+        return true;
     }
 
     /**

@@ -34,8 +34,16 @@ final class NodeState {
     static final String FILE = "cluster-state";
     private static final int MAGIC = 0x4B56544E; // "KVTN"
     private static final int FORMAT = 1;
-    /** Stamp flag: the copy is not trusted as complete (an unclean stop, or a write that may differ from its backups). */
+    /** Stamp flag: the copy may lack acknowledged writes (an unclean stop: what was only in memory is gone). */
     static final long DIRTY = 1;
+    /**
+     * Stamp flag: the copy holds every acknowledged write but may also hold one its backups never confirmed (a held
+     * write given up here, or unresolved at a clean stop): not a copy to import from while a clean one can be had, but
+     * the one to complete a slot from when none can (see {@code Importer}).
+     */
+    static final long UNCONFIRMED = 2;
+    /** Either flag: the copy is not trusted as complete. */
+    static final long UNTRUSTED = DIRTY | UNCONFIRMED;
 
     /** What was read: the stamps per slot, and whether the node that wrote them had stopped cleanly. */
     record Loaded(long[] stamps, boolean clean, boolean existed) {

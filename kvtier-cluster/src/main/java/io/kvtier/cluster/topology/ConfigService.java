@@ -347,7 +347,13 @@ public final class ConfigService implements AutoCloseable {
             return;
         }
         lastLeaderSuspicionNanos = now;
-        if (membership.suspect(leader)) {
+        if (now - since > 3 * leaseNanos && membership.electIfCoordinator()) {
+            // Three leases and the leader is still in the view, answering failure detection: it may have stopped
+            // leading (a leader that stepped down in a minority view, named by everyone after the merge, ran no
+            // election and nothing committed for a minute). As the view's coordinator, this node has one elected.
+            log.warn("{}: renewals have not committed for {} ms although the leader {} is in the view: starting an "
+                    + "election as the view's coordinator", self.id(), (now - lastGood) / 1_000_000, leader);
+        } else if (membership.suspect(leader)) {
             log.warn("{}: renewals have not committed for {} ms: asking failure detection to verify the leader {} now",
                     self.id(), (now - lastGood) / 1_000_000, leader);
         }

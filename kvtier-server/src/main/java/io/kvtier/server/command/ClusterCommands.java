@@ -278,6 +278,8 @@ final class ClusterCommands {
         b.append("kvtier_slots_importing:").append(node.importingSlots()).append("\r\n");
         b.append("kvtier_slots_waiting_for_copy:").append(node.waitingSlots().cardinality()).append("\r\n");
         b.append("kvtier_started_clean:").append(node.startedClean() ? 1 : 0).append("\r\n");
+        // A member back or new will get the lead of its slots (a REBALANCE, a handoff): the table is not final yet.
+        b.append("kvtier_rebalance_pending:").append(node.rebalancePending() ? 1 : 0).append("\r\n");
         // Kept for scripts that read it: the replication calls in flight (kvtier_replication_inflight_calls).
         b.append("kvtier_replication_pending:").append(node.replicationBacklog.calls()).append("\r\n");
         b.append("kvtier_replicated_total:").append(node.counters.replicated().sum()).append("\r\n");
@@ -316,7 +318,6 @@ final class ClusterCommands {
             b.append("kvtier_down_ids:").append(String.join(",", config.current().down().values().stream()
                     .map(d -> d.member().id() + (d.stopped() ? "(stopped)" : "(failed)")).toList())).append("\r\n");
             b.append("kvtier_slots_waiting:").append(ranges(node.waitingSlots())).append("\r\n");
-            b.append("kvtier_rebalance_pending:").append(node.rebalancePending() ? 1 : 0).append("\r\n");
         }
         for (Member m : table.members()) {
             b.append("kvtier_member_").append(m.id()).append(":endpoint=").append(m.endpoint())
