@@ -23,7 +23,7 @@ class DnsDiscoveryTest {
 
         List<Protocol> stack = ControlPlaneStack.build(options);
 
-        assertThat(stack).extracting(p -> p.getClass().getSimpleName()).containsSubsequence("TCP", "TCPPING",
+        assertThat(stack).extracting(p -> p.getClass().getSimpleName()).containsSubsequence("ControlPlaneTcp", "TCPPING",
                 "DNS_PING", "MERGE3");
         DNS_PING ping = (DNS_PING) stack.stream().filter(DNS_PING.class::isInstance).findFirst().orElseThrow();
         assertThat(ping.dnsQuery()).isEqualTo("kvtier.default.svc");
