@@ -3,13 +3,20 @@ package io.kvtier.events;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.zeromq.SocketType;
+import org.zeromq.ZAuth;
 import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
+import org.zeromq.ZMsg;
 
 /**
  * Publishes encoded event batches as vLLM's {@code ZmqEventPublisher} does: a PUB socket sending
@@ -20,12 +27,31 @@ import org.zeromq.ZMQ;
  * with the whole current state, every part under the seq of the first batch published after it was begun, then the
  * end marker; applying the parts, then every batch from that seq on, gives the current state again.
  * {@link #publish} is thread-safe; replay requests and snapshots are served on the publisher's own thread.
+ *
+ * <p>Bounds: a subscriber that does not read holds at most {@link #PUB_HWM} batches (then the PUB socket drops what
+ * it cannot take, and the subscriber sees a gap); a replay peer at most {@link #REPLAY_HWM} answers, and one that
+ * takes none for {@link #REPLAY_SEND_TIMEOUT_MS} ms loses the rest of its answer and is ignored for
+ * {@link #STALLED_MS} ms (counted: {@link #peersDropped}); at most {@link #MAX_STALLED} peers are held so at once,
+ * requests from others wait until one is released. The replay buffer keeps at most {@code bufferSteps} batches and
+ * {@link #BUFFER_BYTES} bytes. With a password, both sockets are ZMTP PLAIN servers: a peer must present it (any user
+ * name), as a Redis client must send {@code AUTH}.
  */
 public final class EventPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EventPublisher.class);
     static final byte[] END_SEQ = ByteBuffer.allocate(8).putLong(-1).array();
     /** The start seq that asks for a snapshot instead of a replay. */
     public static final long SNAPSHOT = -2;
+    /** Batches a PUB subscriber may have unread before the socket drops for it. */
+    static final int PUB_HWM = 256;
+    /** Replay answers a peer may have unread before a send waits. */
+    static final int REPLAY_HWM = 16;
+    static final int REPLAY_SEND_TIMEOUT_MS = 2_000;
+    static final long STALLED_MS = 60_000;
+    static final int MAX_STALLED = 16;
+    /** Most bytes of batches kept for replays. */
+    static final long BUFFER_BYTES = 64L << 20;
+    /** The ZAP domain of the PLAIN sockets. */
+    private static final String ZAP_DOMAIN = "kvtier";
 
     /** The whole state a subscriber needs to start from, as payloads of the stream's own format. */
     public interface SnapshotSource {
@@ -45,6 +71,12 @@ public final class EventPublisher implements AutoCloseable {
     private final Thread replayer;
     private final int port;
     private final int replayPort;
+    private final ZAuth auth;
+    /** Replay peers that stopped reading, and when they may be served again; on the replayer's thread only. */
+    private final Map<String, Long> stalled = new HashMap<>();
+    private final AtomicLong peersDropped = new AtomicLong();
+    private final AtomicLong requestsIgnored = new AtomicLong();
+    private long bufferedBytes;
     private long nextSeq;
     private volatile boolean closing;
 
@@ -55,6 +87,12 @@ public final class EventPublisher implements AutoCloseable {
      */
     public EventPublisher(String endpoint, String replayEndpoint, String topic, boolean topicInReplies,
             int bufferSteps, SnapshotSource snapshots) {
+        this(endpoint, replayEndpoint, topic, topicInReplies, bufferSteps, snapshots, null);
+    }
+
+    /** As above; {@code password} (null or empty: none) is what every peer of both sockets must present. */
+    public EventPublisher(String endpoint, String replayEndpoint, String topic, boolean topicInReplies,
+            int bufferSteps, SnapshotSource snapshots, String password) {
         if (bufferSteps < 1) {
             throw new IllegalArgumentException("buffer steps " + bufferSteps + " must be at least 1");
         }
@@ -62,8 +100,16 @@ public final class EventPublisher implements AutoCloseable {
         this.topicInReplies = topicInReplies;
         this.snapshots = snapshots;
         this.bufferSteps = bufferSteps;
+        boolean plain = password != null && !password.isEmpty();
+        // The ZAP handler must be up before a PLAIN socket binds: without one, JeroMQ lets every peer in.
+        auth = plain ? new ZAuth(context, "kv-events-auth", Map.of("PLAIN", new PasswordCheck(password))) : null;
         pub = context.createSocket(SocketType.PUB);
-        pub.setSndHWM(100_000);
+        pub.setSndHWM(PUB_HWM);
+        pub.setLinger(0);
+        if (plain) {
+            pub.setZAPDomain(ZAP_DOMAIN);
+            pub.setPlainServer(true);
+        }
         pub.bind(endpoint);
         port = portOf(pub);
         if (replayEndpoint == null) {
@@ -73,10 +119,18 @@ public final class EventPublisher implements AutoCloseable {
         } else {
             router = context.createSocket(SocketType.ROUTER);
             router.setReceiveTimeOut(100);
-            // A ROUTER drops what a peer's full pipe cannot take, silently: a replay or snapshot longer than the
-            // high-water mark would arrive with holes but its end marker. No limit here; a replay is bounded by the
-            // buffer, a snapshot by the state, and the pipe goes with the peer.
-            router.setSndHWM(0);
+            // A plain ROUTER drops what a peer's full pipe cannot take, silently: a replay or snapshot would arrive
+            // with holes but its end marker. Mandatory routing makes a send to a full pipe wait instead (at most the
+            // send timeout, then it fails: the answer is cut short, without its end marker, and the peer retries),
+            // and one to a peer that is gone fail at once.
+            router.setRouterMandatory(true);
+            router.setSndHWM(REPLAY_HWM);
+            router.setSendTimeOut(REPLAY_SEND_TIMEOUT_MS);
+            router.setLinger(0);
+            if (plain) {
+                router.setZAPDomain(ZAP_DOMAIN);
+                router.setPlainServer(true);
+            }
             router.bind(replayEndpoint);
             replayPort = portOf(router);
             // From here on only the replayer touches the ROUTER socket: a ZMQ socket is not thread-safe (reading
@@ -136,9 +190,10 @@ public final class EventPublisher implements AutoCloseable {
         synchronized (seqs) {
             seqs.addLast(seq);
             payloads.addLast(payload);
-            if (seqs.size() > bufferSteps) {
+            bufferedBytes += payload.length;
+            while (seqs.size() > bufferSteps || (bufferedBytes > BUFFER_BYTES && seqs.size() > 1)) {
                 seqs.removeFirst();
-                payloads.removeFirst();
+                bufferedBytes -= payloads.removeFirst().length;
             }
         }
         return seq;
@@ -159,11 +214,24 @@ public final class EventPublisher implements AutoCloseable {
                     log.warn("replay request of {} frames ignored: expected [\"\", start seq]", rest.size() + 1);
                     continue;
                 }
+                if (!admitted(identity)) {
+                    requestsIgnored.incrementAndGet();
+                    continue;
+                }
                 long from = ByteBuffer.wrap(rest.get(1)).getLong();
-                if (from == SNAPSHOT) {
-                    snapshot(identity);
-                } else {
-                    replay(identity, from);
+                try {
+                    if (from == SNAPSHOT) {
+                        snapshot(identity);
+                    } else {
+                        replay(identity, from);
+                    }
+                } catch (PeerGone e) {
+                    if (e.stalled) {
+                        stalled.put(key(identity), System.nanoTime() + STALLED_MS * 1_000_000L);
+                        long n = peersDropped.incrementAndGet();
+                        log.warn("a replay peer took no answer for {} ms: its answer cut short, its requests ignored "
+                                + "for {} s ({} peers dropped so far)", REPLAY_SEND_TIMEOUT_MS, STALLED_MS / 1000, n);
+                    }
                 }
             } catch (org.zeromq.ZMQException e) {
                 if (!closing) {
@@ -174,6 +242,44 @@ public final class EventPublisher implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether a request from {@code identity} is served now: not from a peer that stalled lately, and, while
+     * {@link #MAX_STALLED} peers that stopped reading may still hold answers, from nobody new.
+     */
+    private boolean admitted(byte[] identity) {
+        long now = System.nanoTime();
+        for (Iterator<Long> it = stalled.values().iterator(); it.hasNext(); ) {
+            if (now - it.next() >= 0) {
+                it.remove();
+            }
+        }
+        return !stalled.containsKey(key(identity)) && stalled.size() < MAX_STALLED;
+    }
+
+    private static String key(byte[] identity) {
+        return java.util.HexFormat.of().formatHex(identity);
+    }
+
+    /** Peers whose answers were cut short because they took none for the send timeout. */
+    public long peersDropped() {
+        return peersDropped.get();
+    }
+
+    /** Requests not served: from a peer dropped lately, or while too many were. */
+    public long requestsIgnored() {
+        return requestsIgnored.get();
+    }
+
+    /** A send to a replay peer failed: it took nothing for the send timeout (stalled), or it is gone. */
+    private static final class PeerGone extends RuntimeException {
+        final boolean stalled;
+
+        PeerGone(boolean stalled) {
+            super(null, null, false, false);
+            this.stalled = stalled;
+        }
+    }
+
     private void replay(byte[] identity, long from) {
         List<Long> s;
         List<byte[]> p;
@@ -181,39 +287,95 @@ public final class EventPublisher implements AutoCloseable {
             s = new ArrayList<>(seqs);
             p = new ArrayList<>(payloads);
         }
+        boolean first = true;
         for (int i = 0; i < s.size(); i++) {
             if (s.get(i) >= from) {
-                send(identity, ByteBuffer.allocate(8).putLong(s.get(i)).array(), p.get(i));
+                send(identity, ByteBuffer.allocate(8).putLong(s.get(i)).array(), p.get(i), first);
+                first = false;
             }
         }
-        send(identity, END_SEQ, new byte[0]);
+        send(identity, END_SEQ, new byte[0], first);
     }
 
     private void snapshot(byte[] identity) {
         if (snapshots == null) {
-            send(identity, END_SEQ, new byte[0]); // an empty answer: a subscriber asking for one sees it fail
+            send(identity, END_SEQ, new byte[0], true); // an empty answer: a subscriber asking for one sees it fail
             return;
         }
         // Every batch from this seq on is newer than the parts (it may repeat changes they show: applying it after them
         // still ends in the current state).
         byte[] at = ByteBuffer.allocate(8).putLong(lastSeq() + 1).array();
+        boolean[] first = {true};
         try {
-            snapshots.snapshot(part -> send(identity, at, part));
+            snapshots.snapshot(part -> {
+                send(identity, at, part, first[0]);
+                first[0] = false;
+            });
+        } catch (PeerGone e) {
+            throw e;
         } catch (RuntimeException e) {
             log.error("snapshot failed", e);
             return; // no end marker: the subscriber times out and tries again
         }
-        send(identity, END_SEQ, new byte[0]);
+        send(identity, END_SEQ, new byte[0], first[0]);
     }
 
-    private void send(byte[] identity, byte[] seq, byte[] payload) {
-        router.sendMore(identity);
+    private void send(byte[] identity, byte[] seq, byte[] payload, boolean first) {
+        // With mandatory routing the identity frame is where a full pipe or a gone peer shows (JeroMQ checks the
+        // route on the first frame; the others of the message then always go). The first message of an answer is
+        // tried without waiting: a pipe that takes nothing then is one whose peer has gone (a subscriber abandons a
+        // request it got no answer to within its retry time, and its closing pipe refuses without failing), or one
+        // still full of an answer the peer never read; either way it is skipped at once, not waited on.
+        boolean routed;
+        try {
+            routed = router.send(identity, ZMQ.SNDMORE | (first ? ZMQ.DONTWAIT : 0));
+        } catch (org.zeromq.ZMQException e) {
+            if (closing) {
+                throw e;
+            }
+            routed = false;
+        }
+        if (!routed) {
+            throw new PeerGone(!first && router.errno() == ZMQ.Error.EAGAIN.getCode());
+        }
         router.sendMore(new byte[0]);
         if (topicInReplies) {
             router.sendMore(payload.length == 0 ? new byte[0] : topic);
         }
         router.sendMore(seq);
         router.send(payload);
+    }
+
+    /** ZAP for PLAIN: the password must match (compared in constant time); the user name is not checked. */
+    private static final class PasswordCheck implements ZAuth.Auth {
+        private final byte[] password;
+        private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - 20_000_000_000L);
+
+        PasswordCheck(String password) {
+            this.password = password.getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public boolean configure(ZMsg msg, boolean verbose) {
+            return true;
+        }
+
+        @Override
+        public boolean authorize(ZAuth.ZapRequest request, boolean verbose) {
+            boolean ok = request.password != null
+                    && MessageDigest.isEqual(password, request.password.getBytes(StandardCharsets.UTF_8));
+            if (!ok) {
+                long now = System.nanoTime();
+                long last = lastWarning.get();
+                if (now - last > 10_000_000_000L && lastWarning.compareAndSet(last, now)) {
+                    log.warn("store events: a peer from {} gave a wrong password (said at most every 10 s)",
+                            request.address);
+                }
+            } else {
+                request.userId = request.username;
+            }
+            return ok;
+        }
     }
 
     @Override
@@ -225,6 +387,9 @@ public final class EventPublisher implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (auth != null) {
+            auth.destroy();
         }
         context.close();
     }

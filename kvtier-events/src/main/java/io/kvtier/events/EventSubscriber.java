@@ -91,6 +91,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
     /** A snapshot is due (snapshot publishers only): on start, after a loss, after a failed one. */
     private boolean snapshotDue;
     private long snapshotNotBefore;
+    private volatile String password;
     private volatile long lastSeq = -1;
     private long lastLive = -1;
     private volatile boolean closing;
@@ -114,6 +115,24 @@ public final class EventSubscriber<T> implements AutoCloseable {
         this.replayTimeout = replayTimeout;
         this.listener = listener;
         this.thread = Thread.ofPlatform().daemon().name("kv-events-" + name).unstarted(this::run);
+    }
+
+    /**
+     * The password the publisher asks for (kvtier's {@code --requirepass}): presented through ZMTP's PLAIN mechanism
+     * on both sockets. Null or empty: none (a publisher that asks for one then refuses every connection, and no batch
+     * ever comes). Call before {@link #start}.
+     */
+    public EventSubscriber<T> password(String password) {
+        this.password = password == null || password.isEmpty() ? null : password;
+        return this;
+    }
+
+    private void credentials(ZMQ.Socket socket) {
+        String p = password;
+        if (p != null) {
+            socket.setPlainUsername("default");
+            socket.setPlainPassword(p);
+        }
     }
 
     public EventSubscriber<T> start() {
@@ -168,6 +187,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
             sub.setMaxMsgSize(MAX_MESSAGE_BYTES);
             sub.setReceiveTimeOut(POLL_MS);
             sub.subscribe(topic);
+            credentials(sub);
             sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED);
             monitor.connect(monitorAddress);
             sub.connect(endpoint);
@@ -301,7 +321,8 @@ public final class EventSubscriber<T> implements AutoCloseable {
                 return result;
             }
         }
-        return closing ? "closing" : "no answer from " + replayEndpoint + " within " + replayTimeout.toMillis() + " ms";
+        return closing ? "closing" : "no answer from " + replayEndpoint + " within " + replayTimeout.toMillis() + " ms"
+                + (password == null ? " (if the node has a password, give it)" : " (is the password right?)");
     }
 
     private String replayOnce(long from, long to, List<Long> seqs, List<byte[]> payloads, long deadline) {
@@ -309,6 +330,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
         try (ZMQ.Socket dealer = context.createSocket(SocketType.DEALER)) {
             dealer.setLinger(1_000);
             dealer.setMaxMsgSize(MAX_MESSAGE_BYTES);
+            credentials(dealer);
             dealer.connect(replayEndpoint);
             dealer.sendMore(new byte[0]);
             dealer.send(ByteBuffer.allocate(8).putLong(from).array());

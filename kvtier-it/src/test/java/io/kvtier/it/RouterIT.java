@@ -502,6 +502,57 @@ class RouterIT {
         }
     }
 
+    /**
+     * A node with a password asks for it on its store-event ports too: a subscriber without it gets no snapshot and
+     * no batch, the router given it ({@code --kvtier-password}) follows the node's chunks and probes its bandwidth.
+     */
+    @Test
+    void aNodesStoreEventsGoOnlyToSubscribersWithItsPassword() throws Exception {
+        int events = freePair();
+        KvtierProcess node = KvtierProcess.start(dir.resolve("store-node-auth"), "--memory", "16m", "--disk", "64m",
+                "--requirepass", "s3cret", "--kv-events", Integer.toString(events));
+        List<io.kvtier.events.StoreEventBatch> stranger = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (HttpProcess router = router("kvtier", true, "--kvtier", "127.0.0.1:" + node.port()
+                + ",events=tcp://127.0.0.1:" + events, "--kvtier-password", "s3cret", "--lmcache-chunk-size", "16",
+                "--fetch-probe-interval", "200");
+                redis.clients.jedis.Jedis jedis = node.jedis(5_000);
+                io.kvtier.events.EventSubscriber<io.kvtier.events.StoreEventBatch> noPassword =
+                        new io.kvtier.events.EventSubscriber<>("stranger", "tcp://127.0.0.1:" + events,
+                                "tcp://127.0.0.1:" + (events + 1), "", java.time.Duration.ofSeconds(1),
+                                io.kvtier.events.StoreEventCodec::decode, true,
+                                new io.kvtier.events.EventSubscriber.Listener<io.kvtier.events.StoreEventBatch>() {
+                                    @Override
+                                    public void batch(io.kvtier.events.StoreEventBatch batch) {
+                                        stranger.add(batch);
+                                    }
+
+                                    @Override
+                                    public void resync(String why) {
+                                    }
+                                }).start()) {
+            String p = prompt(78);
+            int[] tokens = IntStream.range(0, PROMPT).map(t -> 78 * 1000 + t).toArray();
+            List<String> keys = new io.kvtier.kvcache.key.LmcacheChunkKeys("sim-model", 1, 0, "bfloat16", 16,
+                    io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN,
+                    io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN.seedZeroNoneHash()).keys(tokens);
+            byte[] chunk = new byte[64 << 10];
+            for (String k : keys) {
+                jedis.set((k + "kv_bytes").getBytes(StandardCharsets.UTF_8), chunk);
+                jedis.set(k + "metadata", "m");
+            }
+            awaitStore(router, p, 160, "memory_tokens");
+            awaitMetric(router, "kvtier_map_store_fetch_bandwidth_bytes_per_second{node=\"127.0.0.1:" + node.port()
+                    + "\",tier=\"memory\"}");
+            jedis.del(keys.get(5) + "kv_bytes");
+            awaitStore(router, p, 80, "tokens");
+            assertThat(stranger).as("batches a subscriber without the password got").isEmpty();
+            assertThat(noPassword.stats().snapshots()).isZero();
+            assertThat(noPassword.stats().batches()).isZero();
+        } finally {
+            node.close();
+        }
+    }
+
     /** Waits until the router's metrics show {@code series} with a positive value. */
     private static void awaitMetric(HttpProcess router, String series) throws Exception {
         long deadline = System.nanoTime() + 15_000_000_000L;

@@ -153,7 +153,8 @@ public final class KvtierServer implements AutoCloseable {
         if (storeEvents != null) {
             String node = options.cluster() != null ? options.cluster().membership().nodeId()
                     : hosts[0] + ":" + (options.plainListener() ? context.port() : tlsPort);
-            storeEvents.start(store, node, hosts[0], options.kvEventsPort());
+            storeEvents.start(store, node, hosts[0], options.kvEventsPort(), options.requirePass());
+            context.storeEvents(storeEvents);
         }
         log.info("kvtier listening on {}:{}{} ({}), memory {} MiB, disk {} MiB, max clients {} (open-file limit {}), "
                 + "data in {}{}", options.bind(), options.plainListener() ? context.port() : "-",

@@ -70,6 +70,12 @@ public final class RouterCommand implements Callable<Integer> {
                     + "(its --kv-events port; replays and snapshots on the port above); repeat for each node.")
     List<String> kvtierNodes = List.of();
 
+    @Option(names = "--kvtier-password", paramLabel = "PASSWORD", defaultValue = "${env:KVTIER_PASSWORD}",
+            description = "The --kvtier nodes' --requirepass: sent with AUTH by the fetch probes and presented (ZMTP "
+                    + "PLAIN) to their store-event ports, which ask for it; default: the KVTIER_PASSWORD environment "
+                    + "variable (safer than the command line, which other users can see).")
+    String kvtierPassword;
+
     @Option(names = "--lmcache-chunk-size", defaultValue = "256", paramLabel = "TOKENS",
             description = "LMCache's chunk_size (default: ${DEFAULT-VALUE}).")
     int lmcacheChunk;
@@ -167,13 +173,13 @@ public final class RouterCommand implements Callable<Integer> {
                 FetchProbes probes = options.kvtier().isEmpty() || fetchProbeInterval == 0 ? null
                         : new FetchProbes(options.kvtier(), storeMap, Duration.ofMillis(fetchProbeInterval),
                                 options.probeTimeout().compareTo(Duration.ofSeconds(2)) > 0 ? options.probeTimeout()
-                                        : Duration.ofSeconds(2));
+                                        : Duration.ofSeconds(2), kvtierPassword);
                 RouterServer server = new RouterServer(options, fleet,
                         Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs, probes),
                         prompts.tokenizer(), prompts.chatTemplate())) {
             fleet.attach(probes);
             if (!options.kvtier().isEmpty()) {
-                fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout()));
+                fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout(), kvtierPassword));
             }
             if (!options.engineDns().isEmpty()) {
                 fleet.attach(new DnsDiscovery(options.engineDns(), fleet, options.dnsInterval(), DnsDiscovery.system()));

@@ -40,6 +40,7 @@ public final class FetchProbes implements AutoCloseable {
     private final ClientResources resources = ClientResources.create(1);
     private final ScheduledExecutorService timer;
     private final Map<String, Measured> measured = new ConcurrentHashMap<>();
+    private final String password;
     private final Map<String, RespConnection> connections = new ConcurrentHashMap<>();
 
     /** A node's and tier's bandwidth in bytes per second, from {@code samples} reads. */
@@ -47,6 +48,13 @@ public final class FetchProbes implements AutoCloseable {
     }
 
     public FetchProbes(List<KvtierEndpoint> nodes, StoreMap map, Duration interval, Duration timeout) {
+        this(nodes, map, interval, timeout, null);
+    }
+
+    /** As above; {@code password} (null: none) is sent with {@code AUTH} on each probe connection. */
+    public FetchProbes(List<KvtierEndpoint> nodes, StoreMap map, Duration interval, Duration timeout,
+            String password) {
+        this.password = password == null || password.isEmpty() ? null : password;
         this.nodes = List.copyOf(nodes);
         this.map = map;
         this.timeout = timeout;
@@ -126,6 +134,13 @@ public final class FetchProbes implements AutoCloseable {
         }
         c = RespConnection.connect(resources, n.address().host(), n.address().port(),
                 new ClientOptions(timeout, timeout)).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        if (password != null) {
+            Reply a = c.send("AUTH", password).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (!(a instanceof Reply.Simple)) {
+                c.close();
+                throw new IllegalStateException(node + " refused the password (" + a + "): not probed");
+            }
+        }
         // Probe reads must not make chunks look used: no access recorded, no promotion from disk, no hit counted.
         Reply r = c.send("CLIENT", "NO-TOUCH", "ON").get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!(r instanceof Reply.Simple)) {

@@ -19,6 +19,11 @@ public final class StoreFeeds implements AutoCloseable {
     private final Map<String, EventSubscriber<StoreEventBatch>> subscribers = new LinkedHashMap<>();
 
     public StoreFeeds(List<KvtierEndpoint> nodes, StoreMap map, Duration replayTimeout) {
+        this(nodes, map, replayTimeout, null);
+    }
+
+    /** As above; {@code password} (null: none): the nodes' {@code --requirepass}, which their event ports ask for. */
+    public StoreFeeds(List<KvtierEndpoint> nodes, StoreMap map, Duration replayTimeout, String password) {
         this.map = map;
         for (KvtierEndpoint n : nodes) {
             map.addNode(n.name());
@@ -33,7 +38,7 @@ public final class StoreFeeds implements AutoCloseable {
                         public void resync(String why) {
                             map.cleared(n.name());
                         }
-                    }).start());
+                    }).password(password).start());
         }
     }
 

@@ -241,6 +241,13 @@ final class InfoReport {
         f.put("pubsubshard_channels", 0);
         f.put("total_error_replies", s.metrics().errors().total());
         f.put("total_net_input_landed_bytes", s.netInputLandedBytes.sum());
+        io.kvtier.server.events.StoreEventLog events = s.storeEvents();
+        if (events != null) { // --kv-events: what was published, lost to a full queue, and replay peers cut off
+            f.put("kv_events_published", events.published());
+            f.put("kv_events_dropped", events.dropped());
+            f.put("kv_events_replay_peers_dropped", events.replayPeersDropped());
+            f.put("kv_events_replay_requests_ignored", events.replayRequestsIgnored());
+        }
     }
 
     /** CPU seconds of the process and of its waited-for children, from /proc/self/stat; nothing where unreadable. */

@@ -44,6 +44,7 @@ public final class ServerContext {
     private volatile int boundPort;
     private volatile io.kvtier.cluster.node.ClusterNode cluster;
     private volatile io.kvtier.cluster.node.Replicator replicator;
+    private volatile io.kvtier.server.events.StoreEventLog storeEvents;
 
     public ServerContext(ServerOptions options, TieredStore store, io.kvtier.kvcache.KvCache kvcache,
                          DiskReads diskReads, CommandTable commands, Metrics metrics, Watches watches) {
@@ -154,6 +155,15 @@ public final class ServerContext {
 
     public io.kvtier.cluster.node.Replicator replicator() {
         return replicator;
+    }
+
+    /** The node's store events (--kv-events), or null. */
+    public io.kvtier.server.events.StoreEventLog storeEvents() {
+        return storeEvents;
+    }
+
+    public void storeEvents(io.kvtier.server.events.StoreEventLog events) {
+        this.storeEvents = events;
     }
 
     public void cluster(io.kvtier.cluster.node.ClusterNode node) {

@@ -45,23 +45,24 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
     private volatile boolean started;
     private volatile boolean closing;
     private volatile TieredStore store;
-    private EventPublisher publisher;
+    private volatile EventPublisher publisher;
     private Thread thread;
 
     /**
      * Binds the PUB socket on {@code host:port} and the replay/snapshot socket on the port above, and starts
      * publishing what happens to {@code store} from now on (what it held before is in every snapshot); {@code node}
-     * is how subscribers name this node (its advertised host:port, or its cluster id).
+     * is how subscribers name this node (its advertised host:port, or its cluster id); {@code password} (null: none)
+     * is what subscribers must present (ZMTP PLAIN), the node's {@code --requirepass}.
      */
-    public void start(TieredStore store, String node, String host, int port) {
+    public void start(TieredStore store, String node, String host, int port, String password) {
         this.store = store;
         this.node = node;
         this.publisher = new EventPublisher("tcp://" + host + ":" + port, "tcp://" + host + ":" + (port + 1),
-                "kvtier", true, REPLAY_BATCHES, this::snapshot);
+                "kvtier", true, REPLAY_BATCHES, this::snapshot, password);
         this.thread = Thread.ofPlatform().daemon().name("kv-store-events").start(this::run);
         started = true;
-        log.info("store events on tcp://{}:{} (replay and snapshots on {}), node {}, incarnation {}", host, port,
-                port + 1, node, incarnation);
+        log.info("store events on tcp://{}:{} (replay and snapshots on {}{}), node {}, incarnation {}", host, port,
+                port + 1, password == null ? "" : "; both ask for the password", node, incarnation);
     }
 
     public long incarnation() {
@@ -75,6 +76,18 @@ public final class StoreEventLog implements KeyListener, AutoCloseable {
 
     public long published() {
         return published.get();
+    }
+
+    /** Replay and snapshot peers whose answers were cut short because they took none (EventPublisher's bound). */
+    public long replayPeersDropped() {
+        EventPublisher p = publisher;
+        return p == null ? 0 : p.peersDropped();
+    }
+
+    /** Replay and snapshot requests left unserved from peers cut off lately. */
+    public long replayRequestsIgnored() {
+        EventPublisher p = publisher;
+        return p == null ? 0 : p.requestsIgnored();
     }
 
     private void offer(StoreEvent.Kind kind, byte[] key, long length, StoreEvent.Tier tier) {
