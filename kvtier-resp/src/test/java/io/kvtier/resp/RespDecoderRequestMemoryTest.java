@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /** Request memory: the declared size against the query buffer limit, and the heap charged to the shared budget. */
 class RespDecoderRequestMemoryTest {
-    private static final int OVERHEAD = RespDecoder.ARG_OVERHEAD;
+    private static final int OVERHEAD = RespDecoder.HEAP_PER_ARG;
+    private static final int COMMAND = RespDecoder.HEAP_PER_COMMAND;
     private static final RespDecoder.Limits LIMITS = new RespDecoder.Limits(1 << 20, 100_000, 1024, 256);
 
     private final ByteBuf buf = Unpooled.buffer();
@@ -34,7 +35,7 @@ class RespDecoderRequestMemoryTest {
 
         assertThat(feed(decoder, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\n")).isNull();
 
-        assertThat(decoder.heapBytes()).isEqualTo(3L * OVERHEAD + 3 + 1 + 5);
+        assertThat(decoder.heapBytes()).isEqualTo(COMMAND + 3L * OVERHEAD + 3 + 1 + 5);
         assertThat(budget.used()).isEqualTo(decoder.heapBytes());
         assertThat(decoder.inRequest()).isTrue();
     }
@@ -48,7 +49,7 @@ class RespDecoderRequestMemoryTest {
 
         assertThat(command).isNotNull();
         assertThat(decoder.inRequest()).isFalse();
-        assertThat(budget.used()).isEqualTo(2L * OVERHEAD + 4);
+        assertThat(budget.used()).isEqualTo(COMMAND + 2L * OVERHEAD + 4);
         decoder.commandFinished();
         assertThat(budget.used()).isZero();
     }
@@ -60,7 +61,7 @@ class RespDecoderRequestMemoryTest {
 
         feed(decoder, "*2\r\n$1\r\nk\r\n$300\r\n");
 
-        assertThat(decoder.heapBytes()).isEqualTo(2L * OVERHEAD + 1);
+        assertThat(decoder.heapBytes()).isEqualTo(COMMAND + 2L * OVERHEAD + 1);
     }
 
     @Test
@@ -92,9 +93,9 @@ class RespDecoderRequestMemoryTest {
 
         feed(decoder, "*100000\r\n");
 
-        assertThat(budget.used()).isEqualTo(1024L * OVERHEAD);
+        assertThat(budget.used()).isEqualTo(COMMAND + 1024L * OVERHEAD);
         feed(decoder, "$0\r\n\r\n".repeat(1025));
-        assertThat(budget.used()).isEqualTo(2048L * OVERHEAD);
+        assertThat(budget.used()).isEqualTo(COMMAND + 2048L * OVERHEAD);
     }
 
     @Test
@@ -111,7 +112,7 @@ class RespDecoderRequestMemoryTest {
 
     @Test
     void evictsTheConnectionHoldingTheMostRatherThanRefusingASmallRequest() {
-        RequestBudget budget = new RequestBudget(17_000);
+        RequestBudget budget = new RequestBudget(19_500);
         AtomicInteger evictions = new AtomicInteger();
         RespDecoder hog = new RespDecoder(LIMITS, new RecordingSinkFactory(), budget.open(evictions::incrementAndGet));
         RespDecoder honest = new RespDecoder(LIMITS, new RecordingSinkFactory(), budget.open(() -> { }));
@@ -157,6 +158,35 @@ class RespDecoderRequestMemoryTest {
         }
 
         assertThat(command).isNotNull();
-        assertThat(split.used()).isEqualTo(whole.used()).isEqualTo(3L * OVERHEAD + 11);
+        assertThat(split.used()).isEqualTo(whole.used()).isEqualTo(COMMAND + 3L * OVERHEAD + 11);
+    }
+
+    @Test
+    void chargesInlineCommandsToo() {
+        RequestBudget budget = new RequestBudget(1 << 20);
+        RespDecoder decoder = new RespDecoder(LIMITS, new RecordingSinkFactory(), budget.open(() -> { }));
+
+        RespCommand command = feed(decoder, "SET k v\r\n");
+
+        assertThat(command).isNotNull();
+        assertThat(budget.used()).isEqualTo(COMMAND + 3L * OVERHEAD + "SET k v".length());
+        decoder.commandFinished();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void inlineCommandsOverTheBudgetAreRefused() {
+        RequestBudget budget = new RequestBudget(10_000);
+        RespDecoder decoder = new RespDecoder(LIMITS, new RecordingSinkFactory(), budget.open(() -> { }));
+        int queued = 0;
+        try {
+            while (queued < 1_000) {
+                assertThat(feed(decoder, "SET k v\r\n")).isNotNull(); // held, as queued in MULTI: never finished
+                queued++;
+            }
+        } catch (RespException e) {
+            assertThat(e.getMessage()).contains("maxmemory-clients");
+        }
+        assertThat(queued).isEqualTo((int) (10_000 / (COMMAND + 3L * OVERHEAD + 7)));
     }
 }

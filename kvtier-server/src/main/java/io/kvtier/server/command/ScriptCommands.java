@@ -120,7 +120,7 @@ final class ScriptCommands {
             argv[i] = c.bytes(3 + keys.length + i);
         }
         int protocol = r.protocol();
-        Supplier<CompletableFuture<Void>> script = () -> reply(scripting.submit(
+        Supplier<CompletableFuture<Void>> script = () -> reply(scripting.submitScript(
                 () -> run(s, scripting, sha, body, keys, argv, readOnly, protocol)), r);
         if (s.holdsKeyGate()) {
             // Queued in a transaction: EXEC holds the keys (KEYS among them) in the gate and, in a cluster, their
@@ -167,7 +167,7 @@ final class ScriptCommands {
             throw new CommandException(Bridge.busy());
         }
         Bridge bridge = new Bridge(s, scripting, keys, readOnly, argBytes);
-        ScriptRun run = new ScriptRun(sha, bridge, Scripting.BUSY_MILLIS, Scripting::heapAllows);
+        ScriptRun run = new ScriptRun(sha, bridge, scripting.busyMillis(), Scripting::heapAllows);
         bridge.run = run;
         try {
             LuaValue result = scripting.run(p, run, keys, argv);

@@ -154,6 +154,9 @@ final class ServerCommands {
         p.put("tls-ca-cert-file", tls == null ? "" : tls.caCertFile().toString());
         p.put("tls-auth-clients", tls == null ? "yes" : tls.authClients().redisName());
         p.put("tls-cluster", tls != null && tls.cluster() ? "yes" : "no");
+        String busy = Long.toString(server.scripting().busyMillis());
+        p.put("busy-reply-threshold", busy);
+        p.put("lua-time-limit", busy); // Redis 7.0's alias
         return p;
     }
 
@@ -198,19 +201,47 @@ final class ServerCommands {
         return false;
     }
 
+    /** The parameters CONFIG SET may change at run time (every other one is fixed at start-up). */
+    private static final java.util.Set<String> MUTABLE = java.util.Set.of("busy-reply-threshold", "lua-time-limit");
+
     /**
-     * Every kvtier parameter is fixed at start-up. As in Redis 7.0, the first name/value pair decides the error (here
-     * every known name is immutable), and the error quotes the name as it was sent.
+     * CONFIG SET: only {@link #MUTABLE} parameters change; every other kvtier parameter is fixed at start-up. As in
+     * Redis 7.0, all pairs are checked before any is applied, the first bad one decides the error, and the error
+     * quotes the name as it was sent.
      */
     private static CompletableFuture<Void> configSet(Session s, RespCommand c, Reply r) {
         if (c.argCount() % 2 != 0) {
             throw new CommandException(CommandException.SYNTAX); // an odd number of name/value words
         }
-        String asSent = Args.quoted(c.bytes(2));
-        if (!parameters(s.server).containsKey(Args.lower(c.bytes(2)))) {
-            throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + asSent + "'");
+        Map<String, String> known = parameters(s.server);
+        Long busy = null;
+        for (int i = 2; i < c.argCount(); i += 2) {
+            String asSent = Args.quoted(c.bytes(i));
+            String name = Args.lower(c.bytes(i));
+            if (!known.containsKey(name)) {
+                throw new CommandException("ERR Unknown option or number of arguments for CONFIG SET - '" + asSent
+                        + "'");
+            }
+            if (!MUTABLE.contains(name)) {
+                throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + asSent
+                        + "') - can't set immutable config");
+            }
+            long value;
+            try {
+                value = Long.parseLong(Args.str(c.bytes(i + 1)));
+            } catch (NumberFormatException e) {
+                value = -1;
+            }
+            if (value < 0) {
+                throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + asSent
+                        + "') - argument couldn't be parsed into an integer");
+            }
+            busy = value;
         }
-        throw new CommandException("ERR CONFIG SET failed (possibly related to argument '" + asSent
-                + "') - can't set immutable config");
+        if (busy != null) {
+            s.server.scripting().busyMillis(busy);
+        }
+        r.ok();
+        return null;
     }
 }

@@ -115,8 +115,29 @@ public final class Session {
     }
 
     void unwatch() {
-        server.watches().unwatch(watch);
+        Watches.Watch w = watch;
+        server.watches().unwatch(w);
         watch = null;
+        if (w != null) {
+            releaseHeap(w.charged());
+        }
+    }
+
+    /**
+     * Charges {@code n} bytes this connection's state holds (watched keys) to its share of the client heap budget,
+     * evicting larger connections if need be; false if this one holds the most and the budget is still exceeded.
+     */
+    boolean chargeHeap(long n) {
+        RequestBudget.Account heap = requestHeap;
+        return heap == null || (!heap.evicted() && heap.charge(n));
+    }
+
+    /** Gives back what {@link #chargeHeap} took (never more than the account still holds: closed, it holds none). */
+    void releaseHeap(long n) {
+        RequestBudget.Account heap = requestHeap;
+        if (heap != null && n > 0) {
+            heap.release(Math.min(n, heap.held()));
+        }
     }
 
     /** Whether this connection's EXEC is running its queue, holding the transaction's keys in the key gate. */

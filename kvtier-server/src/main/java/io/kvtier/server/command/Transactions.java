@@ -86,7 +86,14 @@ final class Transactions {
             // change after WATCH (Redis 7.0: "WATCH stale keys should not fail EXEC").
             s.server.store().exists(key);
         }
-        s.watch = s.server.watches().watch(s.watch, keys);
+        try {
+            s.watch = s.server.watches().watch(s.watch, keys, s::chargeHeap);
+        } catch (CommandException e) {
+            if (e.getMessage().equals(Watches.CLIENT_MEMORY)) {
+                s.closeAfterReply = true; // as a request over the budget: the connection holding the most goes
+            }
+            throw e;
+        }
         r.ok();
         return null;
     }

@@ -18,6 +18,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Watches implements KeyListener {
     /** Most keys one connection may watch at once (Redis has no limit; this bounds the heap a client can hold). */
     static final int MAX_KEYS_PER_CONNECTION = 100_000;
+    /**
+     * Heap one watched key holds beyond its bytes (its copy's header, its ByteBuffer, a node in the connection's set
+     * and in the key map, and the key's set of watchers): charged to the connection's share of the client heap
+     * budget, as Redis counts watched keys in a client's memory.
+     */
+    static final int HEAP_PER_KEY = 352;
 
     private final ConcurrentHashMap<ByteBuffer, Set<Watch>> byKey = new ConcurrentHashMap<>();
     private final AtomicInteger watching = new AtomicInteger();
@@ -26,6 +32,12 @@ public final class Watches implements KeyListener {
     static final class Watch {
         private final Set<ByteBuffer> keys = new HashSet<>();
         private volatile boolean broken;
+        /** Heap charged to the connection's client budget for these keys. */
+        private long charged;
+
+        long charged() {
+            return charged;
+        }
 
         boolean broken() {
             return broken;
@@ -36,8 +48,12 @@ public final class Watches implements KeyListener {
         }
     }
 
-    /** Adds {@code keys} to {@code w} (null: a new watch); returns the watch. Event-loop confined per connection. */
-    Watch watch(Watch w, byte[][] keys) {
+    /**
+     * Adds {@code keys} to {@code w} (null: a new watch); returns the watch. {@code charge} is asked for the heap the
+     * new keys will hold, before any is added; when it refuses, nothing is added and the client memory error thrown.
+     * Event-loop confined per connection.
+     */
+    Watch watch(Watch w, byte[][] keys, java.util.function.LongPredicate charge) {
         Watch watch = w == null ? new Watch() : w;
         Set<ByteBuffer> added = new HashSet<>();
         for (byte[] k : keys) {
@@ -49,6 +65,14 @@ public final class Watches implements KeyListener {
         if (watch.keys.size() + added.size() > MAX_KEYS_PER_CONNECTION) {
             throw new CommandException("ERR a connection may WATCH at most " + MAX_KEYS_PER_CONNECTION + " keys");
         }
+        long bytes = 0;
+        for (ByteBuffer key : added) {
+            bytes += HEAP_PER_KEY + key.remaining();
+        }
+        if (bytes > 0 && !charge.test(bytes)) {
+            throw new CommandException(CLIENT_MEMORY);
+        }
+        watch.charged += bytes;
         if (w == null) {
             watching.incrementAndGet();
         }
@@ -59,6 +83,10 @@ public final class Watches implements KeyListener {
         }
         return watch;
     }
+
+    /** The error for a WATCH that would take the clients' heap over its budget, this connection holding the most. */
+    static final String CLIENT_MEMORY = "ERR client memory limit reached: watched keys and requests in progress "
+            + "would hold more heap than maxmemory-clients allows, this connection the most";
 
     /** Forgets {@code w} (UNWATCH, EXEC, DISCARD, a closed connection). Null is allowed. */
     void unwatch(Watch w) {

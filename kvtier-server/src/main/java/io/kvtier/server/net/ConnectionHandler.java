@@ -301,6 +301,15 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             process();
+        } else if (!session.authenticated() && !closed) {
+            // A client that has not given the password yet and lets its replies (errors, by definition) pile up past
+            // the write buffer's high-water mark is dropped, as Redis drops it, rather than held open for ever.
+            log.debug("closing unauthenticated connection {}: its replies are not read",
+                    ctx.channel().remoteAddress());
+            closed = true;
+            ctx.channel().config().setAutoRead(false);
+            releaseRequest();
+            ctx.close();
         } else {
             updateAutoRead();
         }

@@ -52,6 +52,8 @@ public final class LuaSandbox {
             globals.install(name, LuaValue.NIL);
         }
         LuaTable table = (LuaTable) globals.rawget("table");
+        table.rawset("unpack", new UnpackFunction(table.rawget("unpack")));
+        table.rawset("concat", new TableConcatFunction(table.rawget("concat")));
         globals.install("unpack", table.rawget("unpack")); // Lua 5.1's global, which Redis scripts use
         globals.install("error", new ErrorFunction());
         globals.install("pcall", new PcallFunction(globals.rawget("pcall")));
@@ -72,6 +74,9 @@ public final class LuaSandbox {
         g.load(new StringLib()); // sets LuaString.s_metatable to a writable one, replaced below
         LuaTable string = (LuaTable) g.rawget("string");
         string.rawset("rep", new RepFunction(string.rawget("rep")));
+        string.rawset("byte", new ByteFunction(string.rawget("byte")));
+        string.rawset("format", new FormatFunction(string.rawget("format")));
+        string.rawset("gsub", new GsubFunction(string.rawget("gsub")));
         ReadOnlyTable shared = ReadOnlyTable.copyOf(string);
         ReadOnlyTable meta = new ReadOnlyTable();
         meta.rawset(LuaValue.INDEX, shared);
@@ -220,6 +225,175 @@ public final class LuaSandbox {
                         + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB"));
             }
             return rep.invoke(args);
+        }
+    }
+
+    /** Lua 5.1's limit on the values one call may return (LUAI_MAXCSTACK): what Redis's unpack and string.byte meet. */
+    static final int MAX_RESULTS = 8_000;
+
+    private static LuaError tooLarge(String what) {
+        return new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + what + " over "
+                + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB"));
+    }
+
+    /** Lua 5.1's unpack: at most {@link #MAX_RESULTS} values ("too many results to unpack", as Redis). */
+    private static final class UnpackFunction extends VarArgFunction {
+        private final LuaValue unpack;
+
+        UnpackFunction(LuaValue unpack) {
+            this.unpack = unpack;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            LuaTable t = args.checktable(1);
+            long i = args.isnoneornil(2) ? 1 : (long) args.checkdouble(2);
+            long j = args.isnoneornil(3) ? t.length() : (long) args.checkdouble(3);
+            if (j - i + 1 >= MAX_RESULTS) {
+                throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "too many results to unpack"));
+            }
+            return unpack.invoke(args);
+        }
+    }
+
+    /** string.byte: at most {@link #MAX_RESULTS} values ("string slice too long", as Lua 5.1). */
+    private static final class ByteFunction extends VarArgFunction {
+        private final LuaValue delegate;
+
+        ByteFunction(LuaValue delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            long length = args.checkstring(1).length();
+            long i = args.isnoneornil(2) ? 1 : (long) args.checkdouble(2);
+            long j = args.isnoneornil(3) ? i : (long) args.checkdouble(3);
+            i = i < 0 ? Math.max(1, length + i + 1) : Math.max(1, i);
+            j = j < 0 ? length + j + 1 : Math.min(j, length);
+            if (j - i + 1 >= MAX_RESULTS) {
+                throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "string slice too long"));
+            }
+            return delegate.invoke(args);
+        }
+    }
+
+    /**
+     * table.concat, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES} before it is built: its length is added
+     * up first (stopping at the bound, or at a value concat refuses, which the original then reports).
+     */
+    private static final class TableConcatFunction extends VarArgFunction {
+        private final LuaValue concat;
+
+        TableConcatFunction(LuaValue concat) {
+            this.concat = concat;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            LuaTable t = args.checktable(1);
+            long sep = args.isnoneornil(2) ? 0 : args.checkstring(2).length();
+            long i = args.isnoneornil(3) ? 1 : (long) args.checkdouble(3);
+            long j = args.isnoneornil(4) ? t.length() : (long) args.checkdouble(4);
+            long total = 0;
+            for (long k = i; k <= j; k++) {
+                LuaValue v = t.get((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, k)));
+                if (v instanceof LuaString str) {
+                    total += str.length();
+                } else if (v.isnumber()) {
+                    total += 32;
+                } else {
+                    break; // the original raises "invalid value (at index k) in table for 'concat'"
+                }
+                total += k < j ? sep : 0;
+                if (total > Scripting.MAX_SCRIPT_BYTES) {
+                    throw tooLarge("table.concat result");
+                }
+            }
+            return concat.invoke(args);
+        }
+    }
+
+    /**
+     * string.format, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES}: the format and every argument's
+     * length (as text), plus what a width or precision may add, are added up first.
+     */
+    private static final class FormatFunction extends VarArgFunction {
+        private final LuaValue format;
+
+        FormatFunction(LuaValue format) {
+            this.format = format;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            LuaString fmt = args.checkstring(1);
+            long total = fmt.length() * 100L; // each directive's width and precision are at most 99 (two digits)
+            for (int k = 2; k <= args.narg(); k++) {
+                LuaValue v = args.arg(k);
+                total += v instanceof LuaString str ? str.length() : 32;
+                if (total > Scripting.MAX_SCRIPT_BYTES) {
+                    throw tooLarge("string.format result");
+                }
+            }
+            return format.invoke(args);
+        }
+    }
+
+    /**
+     * string.gsub, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES}: with a replacement string, the matches
+     * are counted first (a gsub that replaces each with nothing) and the longest result that many replacements can
+     * make is checked; with a table or a function, each replacement's length is added up as it comes.
+     */
+    private static final class GsubFunction extends VarArgFunction {
+        private final LuaValue gsub;
+
+        GsubFunction(LuaValue gsub) {
+            this.gsub = gsub;
+        }
+
+        @Override
+        public Varargs invoke(Varargs args) {
+            LuaString src = args.checkstring(1);
+            LuaValue repl = args.arg(3);
+            if (repl instanceof LuaString r) {
+                long captures = 0;
+                for (int k = 0; k < r.length(); k++) {
+                    if (r.luaByte(k) == '%') {
+                        captures++;
+                    }
+                }
+                long perMatch = r.length() + captures * src.length();
+                if (src.length() + (src.length() + 1L) * perMatch > Scripting.MAX_SCRIPT_BYTES) {
+                    // As many matches as positions could go over: count them.
+                    long matches = gsub.invoke(LuaValue.varargsOf(new LuaValue[] {src, args.arg(2),
+                            LuaValue.EMPTYSTRING, args.arg(4)})).arg(2).tolong();
+                    if (src.length() + matches * perMatch > Scripting.MAX_SCRIPT_BYTES) {
+                        throw tooLarge("string.gsub result");
+                    }
+                }
+                return gsub.invoke(args);
+            }
+            if (repl.istable() || repl.isfunction()) {
+                long[] total = {src.length()};
+                LuaValue counted = new VarArgFunction() {
+                    @Override
+                    public Varargs invoke(Varargs captures) {
+                        LuaValue v = repl.istable() ? repl.get(captures.arg1()) : repl.invoke(captures).arg1();
+                        if (v instanceof LuaString str) {
+                            total[0] += str.length();
+                        } else if (v.isnumber()) {
+                            total[0] += 32;
+                        }
+                        if (total[0] > Scripting.MAX_SCRIPT_BYTES) {
+                            throw tooLarge("string.gsub result");
+                        }
+                        return v;
+                    }
+                };
+                return gsub.invoke(LuaValue.varargsOf(new LuaValue[] {src, args.arg(2), counted, args.arg(4)}));
+            }
+            return gsub.invoke(args);
         }
     }
 

@@ -22,9 +22,11 @@ final class ScriptClock extends DebugLib {
     private static final ThreadLocal<ScriptClock> CURRENT = new ThreadLocal<>();
 
     private final LuaClosure[] closures = new LuaClosure[MAX_FRAMES];
+    private final LuaValue[][] stacks = new LuaValue[MAX_FRAMES][];
     private int depth;
-    /** The closure whose instructions run now (null between runs). */
+    /** The closure whose instructions run now (null between runs), and its registers. */
     private LuaClosure current;
+    private LuaValue[] currentStack;
     /**
      * The line of the instruction run last. Kept across returns: an error unwinding the frames leaves it at the line
      * that raised it, which is the line Redis reports.
@@ -86,32 +88,39 @@ final class ScriptClock extends DebugLib {
 
     @Override
     public void onCall(LuaFunction f) {
-        push(null);
+        push(null, null);
     }
 
     @Override
     public void onCall(LuaClosure c, Varargs varargs, LuaValue[] stack) {
-        push(c);
+        push(c, stack);
         current = c;
+        currentStack = stack;
     }
 
     @Override
     public void onReturn() {
         if (depth > 0) {
             depth--;
+            if (depth < MAX_FRAMES) {
+                stacks[depth] = null;
+            }
         }
         current = null;
+        currentStack = null;
         for (int i = Math.min(depth, MAX_FRAMES) - 1; i >= 0; i--) {
             if (closures[i] != null) {
                 current = closures[i];
+                currentStack = stacks[i];
                 return;
             }
         }
     }
 
-    private void push(LuaClosure c) {
+    private void push(LuaClosure c, LuaValue[] stack) {
         if (depth < MAX_FRAMES) {
             closures[depth] = c;
+            stacks[depth] = stack;
         }
         depth++;
     }
@@ -122,6 +131,9 @@ final class ScriptClock extends DebugLib {
         if (c != null && c.p.lineinfo != null && pc < c.p.lineinfo.length) {
             line = c.p.lineinfo[pc];
         }
+        if (c != null && pc < c.p.code.length && (c.p.code[pc] & 0x3f) == org.luaj.vm2.Lua.OP_CONCAT) {
+            checkConcat(c.p.code[pc]);
+        }
         if (--countdown > 0) {
             return;
         }
@@ -131,6 +143,33 @@ final class ScriptClock extends DebugLib {
         if (stop != null) {
             countdown = 1; // stopped: raise again at every instruction, so that no pcall can go on
             throw stop;
+        }
+    }
+
+    /**
+     * Refuses a concatenation ({@code a .. b .. c}, R(A) := R(B) .. ... .. R(C)) whose result would be over
+     * {@link Scripting#MAX_SCRIPT_BYTES}, before LuaJ allocates it: doubling a string thirty times asked for a GiB in
+     * one allocation and stopped the node. Numbers count as their longest text.
+     */
+    private void checkConcat(int instruction) {
+        LuaValue[] stack = currentStack;
+        if (stack == null) {
+            return;
+        }
+        int b = instruction >>> 23;
+        int c = (instruction >> 14) & 0x1ff;
+        long length = 0;
+        for (int r = b; r <= c && r < stack.length; r++) {
+            LuaValue x = stack[r];
+            if (x instanceof org.luaj.vm2.LuaString s) {
+                length += s.length();
+            } else if (x != null && x.isnumber()) {
+                length += 32;
+            }
+        }
+        if (length > Scripting.MAX_SCRIPT_BYTES) {
+            throw new LuaError(LuaValue.valueOf(position() + "string length overflow (a script's strings are at most "
+                    + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB)"));
         }
     }
 

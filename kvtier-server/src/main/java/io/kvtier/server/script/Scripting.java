@@ -39,6 +39,14 @@ public final class Scripting implements AutoCloseable {
     private final ThreadLocal<LuaSandbox> sandboxes = ThreadLocal.withInitial(LuaSandbox::new);
     private final ExecutorService threads;
     private final java.util.concurrent.atomic.AtomicLong heldBytes = new java.util.concurrent.atomic.AtomicLong();
+    /** Scripts submitted and not finished: running on a thread or waiting for one. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** lua-time-limit (busy-reply-threshold): a script running longer is busy. CONFIG SET changes it for new runs. */
+    private volatile long busyMillis = BUSY_MILLIS;
+
+    /** Redis's -BUSY, for a script that finds every script thread held and a busy script among them. */
+    public static final String BUSY = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+            + "SHUTDOWN NOSAVE.";
 
     public Scripting() {
         AtomicInteger n = new AtomicInteger();
@@ -58,6 +66,36 @@ public final class Scripting implements AutoCloseable {
     /** Runs {@code task} on a script thread. */
     public <T> CompletableFuture<T> submit(Supplier<T> task) {
         return CompletableFuture.supplyAsync(task, threads);
+    }
+
+    /**
+     * Runs a script on a script thread; answers {@link #BUSY} at once instead when every thread is held (with
+     * scripts waiting or not) and a script running has been busy past lua-time-limit: it would wait until SCRIPT KILL
+     * or the script's end, and Redis answers -BUSY then. Scripts still under the limit are waited for.
+     */
+    public <T> CompletableFuture<T> submitScript(Supplier<T> task) {
+        if (inFlight.get() >= THREADS && running.stream().anyMatch(ScriptRun::busy)) {
+            return CompletableFuture.failedFuture(new CommandException(BUSY));
+        }
+        inFlight.incrementAndGet();
+        try {
+            return CompletableFuture.supplyAsync(task, threads).whenComplete((x, e) -> inFlight.decrementAndGet());
+        } catch (RuntimeException e) {
+            inFlight.decrementAndGet();
+            throw e;
+        }
+    }
+
+    public long busyMillis() {
+        return busyMillis;
+    }
+
+    /** CONFIG SET lua-time-limit / busy-reply-threshold: milliseconds, 0 or more. */
+    public void busyMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("lua-time-limit " + millis + " is negative");
+        }
+        busyMillis = millis;
     }
 
     /** This script thread's interpreter. */

@@ -21,7 +21,7 @@ class WatchesTest {
                 () -> watches.removed(key("k"), 1, Removal.EXPIRED, 1),
                 () -> watches.removed(key("k"), 1, Removal.LOST, 1),
                 () -> watches.changed(key("k"))}) {
-            Watches.Watch w = watches.watch(null, new byte[][] {key("k"), key("other")});
+            Watches.Watch w = watches.watch(null, new byte[][] {key("k"), key("other")}, n -> true);
             watches.added(key("unrelated"), 1);
             assertThat(w.broken()).isFalse();
             change.run();
@@ -33,8 +33,8 @@ class WatchesTest {
     @Test
     void aForgottenWatchIsNoLongerTold() {
         Watches watches = new Watches();
-        Watches.Watch first = watches.watch(null, new byte[][] {key("k")});
-        Watches.Watch second = watches.watch(null, new byte[][] {key("k")});
+        Watches.Watch first = watches.watch(null, new byte[][] {key("k")}, n -> true);
+        Watches.Watch second = watches.watch(null, new byte[][] {key("k")}, n -> true);
         watches.unwatch(first);
         watches.added(key("k"), 1);
         assertThat(first.broken()).isFalse();
@@ -50,12 +50,29 @@ class WatchesTest {
         for (int i = 0; i < many.length; i++) {
             many[i] = key("k" + i);
         }
-        Watches.Watch w = watches.watch(null, many);
+        Watches.Watch w = watches.watch(null, many, n -> true);
         assertThat(w.size()).isEqualTo(Watches.MAX_KEYS_PER_CONNECTION);
-        assertThat(watches.watch(w, new byte[][] {key("k0")}).size()).as("a key watched again is not counted twice")
+        assertThat(watches.watch(w, new byte[][] {key("k0")}, n -> true).size()).as("a key watched again is not counted twice")
                 .isEqualTo(Watches.MAX_KEYS_PER_CONNECTION);
-        assertThatThrownBy(() -> watches.watch(w, new byte[][] {key("one-more")}))
+        assertThatThrownBy(() -> watches.watch(w, new byte[][] {key("one-more")}, n -> true))
                 .hasMessageContaining("at most " + Watches.MAX_KEYS_PER_CONNECTION + " keys");
+        watches.unwatch(w);
+    }
+
+    @Test
+    void watchedKeysAreChargedToTheClientBudgetBeforeTheyAreAdded() {
+        Watches watches = new Watches();
+        long[] charged = {0};
+        Watches.Watch w = watches.watch(null, new byte[][] {key("k1"), key("k2")}, n -> {
+            charged[0] += n;
+            return true;
+        });
+        assertThat(charged[0]).isEqualTo(2L * (Watches.HEAP_PER_KEY + 2));
+        assertThat(w.charged()).isEqualTo(charged[0]);
+        assertThatThrownBy(() -> watches.watch(w, new byte[][] {key("k3")}, n -> false))
+                .hasMessage(Watches.CLIENT_MEMORY);
+        assertThat(w.size()).as("nothing added when the budget refuses").isEqualTo(2);
+        assertThat(w.charged()).isEqualTo(charged[0]);
         watches.unwatch(w);
     }
 }

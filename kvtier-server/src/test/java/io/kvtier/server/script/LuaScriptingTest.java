@@ -190,6 +190,40 @@ class LuaScriptingTest {
         assertThat(eval("return {KEYS[1], KEYS[2], #KEYS}", "k1", "k2")).isEqualTo("*3\r\n$2\r\nk1\r\n$2\r\nk2\r\n:2\r\n");
     }
 
+    /**
+     * Issue 29: one line of Lua asked for a GiB at once and stopped the node. Every way to build a large string or a
+     * long list of values is bounded before the allocation, with Redis's (Lua 5.1's) error where it has one.
+     */
+    @Test
+    void allocationsAreRefusedBeforeTheyHappen() {
+        assertThat(eval("local s = 'x' for i = 1, 30 do s = s .. s end return #s"))
+                .startsWith("-ERR user_script:1: string length overflow");
+        assertThat(eval("local s = ('x'):rep(40 * 2^20)\nlocal t = s .. 'a' .. s\nreturn #t"))
+                .startsWith("-ERR user_script:2: string length overflow");
+        assertThat(eval("local s = 'x' for i = 1, 20 do s = s .. s end return #(s .. s)")).isEqualTo(":2097152\r\n");
+        assertThat(eval("return unpack({}, 1, 2e8)")).startsWith("-ERR user_script:1: too many results to unpack");
+        assertThat(eval("return #{unpack({}, 1, 7000)}")).isEqualTo(":0\r\n");
+        assertThat(eval("return table.unpack({1, 2, 3}, 2)")).isEqualTo(":2\r\n");
+        assertThat(eval("local t = {} local s = ('x'):rep(2^20) for i = 1, 430 do t[i] = s end "
+                + "return #table.concat(t)")).startsWith("-ERR user_script:1: table.concat result over 64 MiB");
+        assertThat(eval("return table.concat({'a', 'b', 3}, ',')")).isEqualTo("$5\r\na,b,3\r\n");
+        assertThat(eval("return #{string.byte(('x'):rep(2^20), 1, -1)}"))
+                .startsWith("-ERR user_script:1: string slice too long");
+        assertThat(eval("return {string.byte('abc', 1, -1)}")).isEqualTo("*3\r\n:97\r\n:98\r\n:99\r\n");
+        assertThat(eval("local s = ('x'):rep(2^25) return #string.format('%s%s%s', s, s, s)"))
+                .startsWith("-ERR user_script:1: string.format result over 64 MiB");
+        assertThat(eval("return string.format('%d-%s', 7, 'a')")).isEqualTo("$3\r\n7-a\r\n");
+        assertThat(eval("local s = ('x'):rep(2^20) return #string.gsub(s, '.', 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy')"))
+                .startsWith("-ERR user_script:1: string.gsub result over 64 MiB");
+        assertThat(eval("local big = ('y'):rep(2^20) return #string.gsub(('x'):rep(100), '.', function() return big end)"))
+                .startsWith("-ERR user_script:1: string.gsub result over 64 MiB");
+        assertThat(eval("return string.gsub('hello world', 'o', '0')")).isEqualTo("$11\r\nhell0 w0rld\r\n");
+        assertThat(eval("return string.gsub('a b', '(%w)', {a = 'A'})")).isEqualTo("$3\r\nA b\r\n");
+        assertThat(eval("return string.gsub('a b', '%w', function(c) return c:upper() end)"))
+                .isEqualTo("$3\r\nA B\r\n");
+        assertThat(eval("return string.gsub('abc', '%w', '%0%0')")).isEqualTo("$6\r\naabbcc\r\n");
+    }
+
     @Test
     void scriptKillStopsALoopThatHasNotWrittenEvenThroughPcall() throws Exception {
         String s = "while true do pcall(function() local x = 1 end) end";
