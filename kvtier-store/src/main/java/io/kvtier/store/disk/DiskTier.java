@@ -2,6 +2,7 @@ package io.kvtier.store.disk;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,6 +45,9 @@ public final class DiskTier implements AutoCloseable {
     private long activeWritten;          // bytes of the active region known to be in its file
     private long nextRegionId;
     private long maxSeq;                 // highest sequence number in the log: each header's "written" field
+    /** The region of the log being written (or last written), whose summary the next one begins with. */
+    private RegionSummary summary = new RegionSummary();
+    private long sealBytesWritten;
     private long keepFrom = Long.MAX_VALUE; // regions with this id or higher are never evicted (shutdown flush)
     private volatile boolean directoryLost;
     private final java.util.concurrent.atomic.AtomicLong nextDirectWrite = new java.util.concurrent.atomic.AtomicLong();
@@ -96,21 +100,173 @@ public final class DiskTier implements AutoCloseable {
             }
         }
         RegionScanner.Totals totals = new RegionScanner.Totals();
+        Recovery tap = new Recovery(recovered);
         for (int i = 0; i < files.size(); i++) {
             Path file = files.get(i);
             long id = Region.idOf(file);
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             Region region = new Region(id, file, channel, 0, layouts.get(i));
             sealed.addLast(region);
-            new RegionScanner(region, recovered, totals, i == files.size() - 1).scan();
+            tap.begin(region);
+            new RegionScanner(region, tap, totals, i == files.size() - 1).scan();
+            tap.end(region);
             usedBytes += region.size();
             nextRegionId = id + 1;
         }
-        totals.finish(recovered);
+        totals.finish(tap);
+        totals.damagedRegions += tap.applySeals();
         maxSeq = totals.maxSeq;
         return new RecoveryStats(files.size(), totals.records, totals.bytes, totals.droppedRecords,
                 totals.droppedBytes, (System.nanoTime() - start) / 1_000_000, totals.damagedRegions,
                 totals.maxSeq);
+    }
+
+    /**
+     * Between the region scans and the index: takes the seal records out of the stream, keeps the records of the
+     * newest region of the log (the next region's seal summarizes it), holds back damage of unknown keys until the
+     * seals say whether the region's own summary covers it, and then applies the summaries of regions found missing,
+     * cut short or damaged (RegionSummary).
+     */
+    private final class Recovery implements Consumer<RecoveredRecord> {
+        private final Consumer<RecoveredRecord> index;
+        private final java.util.Map<Long, Region> byId = new java.util.HashMap<>();
+        private final List<DiskLocation> seals = new ArrayList<>();
+        private final List<long[]> unknown = new ArrayList<>(); // region id, bound
+        private final java.util.Set<Long> unknownIn = new java.util.HashSet<>();
+        private RegionSummary scanning = new RegionSummary();
+        private Region current;
+        private boolean currentSealed;
+        private boolean anySeal;
+
+        Recovery(Consumer<RecoveredRecord> index) {
+            this.index = index;
+        }
+
+        void begin(Region region) {
+            current = region;
+            currentSealed = false;
+            scanning.restart(region.id());
+        }
+
+        void end(Region region) {
+            byId.put(region.id(), region);
+            // The newest region of the log (one beginning with a seal; before any, as written by an older version,
+            // any region) is what the first region written from now on summarizes.
+            if (currentSealed || !anySeal) {
+                RegionSummary done = scanning;
+                scanning = summary; // reused for the next region's scan
+                summary = done;
+            }
+        }
+
+        @Override
+        public void accept(RecoveredRecord r) {
+            if (r.type() == RecordFormat.TYPE_SEAL) {
+                if (r.location().offset() == 0) { // a region of the log begins with one; elsewhere it means nothing
+                    currentSealed = true;
+                    anySeal = true;
+                    seals.add(r.location());
+                }
+                return;
+            }
+            if (r.type() == RecoveredRecord.DAMAGED_UNKNOWN) {
+                unknown.add(new long[] {current == null ? -1 : current.id(), r.seq()});
+                if (current != null) {
+                    unknownIn.add(current.id());
+                }
+                return;
+            }
+            if (r.key() != null && r.location() != null) {
+                scanning.record(RecordFormat.fingerprint(r.key()), r.seq(), r.location().offset());
+            }
+            index.accept(r);
+        }
+
+        /** Applies the summaries that must be; returns how many regions were found missing or cut short. */
+        int applySeals() throws IOException {
+            java.util.Set<Long> covered = new java.util.HashSet<>();
+            long oldest = byId.keySet().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE);
+            int lost = 0;
+            for (DiskLocation seal : seals) {
+                Region holder = seal.region();
+                long valueAt = holder.layout().headerSize();
+                ByteBuffer head = ByteBuffer.allocate(RegionSummary.HEAD);
+                readFully(holder, valueAt, head);
+                RegionSummary.Head h = RegionSummary.Head.parse(head);
+                ByteBuffer directs = ByteBuffer.allocate(24 * h.directCount()).order(ByteOrder.LITTLE_ENDIAN);
+                readFully(holder, valueAt + RegionSummary.HEAD, directs);
+                for (int i = 0; i < h.directCount(); i++) {
+                    long fp = directs.getLong(24 * i);
+                    long seq = directs.getLong(24 * i + 8);
+                    if (!byId.containsKey(directs.getLong(24 * i + 16))) {
+                        index.accept(RecoveredRecord.damaged(fp, seq)); // gone: nothing older of its key may serve
+                    }
+                }
+                if (h.regionId() < 0) {
+                    continue;
+                }
+                Region p = byId.get(h.regionId());
+                boolean missing = p == null;
+                boolean cut = p != null && p.size() < h.length();
+                // Damage the scan named record by record needs nothing more; a stretch it could not name does.
+                if (!missing && !cut && !unknownIn.contains(p.id())) {
+                    continue;
+                }
+                long records = h.recordCount();
+                ByteBuffer chunk = ByteBuffer.allocate(16 * 65_536).order(ByteOrder.LITTLE_ENDIAN);
+                long at = valueAt + h.recordsOffset();
+                for (long done = 0; done < records; ) {
+                    int n = (int) Math.min(65_536, records - done);
+                    chunk.clear().limit(16 * n);
+                    readFully(holder, at + 16 * done, chunk);
+                    for (int i = 0; i < n; i++) {
+                        index.accept(RecoveredRecord.damaged(chunk.getLong(16 * i), chunk.getLong(16 * i + 8)));
+                    }
+                    done += n;
+                }
+                covered.add(h.regionId());
+                if (missing && h.regionId() < oldest) {
+                    log.debug("region {} (before the oldest) is gone, as eviction leaves it: its {} records' keys "
+                            + "are not served from anything older", h.regionId(), records);
+                } else if (missing) {
+                    lost++;
+                    log.error("region {} is missing (region {} summarizes it): its {} records are lost; keys whose "
+                            + "newest surviving record is older than one of them are not served", h.regionId(),
+                            holder.id(), records);
+                } else if (cut) {
+                    lost++;
+                    log.error("region {} is {} bytes long but was {} when region {} summarized it: the records cut "
+                            + "off are lost; keys whose newest surviving record is older than one of them are not "
+                            + "served", h.regionId(), p.size(), h.length(), holder.id());
+                    p.markDamaged();
+                } else {
+                    log.warn("region {} has damage naming no key: its summary (in region {}) names the records, so "
+                            + "only their keys are dropped", h.regionId(), holder.id());
+                }
+            }
+            for (long[] u : unknown) {
+                if (!covered.contains(u[0])) {
+                    index.accept(RecoveredRecord.damagedUnknown(u[1]));
+                }
+            }
+            return lost;
+        }
+    }
+
+    private static void readFully(Region region, long position, ByteBuffer dst) throws IOException {
+        while (dst.hasRemaining()) {
+            int n = region.channel().read(dst, position);
+            if (n < 0) {
+                throw new java.io.EOFException("region " + region + " ends before " + position);
+            }
+            position += n;
+        }
+        dst.flip();
+    }
+
+    /** Bytes of seal records (region summaries) this process wrote: the log's bookkeeping (RegionSummary). */
+    public long sealBytesWritten() {
+        return sealBytesWritten;
     }
 
     public long budget() {
@@ -181,6 +337,13 @@ public final class DiskTier implements AutoCloseable {
         if (active == null || (active.size() + length > regionSize && active.size() > 0)) {
             rollOver();
         }
+        DiskLocation location = write(record, length);
+        summary.record(RecordFormat.fingerprint(record.key()), record.seq(), location.offset());
+        return location;
+    }
+
+    /** Appends {@code record} to the active region (which must have room for it). */
+    private DiskLocation write(PendingRecord record, long length) throws IOException {
         makeRoom(length);
         encode(record);
         long offset = active.size();
@@ -271,6 +434,9 @@ public final class DiskTier implements AutoCloseable {
                     e.toString());
         }
         region.shrinkTo(activeWritten);
+        if (summary.regionId() == region.id()) {
+            summary.cutBack(activeWritten);
+        }
         usedBytes -= cut;
         sealed.addLast(region);
     }
@@ -336,6 +502,7 @@ public final class DiskTier implements AutoCloseable {
         Region region = new Region(id, path, write.channel(), write.fileSize());
         sealed.addLast(region);
         usedBytes += write.fileSize();
+        summary.direct(RecordFormat.fingerprint(key), seq, id);
         return new DiskLocation(region, offset, key.length, Math.toIntExact(write.length()));
     }
 
@@ -347,6 +514,9 @@ public final class DiskTier implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts a new region of the log, beginning with the seal that summarizes the one written before (RegionSummary).
+     */
     private void rollOver() throws IOException {
         if (active != null) {
             flush();
@@ -354,11 +524,27 @@ public final class DiskTier implements AutoCloseable {
             active = null;
         }
         checkDirectory();
+        long before = summary.regionId();
+        Region previous = before < 0 ? null : regionById(before);
+        ByteBuffer payload = summary.payload(previous == null ? 0 : previous.size());
         Path path = Region.pathFor(dir, nextRegionId);
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         active = new Region(nextRegionId++, path, channel, 0);
         activeWritten = 0;
+        PendingRecord seal = PendingRecord.seal(maxSeq, payload);
+        write(seal, seal.length());
+        sealBytesWritten += seal.length();
+        summary.restart(active.id());
+    }
+
+    private Region regionById(long id) {
+        for (Region r : sealed) {
+            if (r.id() == id) {
+                return r;
+            }
+        }
+        return active != null && active.id() == id ? active : null;
     }
 
     private void makeRoom(long length) throws IOException {
@@ -387,6 +573,7 @@ public final class DiskTier implements AutoCloseable {
             r.evict();
         }
         sealed.clear();
+        summary.restart(-1); // an empty log: the next region summarizes none
     }
 
     /**
@@ -450,6 +637,16 @@ public final class DiskTier implements AutoCloseable {
     @Override
     public void close() throws IOException {
         IOException failure = null;
+        if (summary.regionId() >= 0 && !summary.isEmpty() && !directoryLost) {
+            // One more region holding only the seal of the last one written: damage to that one is then found at
+            // the next start like damage to any other (RegionSummary).
+            try {
+                rollOver();
+            } catch (IOException | RuntimeException e) {
+                log.warn("could not write the seal of region {} at close: damage to it will not be detectable ({})",
+                        active, e.toString());
+            }
+        }
         if (active != null) {
             try {
                 flush();

@@ -22,6 +22,12 @@ public record PendingRecord(byte[] key, long seq, long expireAt, byte type, Byte
         return new PendingRecord(key, seq, expireAt, RecordFormat.TYPE_EXPIRY, new ByteBuffer[] {target}, 8, 0);
     }
 
+    /** A seal: the summary of the region written before (see RegionSummary); {@code seq} is the log's newest. */
+    static PendingRecord seal(long seq, ByteBuffer payload) {
+        return new PendingRecord(new byte[0], seq, 0, RecordFormat.TYPE_SEAL, new ByteBuffer[] {payload},
+                payload.remaining(), 0);
+    }
+
     /** Bytes on disk, trailer included. */
     long length() {
         return RecordFormat.footprint(key.length, valueLength);

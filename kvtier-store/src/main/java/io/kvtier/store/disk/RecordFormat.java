@@ -20,7 +20,9 @@ import java.util.zip.CRC32C;
  * 36  int  value length
  * 40  byte type: 1 = value, 2 = tombstone (kills records of the key with a lower sequence number),
  *               3 = expiry (its 8-byte value is the sequence number of the version whose expiry it sets),
- *               4 = padding (no key; its "value" is filler to skip)
+ *               4 = padding (no key; its "value" is filler to skip),
+ *               5 = seal (no key; first in each region of the log: the summary of the region before it,
+ *                   see RegionSummary)
  * 41  3 bytes reserved, zero
  * 44  int  value CRC32C
  * 48  long the value's cluster version (0 outside a cluster): one number per written state of a key, the same on
@@ -57,6 +59,7 @@ public final class RecordFormat {
     public static final byte TYPE_TOMBSTONE = 2;
     public static final byte TYPE_EXPIRY = 3;
     public static final byte TYPE_PADDING = 4;
+    public static final byte TYPE_SEAL = 5;
     /** The record layout of one region file: every record in a region has its region's layout. */
     public enum Layout {
         /** Format version 2: 48-byte header, no cluster version; read only. */
@@ -166,7 +169,7 @@ public final class RecordFormat {
         /** Magic, lengths and type are in range; says nothing about the checksum. */
         boolean sane() {
             return magic == layout.magic && keyLength >= 0 && keyLength <= MAX_KEY_LENGTH && valueLength >= 0
-                    && type >= TYPE_VALUE && type <= TYPE_PADDING;
+                    && type >= TYPE_VALUE && type <= TYPE_SEAL;
         }
 
         boolean plausible(long bytesLeft) {

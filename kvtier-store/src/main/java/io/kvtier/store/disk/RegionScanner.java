@@ -118,7 +118,9 @@ final class RegionScanner {
                     ? chunk.getLong(h.headerSize() + h.keyLength()) : 0;
             recovered.accept(new RecoveredRecord(key, h.seq(), h.expireAt(), h.type(), target, location,
                     h.version()));
-            totals.records++;
+            if (h.type() != RecordFormat.TYPE_SEAL) { // a seal is the log's bookkeeping, not a record of a key
+                totals.records++;
+            }
             totals.bytes += h.footprint();
         }
         return pos + h.footprint();

@@ -61,7 +61,7 @@ class DiskTierTest {
             long total = values.entrySet().stream()
                     .mapToLong(e -> RecordFormat.footprint(key(e.getKey()).length, e.getValue().length)).sum()
                     + tombstone.recordLength() + expiry.recordLength() + 2 * RecordFormat.TRAILER_SIZE;
-            assertThat(tier.usedBytes()).isEqualTo(total);
+            assertThat(tier.usedBytes()).isEqualTo(total + tier.sealBytesWritten());
         }
     }
 
@@ -116,10 +116,9 @@ class DiskTierTest {
                 assertThat(read(tier, r.location(), a.key())).isEqualTo(a.value());
             }
             assertThat(stats.records()).isEqualTo(appended.size());
-            assertThat(stats.bytes()).isEqualTo(used);
+            assertThat(stats.bytes()).isEqualTo(tier.usedBytes()).as("the seal written at close").isGreaterThan(used);
             assertThat(stats.droppedRecords()).isZero();
             assertThat(stats.regions()).isGreaterThan(1);
-            assertThat(tier.usedBytes()).isEqualTo(used);
 
             DiskLocation later = tier.append(value("after", 100, 0, bytes(100, 1000)));
             assertThat(later.region().id()).as("appends go to a fresh region")
@@ -161,7 +160,10 @@ class DiskTierTest {
         try (DiskTier tier = open(4 * MiB, MiB)) {
             List<String> surviving = locations.entrySet().stream().filter(e -> !e.getValue().region().isEvicted())
                     .map(Map.Entry::getKey).toList();
-            assertThat(recovered.stream().map(r -> new String(r.key())).toList()).isEqualTo(surviving);
+            // The region before the oldest was evicted: its summary names its records (reported as damaged, which
+            // drops nothing that survived).
+            assertThat(recovered.stream().filter(r -> r.key() != null).map(r -> new String(r.key())).toList())
+                    .isEqualTo(surviving);
         }
     }
 

@@ -38,14 +38,18 @@ class RegionScannerTest {
         return DiskTier.open(dir, 16 * MiB, 4 * MiB, r -> { }, recovered::add, s -> stats = s);
     }
 
-    /** Writes RECORDS records into one region and returns their locations. */
+    /**
+     * Writes RECORDS records into one region and returns their locations; then the process dies (written to the
+     * files, nothing more): the region is the newest, as a crash leaves it, with no seal after it.
+     */
     private List<DiskLocation> writeRecords() throws IOException {
         List<DiskLocation> locations = new ArrayList<>();
-        try (DiskTier tier = open()) {
-            for (int i = 0; i < RECORDS; i++) {
-                locations.add(tier.append(value("key-" + i, i + 1, 0, bytes(i, VALUE))));
-            }
+        DiskTier tier = open();
+        for (int i = 0; i < RECORDS; i++) {
+            locations.add(tier.append(value("key-" + i, i + 1, 0, bytes(i, VALUE))));
         }
+        tier.flush();
+        tier.abandon();
         return locations;
     }
 
@@ -142,7 +146,7 @@ class RegionScannerTest {
     }
 
     @Test
-    void regionCutShortInAHeaderWithNewerRegionsAfterItBoundsTheUnknownDamageByTheNextRecord() throws IOException {
+    void regionCutShortInAHeaderWithNewerRegionsAfterItIsNamedByTheirSummary() throws IOException {
         List<DiskLocation> locations = new ArrayList<>();
         try (DiskTier tier = DiskTier.open(dir, 16 * MiB, MiB, r -> { }, recovered::add, s -> stats = s)) {
             for (int i = 0; i < 40; i++) {
@@ -157,9 +161,11 @@ class RegionScannerTest {
         }
         recovered.clear();
         try (DiskTier tier = DiskTier.open(dir, 16 * MiB, MiB, r -> { }, recovered::add, s -> stats = s)) {
-            assertThat(recovered).filteredOn(r -> r.type() == RecoveredRecord.DAMAGED_UNKNOWN)
-                    .extracting(RecoveredRecord::seq)
-                    .containsExactly((long) locations.indexOf(firstOfSecond) + 1);
+            // The next region's seal summarizes this one: the records cut off are named, so the damage is not
+            // bounded by a sequence number (which drops every older key) but by key.
+            assertThat(recovered).noneMatch(r -> r.type() == RecoveredRecord.DAMAGED_UNKNOWN);
+            assertThat(damage()).contains(RecordFormat.fingerprint(Records.key(
+                    "key-" + (locations.indexOf(firstOfSecond) - 1))));
             assertThat(Files.size(dir.resolve(first.getFileName().toString().replace(".kvr", ".damaged.kvr"))))
                     .as("an older region is never truncated").isEqualTo(lastOfFirst.offset() + 20);
             assertThat(intact()).hasSize(39);
