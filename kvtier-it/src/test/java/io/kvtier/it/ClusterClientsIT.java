@@ -153,6 +153,37 @@ class ClusterClientsIT {
         }
     }
 
+    /**
+     * Issue 29: a script sent to a node that is not its slot's primary answers -MOVED on every connection (it said
+     * "scripts are not proxied" unless that very connection had asked for the topology, which cluster clients do on
+     * another one), so cluster clients run scripts on any key; and every node lists itself as myself.
+     */
+    @Test
+    void scriptsAnswerMovedOnEveryConnectionAndClusterClientsRunThem() {
+        int moved = 0;
+        for (int n = 0; n < 3; n++) {
+            try (Jedis topology = new Jedis("127.0.0.1", port(n), (int) CLIENT_TIMEOUT.toMillis());
+                    Jedis plain = new Jedis("127.0.0.1", port(n), (int) CLIENT_TIMEOUT.toMillis())) {
+                assertThat(topology.clusterNodes().lines().filter(l -> l.contains("myself")).count()).isEqualTo(1);
+                for (int i = 0; i < 20; i++) {
+                    try {
+                        assertThat(plain.eval("return KEYS[1]", 1, "ev:" + i)).isEqualTo("ev:" + i);
+                    } catch (redis.clients.jedis.exceptions.JedisMovedDataException e) {
+                        moved++;
+                    }
+                }
+            }
+        }
+        assertThat(moved).as("scripts sent to another slot's node").isGreaterThan(0);
+        Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", port(0)));
+        try (JedisCluster jc = new JedisCluster(seeds, (int) CLIENT_TIMEOUT.toMillis())) {
+            for (int i = 0; i < 50; i++) {
+                assertThat(jc.eval("redis.call('set', KEYS[1], ARGV[1]) return redis.call('get', KEYS[1])", 1,
+                        "ev:" + i, "v" + i)).isEqualTo("v" + i);
+            }
+        }
+    }
+
     @Test
     void jedisClusterRoundTripsKeys() {
         Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", port(0)), new HostAndPort("127.0.0.1", port(1)),

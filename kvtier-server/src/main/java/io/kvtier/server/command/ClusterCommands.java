@@ -199,7 +199,13 @@ final class ClusterCommands {
         StringBuilder out = new StringBuilder();
         Map<Member, List<SlotRange>> byMember = byPrimary(t.table());
         int clusterPort = s.server.cluster().settings().membership().clusterPort();
-        for (Member m : t.table().members()) {
+        List<Member> members = new ArrayList<>(t.table().members());
+        if (members.stream().noneMatch(t::isSelf) && t.self() != null) {
+            // Excluded, or not yet included again: still "myself" (a master with no slots), as a Redis node always
+            // lists itself; Lettuce fails with "Cannot determine own partition" without it.
+            members.add(t.self());
+        }
+        for (Member m : members) {
             out.append(redisId(m)).append(' ').append(m.endpoint()).append('@')
                     .append(t.isSelf(m) ? clusterPort : 0).append(' ')
                     .append(t.isSelf(m) ? "myself,master" : "master").append(" - 0 0 ").append(t.table().epoch())

@@ -478,8 +478,8 @@ final class ClusterRouter {
 
     /**
      * Checks that a script may run here in a cluster. Its KEYS must share one slot (CROSSSLOT otherwise), which this
-     * node must be the primary of: cluster clients get -MOVED; other clients are told where to send it (a script is
-     * not proxied: it may run for long, and its keys are held where it runs). A script without keys can touch none and
+     * node must be the primary of, else every client gets -MOVED (a script is not proxied: it may run for long, and its
+     * keys are held where it runs). A script without keys can touch none and
      * runs anywhere. The script then runs through {@link #asPrimary} as one write (or read, for EVAL_RO).
      */
     static void checkScript(ClusterNode node, Session s, byte[][] keys, boolean write) {
@@ -491,11 +491,10 @@ final class ClusterRouter {
         int slot = oneSlot(keys);
         Member primary = primaryOf(t, slot);
         if (!t.isSelf(primary)) {
-            if (!node.settings().proxy() || s.clusterAware) {
-                throw moved(node, slot, primary);
-            }
-            throw new CommandException("ERR scripts are not proxied: slot " + slot + " of this script's keys is served"
-                    + " by " + primary.endpoint() + "; send it there or use a cluster client");
+            // A script is not proxied (it runs where its keys' locks are): -MOVED, as Redis Cluster answers, to every
+            // client. Cluster clients ask for the topology on a connection of their own, so this connection having
+            // asked or not says nothing about whether its client follows redirections.
+            throw moved(node, slot, primary);
         }
         checkNotBehind(node, write);
     }
