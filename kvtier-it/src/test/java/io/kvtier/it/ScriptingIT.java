@@ -49,6 +49,19 @@ class ScriptingIT {
         }
     }
 
+    /** Issue 29: a script's error reply counts in INFO errorstats as Redis counts it; INFO says how many are cached. */
+    @Test
+    void scriptErrorsCountInErrorstatsAndTheCacheIsReported() throws Exception {
+        try (KvtierProcess node = KvtierProcess.start(tmp.resolve("node"), "--memory", "64m");
+             Jedis j = node.jedis(10_000)) {
+            j.configResetStat();
+            assertThatThrownBy(() -> j.eval("return redis.error_reply('MYERR boom')", 0))
+                    .hasMessage("MYERR boom");
+            assertThat(j.info("errorstats")).contains("errorstat_MYERR:count=1");
+            assertThat(j.info("memory")).contains("number_of_cached_scripts:1");
+        }
+    }
+
     @Test
     void aBusyScriptIsKilledUnlessItWroteAndNeverHoldsUpOtherKeys() throws Exception {
         try (KvtierProcess node = KvtierProcess.start(tmp.resolve("node"), "--memory", "64m");

@@ -188,6 +188,11 @@ final class InfoReport {
         long system = totalSystemMemory();
         f.put("total_system_memory", system);
         f.put("total_system_memory_human", human(system));
+        io.kvtier.server.script.ScriptCache scripts = s.scripting().cache();
+        f.put("used_memory_scripts_eval", scripts.bytes()); // the cached scripts' source, as kvtier bounds it
+        f.put("number_of_cached_scripts", scripts.size());
+        f.put("number_of_functions", 0); // no FUNCTION
+        f.put("number_of_libraries", 0);
         f.put("maxmemory", st.memoryBudget());
         f.put("maxmemory_human", human(st.memoryBudget()));
         f.put("maxmemory_policy", "noeviction");

@@ -10,6 +10,7 @@ import io.kvtier.server.reply.CommandException;
 import io.kvtier.server.reply.Reply;
 import io.kvtier.server.script.LuaReplies;
 import io.kvtier.server.script.ScriptRun;
+import io.kvtier.server.script.ScriptFlags;
 import io.kvtier.server.script.Scripting;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -86,7 +87,8 @@ final class ScriptCommands {
         });
     }
 
-    private static CompletableFuture<Void> eval(Session s, RespCommand c, Reply r, boolean bySha, boolean readOnly) {
+    private static CompletableFuture<Void> eval(Session s, RespCommand c, Reply r, boolean bySha,
+                                                boolean readOnlyCommand) {
         if (bySha && c.length(1) != 40) {
             throw new CommandException(NOSCRIPT); // as Redis: before numkeys is even read
         }
@@ -108,9 +110,14 @@ final class ScriptCommands {
         }
         byte[] body = bySha ? null : c.bytes(1);
         String sha = bySha ? Args.lower(c.bytes(1)) : Scripting.sha1hex(body);
-        if (bySha && !scripting.cache().contains(sha)) {
+        ScriptFlags flags = bySha ? scripting.cache().flags(sha) : ScriptFlags.of(body);
+        if (flags == null) {
             throw new CommandException(NOSCRIPT);
         }
+        if (flags.noCluster() && s.server.cluster() != null) {
+            throw new CommandException("ERR Can not run script on cluster, 'no-cluster' flag is set.");
+        }
+        boolean readOnly = readOnlyCommand || flags.noWrites(); // #!lua flags=no-writes: as EVAL_RO
         byte[][] keys = new byte[(int) numkeys][];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = c.bytes(3 + i);
@@ -141,6 +148,11 @@ final class ScriptCommands {
     /** Writes a script's reply once it has run. */
     private static CompletableFuture<Void> reply(CompletableFuture<ByteBuf> reply, Reply r) {
         return Async.then(reply, r, bytes -> {
+            if (bytes.isReadable() && bytes.getByte(bytes.readerIndex()) == '-') { // the script returned an error
+                int end = bytes.indexOf(bytes.readerIndex(), bytes.writerIndex(), (byte) '\r');
+                r.countError(bytes.toString(bytes.readerIndex() + 1, Math.max(0, end - bytes.readerIndex() - 1),
+                        java.nio.charset.StandardCharsets.UTF_8));
+            }
             r.buf().writeBytes(bytes);
             bytes.release();
             return null;

@@ -129,6 +129,17 @@ public final class Reply {
         RespWriter.error(buf(), message.replace('\r', ' ').replace('\n', ' '));
     }
 
+    /**
+     * Counts an error reply written as raw bytes (a script's result that is an error table): INFO errorstats and the
+     * command's failure see it as if {@link #error} had written it.
+     */
+    public void countError(String message) {
+        errorReplies++;
+        if (errors != null) {
+            errors.record(message);
+        }
+    }
+
     /** How many error replies this connection has been sent (see {@link #error}). */
     public long errorReplies() {
         return errorReplies;

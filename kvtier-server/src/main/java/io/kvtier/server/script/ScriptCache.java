@@ -15,7 +15,7 @@ public final class ScriptCache {
     public static final int MAX_SCRIPTS = 10_000;
     public static final long MAX_BYTES = 64L << 20;
 
-    private record Entry(Prototype prototype, int bytes) {
+    private record Entry(Prototype prototype, int bytes, ScriptFlags flags) {
     }
 
     private final LinkedHashMap<String, Entry> bySha = new LinkedHashMap<>(16, 0.75f, true);
@@ -26,13 +26,24 @@ public final class ScriptCache {
         return e == null ? null : e.prototype;
     }
 
+    /** The shebang flags of the script under {@code sha}, or null if it is not cached. */
+    public synchronized ScriptFlags flags(String sha) {
+        Entry e = bySha.get(sha);
+        return e == null ? null : e.flags;
+    }
+
     public synchronized boolean contains(String sha) {
         return bySha.containsKey(sha);
     }
 
     /** Keeps {@code prototype}, compiled from {@code sourceBytes} bytes, under {@code sha}. */
     public synchronized void put(String sha, Prototype prototype, int sourceBytes) {
-        Entry old = bySha.put(sha, new Entry(prototype, sourceBytes));
+        put(sha, prototype, sourceBytes, ScriptFlags.NONE);
+    }
+
+    /** As above, with the script's shebang flags. */
+    public synchronized void put(String sha, Prototype prototype, int sourceBytes, ScriptFlags flags) {
+        Entry old = bySha.put(sha, new Entry(prototype, sourceBytes, flags));
         bytes += sourceBytes - (old == null ? 0 : old.bytes);
         Iterator<Map.Entry<String, Entry>> eldest = bySha.entrySet().iterator();
         while ((bySha.size() > MAX_SCRIPTS || bytes > MAX_BYTES) && eldest.hasNext()) {

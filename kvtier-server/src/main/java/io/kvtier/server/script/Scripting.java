@@ -107,8 +107,14 @@ public final class Scripting implements AutoCloseable {
     public Prototype compile(String sha, byte[] body) {
         Prototype p = cache.get(sha);
         if (p == null) {
-            p = LuaSandbox.compile(body);
-            cache.put(sha, p, body.length);
+            ScriptFlags flags = ScriptFlags.of(body);
+            byte[] source = body;
+            if (flags.length() > 0) { // the shebang compiled as a blank line: line numbers stay the script's
+                source = body.clone();
+                java.util.Arrays.fill(source, 0, flags.length(), (byte) ' ');
+            }
+            p = LuaSandbox.compile(source);
+            cache.put(sha, p, body.length, flags);
         }
         return p;
     }
