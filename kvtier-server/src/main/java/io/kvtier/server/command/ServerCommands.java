@@ -61,30 +61,28 @@ final class ServerCommands {
     /** COMMAND, COMMAND COUNT, COMMAND INFO [name...], COMMAND DOCS [name...] (docs are empty), COMMAND LIST. */
     private static CompletableFuture<Void> command(Session s, RespCommand c, Reply r) {
         CommandTable table = s.server.commands();
+        List<CommandSpec> visible = table.all().stream().filter(spec -> !internal(spec)).toList();
         if (c.argCount() == 1) {
-            r.array(table.all().size());
-            table.all().forEach(spec -> describe(spec, r));
+            r.array(visible.size());
+            visible.forEach(spec -> describe(spec, r));
             return null;
         }
         String sub = Args.lower(c.bytes(1));
         switch (sub) {
             case "count" -> {
                 arity(c, 2, "command|count");
-                r.integer(table.all().size());
+                r.integer(visible.size());
             }
-            case "list" -> {
-                r.array(table.all().size());
-                table.all().forEach(spec -> r.bulk(spec.name()));
-            }
+            case "list" -> list(c, visible, r);
             case "info" -> {
                 if (c.argCount() == 2) {
-                    r.array(table.all().size());
-                    table.all().forEach(spec -> describe(spec, r));
+                    r.array(visible.size());
+                    visible.forEach(spec -> describe(spec, r));
                 } else {
                     r.array(c.argCount() - 2);
                     for (int i = 2; i < c.argCount(); i++) {
                         CommandSpec spec = table.lookup(c.bytes(i));
-                        if (spec == null) {
+                        if (spec == null || internal(spec)) {
                             r.nullArray();
                         } else {
                             describe(spec, r);
@@ -97,6 +95,66 @@ final class ServerCommands {
                     + "'. Try COMMAND HELP.");
         }
         return null;
+    }
+
+    /** The cluster's peer commands (KVT.*): served to peers, never listed to clients. */
+    private static boolean internal(CommandSpec spec) {
+        return spec.name().startsWith("kvt.");
+    }
+
+    /**
+     * COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern], as Redis 7.0: every command and every
+     * subcommand ("config|get"); PATTERN matches either without regard to case; no command belongs to a module; the
+     * ACL categories kvtier can tell from a command's flags are read, write, admin, dangerous, fast and slow (others,
+     * such as string or keyspace, list nothing).
+     */
+    private static void list(RespCommand c, List<CommandSpec> visible, Reply r) {
+        String type = null;
+        String arg = null;
+        for (int i = 2; i < c.argCount(); i += 3) {
+            if (!Args.is(c.bytes(i), "filterby") || c.argCount() - 1 - i != 2) {
+                throw new CommandException(CommandException.SYNTAX);
+            }
+            type = Args.lower(c.bytes(i + 1));
+            if (!type.equals("module") && !type.equals("aclcat") && !type.equals("pattern")) {
+                throw new CommandException(CommandException.SYNTAX);
+            }
+            arg = Args.str(c.bytes(i + 2));
+        }
+        List<CommandSpec> all = new ArrayList<>();
+        for (CommandSpec spec : visible) {
+            all.add(spec);
+            all.addAll(spec.subcommands().values());
+        }
+        List<String> names = new ArrayList<>();
+        for (CommandSpec spec : all) {
+            if (type == null
+                    || type.equals("pattern") && Glob.matches(arg.toLowerCase(java.util.Locale.ROOT).getBytes(
+                            StandardCharsets.UTF_8), spec.name().getBytes(StandardCharsets.UTF_8))
+                    || type.equals("aclcat") && categories(spec).contains(arg.toLowerCase(java.util.Locale.ROOT))) {
+                names.add(spec.name());
+            }
+        }
+        r.array(names.size());
+        names.forEach(r::bulk);
+    }
+
+    /** The ACL categories a command's flags tell (Redis derives these the same way, besides its per-type ones). */
+    private static java.util.Set<String> categories(CommandSpec spec) {
+        java.util.Set<String> flags = java.util.Set.of(spec.flags());
+        java.util.Set<String> out = new java.util.HashSet<>();
+        if (flags.contains("write")) {
+            out.add("write");
+        }
+        if (flags.contains("readonly")) {
+            out.add("read");
+        }
+        if (flags.contains("admin")) {
+            out.add("admin");
+            out.add("dangerous");
+        }
+        out.add(flags.contains("fast") ? "fast" : "slow");
+        return out;
     }
 
     private static void arity(RespCommand c, int n, String name) {
