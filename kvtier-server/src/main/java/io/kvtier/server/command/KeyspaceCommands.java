@@ -40,6 +40,8 @@ final class KeyspaceCommands {
                 }),
                 of("ttl", 2, "readonly fast", 1, 1, 1, (s, c, r) -> ttl(s, c, r, true)),
                 of("pttl", 2, "readonly fast", 1, 1, 1, (s, c, r) -> ttl(s, c, r, false)),
+                of("expiretime", 2, "readonly fast", 1, 1, 1, (s, c, r) -> expireTime(s, c, r, true)),
+                of("pexpiretime", 2, "readonly fast", 1, 1, 1, (s, c, r) -> expireTime(s, c, r, false)),
                 of("expire", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1000, false, "expire")),
                 of("pexpire", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1, false, "pexpire")),
                 of("expireat", -3, "write fast", 1, 1, 1, (s, c, r) -> expire(s, c, r, 1000, true, "expireat")),
@@ -90,6 +92,13 @@ final class KeyspaceCommands {
             long ms = Math.max(0, at - System.currentTimeMillis());
             r.integer(seconds ? (ms + 500) / 1000 : ms);
         }
+        return null;
+    }
+
+    /** EXPIRETIME and PEXPIRETIME (Redis 7.0): the absolute Unix time it expires at; -1 without one, -2 if absent. */
+    private static CompletableFuture<Void> expireTime(Session s, RespCommand c, Reply r, boolean seconds) {
+        long at = s.server.keyspace().expireAt(c.bytes(1));
+        r.integer(at < 0 ? -2 : at == 0 ? -1 : seconds ? at / 1000 : at);
         return null;
     }
 
