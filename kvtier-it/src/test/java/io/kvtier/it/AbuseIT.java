@@ -300,4 +300,22 @@ class AbuseIT {
             }
         }
     }
+
+    /** An operator closes a misbehaving client with CLIENT KILL, by ID or address, as in Redis. */
+    @Test
+    void clientKillClosesTheClientItNames() throws Exception {
+        try (KvtierProcess node = start(); Jedis admin = node.jedis(10_000); Jedis victim = node.jedis(10_000);
+                Jedis other = node.jedis(10_000)) {
+            long id = victim.clientId();
+            assertThat(admin.clientKill(new redis.clients.jedis.params.ClientKillParams().id(Long.toString(id))))
+                    .isEqualTo(1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(victim::ping)
+                    .isInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
+            String addr = other.clientInfo().replaceAll(".* addr=(\\S+) .*", "$1").trim();
+            assertThat(admin.clientKill(addr)).isEqualTo("OK");
+            org.assertj.core.api.Assertions.assertThatThrownBy(other::ping)
+                    .isInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
+            assertThat(admin.ping()).isEqualTo("PONG");
+        }
+    }
 }

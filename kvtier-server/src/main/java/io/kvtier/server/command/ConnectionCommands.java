@@ -85,7 +85,89 @@ final class ConnectionCommands {
                             return null;
                         }),
                         of("client|list", -2, "loading stale", 0, 0, 0, ConnectionCommands::clientList),
-                        of("client|setinfo", 4, "loading stale fast", 0, 0, 0, ConnectionCommands::setInfo)));
+                        of("client|setinfo", 4, "loading stale fast", 0, 0, 0, ConnectionCommands::setInfo),
+                        of("client|kill", -3, "admin noscript loading stale", 0, 0, 0, ConnectionCommands::kill)));
+    }
+
+    /**
+     * CLIENT KILL addr (the old form: OK, or "No such client"; may close this very connection) or CLIENT KILL with
+     * ID, ADDR, LADDR, TYPE, USER and SKIPME filters (the number closed), as Redis 7.0. Every client is of type normal
+     * and user default (kvtier has no ACL users); a connection closed here goes as if its client had hung up.
+     */
+    private static CompletableFuture<Void> kill(Session s, RespCommand c, Reply r) {
+        String addr = null;
+        String laddr = null;
+        long id = 0;
+        boolean skipMe = true;
+        boolean none = false; // a filter no client can match (type master, replica or pubsub)
+        if (c.argCount() == 3) {
+            addr = Args.str(c.bytes(2));
+            skipMe = false;
+        } else {
+            for (int i = 2; i < c.argCount(); i += 2) {
+                if (i + 1 >= c.argCount()) {
+                    throw new CommandException(CommandException.SYNTAX);
+                }
+                String option = Args.lower(c.bytes(i));
+                String value = Args.str(c.bytes(i + 1));
+                switch (option) {
+                    case "id" -> {
+                        Long v = Args.tryParseLong(c.bytes(i + 1));
+                        if (v == null || v < 1) { // Redis answers this for a non-number too
+                            throw new CommandException("ERR client-id should be greater than 0");
+                        }
+                        id = v;
+                    }
+                    case "type" -> {
+                        switch (value.toLowerCase(java.util.Locale.ROOT)) {
+                            case "normal" -> { }
+                            case "master", "replica", "slave", "pubsub" -> none = true;
+                            default -> throw new CommandException("ERR Unknown client type '" + value + "'");
+                        }
+                    }
+                    case "addr" -> addr = value;
+                    case "laddr" -> laddr = value;
+                    case "user" -> {
+                        if (!value.equals("default")) {
+                            throw new CommandException("ERR No such user '" + value + "'");
+                        }
+                    }
+                    case "skipme" -> {
+                        if (value.equalsIgnoreCase("yes")) {
+                            skipMe = true;
+                        } else if (value.equalsIgnoreCase("no")) {
+                            skipMe = false;
+                        } else {
+                            throw new CommandException(CommandException.SYNTAX);
+                        }
+                    }
+                    default -> throw new CommandException(CommandException.SYNTAX);
+                }
+            }
+        }
+        int killed = 0;
+        for (Session other : s.server.sessions().values()) {
+            if (none || addr != null && !addr.equals(Session.hostPort(other.channel.remoteAddress()))
+                    || laddr != null && !laddr.equals(Session.hostPort(other.channel.localAddress()))
+                    || id != 0 && other.id != id || other == s && skipMe) {
+                continue;
+            }
+            killed++;
+            if (other == s) {
+                s.closeAfterReply = true;
+            } else {
+                other.channel.close();
+            }
+        }
+        if (c.argCount() == 3) {
+            if (killed == 0) {
+                throw new CommandException("ERR No such client");
+            }
+            r.ok();
+        } else {
+            r.integer(killed);
+        }
+        return null;
     }
 
     private static CompletableFuture<Void> ping(Session s, RespCommand c, Reply r) {

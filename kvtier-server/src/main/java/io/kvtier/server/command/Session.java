@@ -221,7 +221,7 @@ public final class Session {
     }
 
     /** host:port of a TCP address; another kind of channel (in-process, embedded) shows its own name. */
-    private static String hostPort(SocketAddress a) {
+    static String hostPort(SocketAddress a) {
         if (a instanceof InetSocketAddress inet) {
             return inet.getAddress().getHostAddress() + ":" + inet.getPort();
         }

@@ -173,6 +173,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         while (!busy && ctx.channel().isWritable() && !sinks.backlogged()
                 && (input != null && input.isReadable() || decoder.isWaitingForSink())) {
             RespCommand cmd;
+            int before = input != null ? input.readerIndex() : 0;
             try {
                 cmd = decoder.decode(input != null ? input : Unpooled.EMPTY_BUFFER);
             } catch (RespException e) {
@@ -181,6 +182,10 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             }
             if (cmd == null) {
                 break;
+            }
+            if (input != null) {
+                // While it runs, the command is still part of the input buffer, as in Redis (CLIENT LIST's qbuf).
+                session.queryBuffer(input.readerIndex() - before + input.readableBytes(), input.writableBytes());
             }
             execute(cmd);
             if (session.closeAfterReply()) {

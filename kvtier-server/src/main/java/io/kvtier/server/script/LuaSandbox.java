@@ -65,6 +65,12 @@ public final class LuaSandbox {
         globals.install("string", STRING);
         globals.install("_G", globals);
         globals.debuglib = clock; // the instruction hook; scripts have no debug library
+        // Redis's _G has a metatable (its global protection), itself read-only: getmetatable(_G) finds a table
+        // that refuses changes. Here the protection is in ScriptGlobals; the metatable is empty, so lookups are
+        // unchanged.
+        ReadOnlyTable protection = new ReadOnlyTable();
+        protection.seal();
+        globals.setmetatable(protection);
         globals.seal();
     }
 
