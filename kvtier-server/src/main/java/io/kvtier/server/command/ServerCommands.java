@@ -191,12 +191,15 @@ final class ServerCommands {
         p.put("dir", o.dir().toAbsolutePath().toString());
         p.put("maxmemory", Long.toString(o.memoryBytes()));
         p.put("maxmemory-policy", "noeviction");
+        p.put("maxmemory-clients", Long.toString(o.clientLimits().maxMemoryClients()));
         p.put("maxclients", Integer.toString(server.maxClients())); // lowered by the open-file limit
         p.put("requirepass", o.requirePass() == null ? "" : o.requirePass());
         p.put("protected-mode", o.protectedMode() ? "yes" : "no");
         p.put("proto-max-bulk-len", Long.toString(o.maxValueBytes()));
         p.put("databases", "1");
         p.put("save", "");
+        p.put("replicaof", ""); // every node is a primary (a cluster's backups are not Redis replicas)
+        p.put("slaveof", "");
         p.put("appendonly", "no");
         p.put("timeout", "0");
         p.put("memory", Long.toString(o.memoryBytes()));
