@@ -194,20 +194,17 @@ public final class LuaSandbox {
     /**
      * rawset, refusing a protected table as Redis's does: raised from a library function, the error has no position.
      */
-    private static final class RawsetFunction extends VarArgFunction {
-        private final LuaValue rawset;
-
-        RawsetFunction(LuaValue rawset) {
-            this.rawset = rawset;
+    private static final class RawsetFunction extends CheckedFunction {
+        RawsetFunction(LuaValue original) {
+            super(original);
         }
 
         @Override
-        public Varargs invoke(Varargs args) {
+        void check(Varargs args) {
             LuaValue t = args.arg1();
             if (t instanceof ReadOnlyTable r && r.sealed() || t instanceof ScriptGlobals g && g.sealed()) {
                 throw new LuaError(LuaValue.valueOf("Attempt to modify a readonly table"));
             }
-            return rawset.invoke(args);
         }
     }
 
@@ -215,22 +212,37 @@ public final class LuaSandbox {
      * string.rep, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES}: one call could otherwise ask for
      * gigabytes of heap at once.
      */
-    private static final class RepFunction extends VarArgFunction {
-        private final LuaValue rep;
-
-        RepFunction(LuaValue rep) {
-            this.rep = rep;
+    private static final class RepFunction extends CheckedFunction {
+        RepFunction(LuaValue original) {
+            super(original);
         }
 
         @Override
-        public Varargs invoke(Varargs args) {
+        void check(Varargs args) {
             long n = Math.max(0, (long) args.checkdouble(2));
             long length = args.checkstring(1).length(); // no separator: LuaJ's rep ignores one, as Lua 5.1's
             if (n * length > Scripting.MAX_SCRIPT_BYTES) {
                 throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "string.rep result over "
                         + (Scripting.MAX_SCRIPT_BYTES >> 20) + " MiB"));
             }
-            return rep.invoke(args);
+        }
+    }
+
+    /** A library function that checks its arguments (a bound, before an allocation), then runs the original. */
+    private abstract static class CheckedFunction extends VarArgFunction {
+        private final LuaValue original;
+
+        CheckedFunction(LuaValue original) {
+            this.original = original;
+        }
+
+        /** Raises the Lua error the call deserves, or returns to let the original run. */
+        abstract void check(Varargs args);
+
+        @Override
+        public final Varargs invoke(Varargs args) {
+            check(args);
+            return original.invoke(args);
         }
     }
 
@@ -243,35 +255,30 @@ public final class LuaSandbox {
     }
 
     /** Lua 5.1's unpack: at most {@link #MAX_RESULTS} values ("too many results to unpack", as Redis). */
-    private static final class UnpackFunction extends VarArgFunction {
-        private final LuaValue unpack;
-
-        UnpackFunction(LuaValue unpack) {
-            this.unpack = unpack;
+    private static final class UnpackFunction extends CheckedFunction {
+        UnpackFunction(LuaValue original) {
+            super(original);
         }
 
         @Override
-        public Varargs invoke(Varargs args) {
+        void check(Varargs args) {
             LuaTable t = args.checktable(1);
             long i = args.isnoneornil(2) ? 1 : (long) args.checkdouble(2);
             long j = args.isnoneornil(3) ? t.length() : (long) args.checkdouble(3);
             if (j - i + 1 >= MAX_RESULTS) {
                 throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "too many results to unpack"));
             }
-            return unpack.invoke(args);
         }
     }
 
     /** string.byte: at most {@link #MAX_RESULTS} values ("string slice too long", as Lua 5.1). */
-    private static final class ByteFunction extends VarArgFunction {
-        private final LuaValue delegate;
-
-        ByteFunction(LuaValue delegate) {
-            this.delegate = delegate;
+    private static final class ByteFunction extends CheckedFunction {
+        ByteFunction(LuaValue original) {
+            super(original);
         }
 
         @Override
-        public Varargs invoke(Varargs args) {
+        void check(Varargs args) {
             long length = args.checkstring(1).length();
             long i = args.isnoneornil(2) ? 1 : (long) args.checkdouble(2);
             long j = args.isnoneornil(3) ? i : (long) args.checkdouble(3);
@@ -280,7 +287,6 @@ public final class LuaSandbox {
             if (j - i + 1 >= MAX_RESULTS) {
                 throw new LuaError(LuaValue.valueOf(ScriptClock.currentPosition() + "string slice too long"));
             }
-            return delegate.invoke(args);
         }
     }
 
@@ -288,15 +294,13 @@ public final class LuaSandbox {
      * table.concat, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES} before it is built: its length is added
      * up first (stopping at the bound, or at a value concat refuses, which the original then reports).
      */
-    private static final class TableConcatFunction extends VarArgFunction {
-        private final LuaValue concat;
-
-        TableConcatFunction(LuaValue concat) {
-            this.concat = concat;
+    private static final class TableConcatFunction extends CheckedFunction {
+        TableConcatFunction(LuaValue original) {
+            super(original);
         }
 
         @Override
-        public Varargs invoke(Varargs args) {
+        void check(Varargs args) {
             LuaTable t = args.checktable(1);
             long sep = args.isnoneornil(2) ? 0 : args.checkstring(2).length();
             long i = args.isnoneornil(3) ? 1 : (long) args.checkdouble(3);
@@ -316,7 +320,6 @@ public final class LuaSandbox {
                     throw tooLarge("table.concat result");
                 }
             }
-            return concat.invoke(args);
         }
     }
 
@@ -324,15 +327,13 @@ public final class LuaSandbox {
      * string.format, refusing a result over {@link Scripting#MAX_SCRIPT_BYTES}: the format and every argument's
      * length (as text), plus what a width or precision may add, are added up first.
      */
-    private static final class FormatFunction extends VarArgFunction {
-        private final LuaValue format;
-
-        FormatFunction(LuaValue format) {
-            this.format = format;
+    private static final class FormatFunction extends CheckedFunction {
+        FormatFunction(LuaValue original) {
+            super(original);
         }
 
         @Override
-        public Varargs invoke(Varargs args) {
+        void check(Varargs args) {
             LuaString fmt = args.checkstring(1);
             long total = fmt.length() * 100L; // each directive's width and precision are at most 99 (two digits)
             for (int k = 2; k <= args.narg(); k++) {
@@ -342,7 +343,6 @@ public final class LuaSandbox {
                     throw tooLarge("string.format result");
                 }
             }
-            return format.invoke(args);
         }
     }
 
