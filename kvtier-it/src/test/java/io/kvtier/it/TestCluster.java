@@ -213,7 +213,7 @@ final class TestCluster implements AutoCloseable {
                 List<Map<String, String>> infos = among.stream().map(TestCluster::status).toList();
                 boolean agreed = infos.stream().allMatch(i -> i.get("cluster_known_nodes").equals("" + members)
                         && i.get("kvtier_serving").equals("1") && i.get("kvtier_slots_importing").equals("0")
-                        && "0".equals(i.get("kvtier_rebalance_pending")))
+                        && "0".equals(i.get("kvtier_rebalance_pending")) && "0".equals(i.get("kvtier_slots_fenced")))
                         && infos.stream().map(i -> i.get("cluster_current_epoch")).distinct().count() == 1;
                 if (agreed) {
                     return (System.nanoTime() - start) / 1_000_000;

@@ -42,6 +42,11 @@ public record ClusterInfo(Map<String, String> fields) {
         return "1".equals(fields.get("kvtier_rebalance_pending"));
     }
 
+    /** Slots this node leads but still answers TRYAGAIN for: a handoff not every member has confirmed yet. */
+    public int fenced() {
+        return fields.containsKey("kvtier_slots_fenced") ? (int) number("kvtier_slots_fenced") : 0; // older builds
+    }
+
     /** False while the node refuses keys (-CLUSTERDOWN: a minority, paused, not joined yet). */
     public boolean serving() {
         return "1".equals(fields.get("kvtier_serving"));

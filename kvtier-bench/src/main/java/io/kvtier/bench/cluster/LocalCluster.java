@@ -189,7 +189,7 @@ public final class LocalCluster implements AutoCloseable {
 
     static boolean agreed(List<ClusterInfo> infos, int members) {
         return !infos.isEmpty() && infos.stream().allMatch(i -> i.knownNodes() == members && i.serving()
-                && i.importing() == 0 && !i.rebalancePending())
+                && i.importing() == 0 && !i.rebalancePending() && i.fenced() == 0)
                 && infos.stream().map(ClusterInfo::epoch).distinct().count() == 1;
     }
 

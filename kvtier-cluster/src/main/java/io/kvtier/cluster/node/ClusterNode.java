@@ -523,6 +523,27 @@ public final class ClusterNode implements AutoCloseable {
         return state.count(SlotState.IMPORTING);
     }
 
+    /**
+     * Slots this node is the primary of that {@link #checkServable} still refuses with TRYAGAIN: a handoff that not
+     * every other member has confirmed yet (their renewals carry the epoch they applied, every quarter lease).
+     */
+    public int fencedSlots() {
+        ClusterNode.Topology t = topology;
+        SlotTable table = t.table();
+        long epoch = table.epoch();
+        ClusterConfig now = applied;
+        boolean current = now.epoch() == epoch;
+        ClusterConfig base = current ? now : installed;
+        long limit = current ? fence : base.epoch() == epoch ? base.fence(selfId()) : Long.MIN_VALUE;
+        int n = 0;
+        for (int slot = 0; slot < SlotHash.SLOTS; slot++) {
+            if (t.isSelf(table.primary(slot)) && (base.epoch() != epoch || base.primarySince()[slot] > limit)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Remembers an epoch a peer spoke of; a higher one than installed makes this node refuse writes until it has it. */
     public void observe(long epoch) {
         observedEpoch.accumulateAndGet(epoch, Math::max);

@@ -282,6 +282,7 @@ final class ClusterCommands {
         b.append("kvtier_slots_primary:").append(table.primaryCount(t.self())).append("\r\n");
         b.append("kvtier_slots_owned:").append(table.ownedCount(t.self())).append("\r\n");
         b.append("kvtier_slots_importing:").append(node.importingSlots()).append("\r\n");
+        b.append("kvtier_slots_fenced:").append(node.fencedSlots()).append("\r\n");
         b.append("kvtier_slots_waiting_for_copy:").append(node.waitingSlots().cardinality()).append("\r\n");
         b.append("kvtier_started_clean:").append(node.startedClean() ? 1 : 0).append("\r\n");
         // A member back or new will get the lead of its slots (a REBALANCE, a handoff): the table is not final yet.
