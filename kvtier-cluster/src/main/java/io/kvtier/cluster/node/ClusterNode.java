@@ -313,12 +313,20 @@ public final class ClusterNode implements AutoCloseable {
                     + " commit in time: it may be cut off from the majority); it serves no keys until it has one");
         }
         long epoch = topology.table().epoch();
-        ClusterConfig now = applied;
-        boolean current = now.epoch() == epoch;
-        ClusterConfig base = current ? now : installed;
-        if (base.epoch() != epoch || base.primarySince()[slot] > (current ? fence : base.fence(selfId()))) {
+        if (fenced(slot, epoch, applied, fence)) {
             throw new TryAgainException("slot " + slot + " is being handed over at epoch " + epoch + "; retry");
         }
+    }
+
+    /**
+     * Whether {@code slot}, under the table of {@code epoch}, is still behind the handoff fence: the configuration it
+     * came from ({@code now} if applied, else the one installed) made this node its primary later than every other
+     * active member has confirmed.
+     */
+    private boolean fenced(int slot, long epoch, ClusterConfig now, long appliedFence) {
+        boolean current = now.epoch() == epoch;
+        ClusterConfig base = current ? now : installed;
+        return base.epoch() != epoch || base.primarySince()[slot] > (current ? appliedFence : base.fence(selfId()));
     }
 
     /**
@@ -530,14 +538,11 @@ public final class ClusterNode implements AutoCloseable {
     public int fencedSlots() {
         ClusterNode.Topology t = topology;
         SlotTable table = t.table();
-        long epoch = table.epoch();
         ClusterConfig now = applied;
-        boolean current = now.epoch() == epoch;
-        ClusterConfig base = current ? now : installed;
-        long limit = current ? fence : base.epoch() == epoch ? base.fence(selfId()) : Long.MIN_VALUE;
+        long appliedFence = fence;
         int n = 0;
         for (int slot = 0; slot < SlotHash.SLOTS; slot++) {
-            if (t.isSelf(table.primary(slot)) && (base.epoch() != epoch || base.primarySince()[slot] > limit)) {
+            if (t.isSelf(table.primary(slot)) && fenced(slot, table.epoch(), now, appliedFence)) {
                 n++;
             }
         }

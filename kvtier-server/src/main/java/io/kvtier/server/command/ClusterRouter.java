@@ -482,7 +482,7 @@ final class ClusterRouter {
      * keys are held where it runs). A script without keys can touch none and
      * runs anywhere. The script then runs through {@link #asPrimary} as one write (or read, for EVAL_RO).
      */
-    static void checkScript(ClusterNode node, Session s, byte[][] keys, boolean write) {
+    static void checkScript(ClusterNode node, byte[][] keys, boolean write) {
         ClusterNode.Topology t = node.topology();
         requireServing(t);
         if (keys.length == 0) {

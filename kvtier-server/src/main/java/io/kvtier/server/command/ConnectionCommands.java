@@ -81,7 +81,7 @@ final class ConnectionCommands {
                             return null;
                         }),
                         of("client|info", 2, "loading stale fast", 0, 0, 0, (s, c, r) -> {
-                            r.verbatim(s.describe() + "\n");
+                            r.verbatim(s.describe(s) + "\n");
                             return null;
                         }),
                         of("client|list", -2, "loading stale", 0, 0, 0, ConnectionCommands::clientList),
@@ -280,7 +280,7 @@ final class ConnectionCommands {
     private static CompletableFuture<Void> clientList(Session s, RespCommand c, Reply r) {
         StringBuilder out = new StringBuilder();
         for (Session listed : listed(s, c)) {
-            out.append(listed.describe()).append('\n');
+            out.append(listed.describe(s)).append('\n');
         }
         r.verbatim(out.toString());
         return null;

@@ -161,7 +161,7 @@ final class ScriptCommands {
         ClusterNode node = s.server.cluster();
         boolean clustered = node != null && keys.length > 0;
         if (node != null) {
-            ClusterRouter.checkScript(node, s, keys, !readOnly);
+            ClusterRouter.checkScript(node, keys, !readOnly);
         }
         // The gate first, then (in a cluster) the keys' locks: the order transactions and commands take them in.
         return Async.then(s.server.keyGate().exclusive(keys), r, unlock -> Async.andFinally(() -> clustered

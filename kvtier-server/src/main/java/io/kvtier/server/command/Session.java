@@ -59,6 +59,12 @@ public final class Session {
     volatile boolean clusterAware;
     private volatile RequestBudget.Account requestHeap;
     private volatile int queryBuffer;
+    /**
+     * Bytes of the command running now, as it arrived (its handler sets it; event-loop confined): while it runs, a
+     * command is still part of its client's input buffer in Redis, which CLIENT LIST and CLIENT INFO of the client itself
+     * show in qbuf.
+     */
+    public int commandBytes;
     private volatile int queryBufferFree;
 
     /** MULTI ... EXEC: the commands queued so far; null outside a transaction. Event-loop confined. */
@@ -181,11 +187,11 @@ public final class Session {
      * (large values land off-heap and are not counted), obl 0 (no fixed reply buffer), oll and omem the replies the
      * socket has not taken, tot-mem their sum; rbs and rbp 0 (replies are handed to Netty as they are built).
      */
-    String describe() {
+    String describe(Session asking) {
         long now = System.currentTimeMillis();
         RequestBudget.Account heap = requestHeap;
         long argv = heap == null ? 0 : heap.held();
-        int qbuf = queryBuffer;
+        int qbuf = queryBuffer + (asking == this ? commandBytes : 0);
         int qbufFree = queryBufferFree;
         ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
         long omem = out == null ? 0 : out.totalPendingWriteBytes();

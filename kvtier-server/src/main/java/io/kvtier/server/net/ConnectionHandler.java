@@ -198,10 +198,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
             if (cmd == null) {
                 break;
             }
-            if (input != null) {
-                // While it runs, the command is still part of the input buffer, as in Redis (CLIENT LIST's qbuf).
-                session.queryBuffer(input.readerIndex() - before + input.readableBytes(), input.writableBytes());
-            }
+            session.commandBytes = input != null ? input.readerIndex() - before : 0;
             execute(cmd);
             if (session.closeAfterReply()) {
                 reply.flush();

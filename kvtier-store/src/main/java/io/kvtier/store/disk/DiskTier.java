@@ -132,7 +132,6 @@ public final class DiskTier implements AutoCloseable {
         private final java.util.Map<Long, Region> byId = new java.util.HashMap<>();
         private final List<DiskLocation> seals = new ArrayList<>();
         private final List<long[]> unknown = new ArrayList<>(); // region id, bound
-        private final java.util.Set<Long> unknownIn = new java.util.HashSet<>();
         private RegionSummary scanning = new RegionSummary();
         private Region current;
         private boolean currentSealed;
@@ -171,9 +170,6 @@ public final class DiskTier implements AutoCloseable {
             }
             if (r.type() == RecoveredRecord.DAMAGED_UNKNOWN) {
                 unknown.add(new long[] {current == null ? -1 : current.id(), r.seq()});
-                if (current != null) {
-                    unknownIn.add(current.id());
-                }
                 return;
             }
             if (r.key() != null && r.location() != null) {
@@ -209,7 +205,7 @@ public final class DiskTier implements AutoCloseable {
                 boolean missing = p == null;
                 boolean cut = p != null && p.size() < h.length();
                 // Damage the scan named record by record needs nothing more; a stretch it could not name does.
-                if (!missing && !cut && !unknownIn.contains(p.id())) {
+                if (!missing && !cut && unknown.stream().noneMatch(u -> u[0] == p.id())) {
                     continue;
                 }
                 long records = h.recordCount();

@@ -60,24 +60,21 @@ final class RegionSummary {
 
     /** A record appended to the summarized region at {@code offset}. */
     void record(long fingerprint, long seq, long offset) {
-        if (3 * (recordCount + 1) > records.length) {
-            records = Arrays.copyOf(records, records.length * 2);
-        }
-        records[3 * recordCount] = fingerprint;
-        records[3 * recordCount + 1] = seq;
-        records[3 * recordCount + 2] = offset;
-        recordCount++;
+        records = append(records, recordCount++, fingerprint, seq, offset);
     }
 
     /** A direct write adopted as region {@code region} while the summarized region was the active one. */
     void direct(long fingerprint, long seq, long region) {
-        if (3 * (directCount + 1) > directs.length) {
-            directs = Arrays.copyOf(directs, directs.length * 2);
-        }
-        directs[3 * directCount] = fingerprint;
-        directs[3 * directCount + 1] = seq;
-        directs[3 * directCount + 2] = region;
-        directCount++;
+        directs = append(directs, directCount++, fingerprint, seq, region);
+    }
+
+    /** Puts the triple (a, b, c) at index {@code i} of {@code triples}, grown if need be; returns the array. */
+    private static long[] append(long[] triples, int i, long a, long b, long c) {
+        long[] t = 3 * (i + 1) > triples.length ? Arrays.copyOf(triples, triples.length * 2) : triples;
+        t[3 * i] = a;
+        t[3 * i + 1] = b;
+        t[3 * i + 2] = c;
+        return t;
     }
 
     /** Forgets the records at or past {@code offset}: a failed write cut the region back there. */
