@@ -219,12 +219,14 @@ public final class ConfigService implements AutoCloseable {
      */
     public CompletableFuture<Boolean> depart() {
         departing = true;
-        return leave();
+        return proposeForOperator(ConfigStateMachine.leave(self.id(), incarnation),
+                () -> !current().isActive(self.id(), incarnation));
     }
 
     /** Takes member {@code id}, which must be down, out of the cluster (an operator's forget). */
     public CompletableFuture<Boolean> forget(String id) {
-        return propose(ConfigStateMachine.forget(id));
+        return proposeForOperator(ConfigStateMachine.forget(id),
+                () -> !current().down().containsKey(id) && !current().members().containsKey(id));
     }
 
     /**
@@ -232,7 +234,46 @@ public final class ConfigService implements AutoCloseable {
      * (ACCEPT-LOSS); nothing if the table changed since.
      */
     public CompletableFuture<Boolean> acceptLoss(long epoch, BitSet slots) {
-        return propose(ConfigStateMachine.acceptLoss(epoch, slots));
+        return proposeForOperator(ConfigStateMachine.acceptLoss(epoch, slots), () -> false);
+    }
+
+    /**
+     * How long an operator's request (leave, forget, accept-loss) is proposed again while no leader commits it: an
+     * election, when a node just left or stopped, is routine and takes a few leases (a LEAVE right after another
+     * node's stop failed at once with "no leader"). Within the 10 s `kvtier cluster` waits for an answer by default.
+     */
+    private long operatorWaitNanos() {
+        return Math.max(TimeUnit.SECONDS.toNanos(8), 4 * leaseNanos);
+    }
+
+    /**
+     * Proposes {@code command} for an operator, again every 100 ms while a proposal fails (no leader, or its commit
+     * not seen in time), up to {@link #operatorWaitNanos}. A proposal that failed that way may still have committed:
+     * if a later one is refused, {@code done} says whether the change is in place anyway.
+     */
+    private CompletableFuture<Boolean> proposeForOperator(byte[] command, java.util.function.BooleanSupplier done) {
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        attempt(command, done, System.nanoTime() + operatorWaitNanos(), false, result);
+        return result;
+    }
+
+    private void attempt(byte[] command, java.util.function.BooleanSupplier done, long deadline, boolean retried,
+                         CompletableFuture<Boolean> result) {
+        propose(command).whenComplete((yes, e) -> {
+            if (e == null) {
+                result.complete(yes || retried && done.getAsBoolean());
+                return;
+            }
+            if (closing || System.nanoTime() - deadline > 0) {
+                result.completeExceptionally(e);
+                return;
+            }
+            try {
+                ticker.schedule(() -> attempt(command, done, deadline, true, result), 100, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closed) {
+                result.completeExceptionally(e);
+            }
+        });
     }
 
     /** Leaves the control plane and stops the service's threads; idempotent. */
