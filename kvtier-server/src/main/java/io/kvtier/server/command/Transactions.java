@@ -81,21 +81,51 @@ final class Transactions {
                 checkHere(node, s, key);
             }
         }
-        for (byte[] key : keys) {
+        return watchFrom(s, keys, 0, r);
+    }
+
+    /**
+     * Keys one WATCH adds before the event loop serves the other connections; the rest follow after a round of their
+     * I/O. 19 connections each watching 100,000 keys in commands of 10,000 (about 10 ms each) held honest PINGs up to
+     * 460-540 ms (issue 29).
+     */
+    static final int WATCH_SLICE = 1_024;
+
+    /**
+     * Watches {@code keys} from {@code from} on, a slice at a time. A key of a later slice that changes before its
+     * slice is watched changed before the WATCH that names it returned, as if the client had sent it a moment later.
+     * A slice refused (the key limit, the client memory budget) leaves the slices before it watched, as UNWATCH,
+     * EXEC or DISCARD would forget them.
+     */
+    private static CompletableFuture<Void> watchFrom(Session s, byte[][] keys, int from, Reply r) {
+        int to = Math.min(keys.length, from + WATCH_SLICE);
+        byte[][] slice = from == 0 && to == keys.length ? keys : java.util.Arrays.copyOfRange(keys, from, to);
+        long earliestExpiry = Long.MAX_VALUE;
+        for (byte[] key : slice) {
             // A key whose TTL has already passed is deleted now, before the watch starts: its deletion is not a
-            // change after WATCH (Redis 7.0: "WATCH stale keys should not fail EXEC").
-            s.server.store().exists(key);
+            // change after WATCH (Redis 7.0: "WATCH stale keys should not fail EXEC"). One that expires later is.
+            long at = s.server.store().expireAt(key);
+            if (at > 0) {
+                earliestExpiry = Math.min(earliestExpiry, at);
+            }
         }
         try {
-            s.watch = s.server.watches().watch(s.watch, keys, s::chargeHeap);
+            s.watch = s.server.watches().watch(s.watch, slice, earliestExpiry, s::chargeHeap);
         } catch (CommandException e) {
             if (e.getMessage().equals(Watches.CLIENT_MEMORY)) {
                 s.closeAfterReply = true; // as a request over the budget: the connection holding the most goes
             }
             throw e;
         }
-        r.ok();
-        return null;
+        if (to == keys.length) {
+            r.ok();
+            return null;
+        }
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        // Scheduled, not executed: Netty would run a resubmitted task before the next round of I/O.
+        r.executor().schedule(() -> later.complete(null), 1, java.util.concurrent.TimeUnit.MICROSECONDS);
+        // A connection closed meanwhile forgot its watch (ConnectionHandler#channelInactive): nothing more is added.
+        return Async.then(later, r, v -> s.channel.isActive() ? watchFrom(s, keys, to, r) : null);
     }
 
     /**
