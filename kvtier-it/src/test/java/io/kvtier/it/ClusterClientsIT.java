@@ -460,7 +460,10 @@ class ClusterClientsIT {
             for (String line : lines) {
                 String[] f = line.split(" ");
                 assertThat(f[0]).matches(NODE_ID);
-                ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@'))));
+                int resp = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                ports.add(resp);
+                int node = IntStream.range(0, 3).filter(i -> port(i) == resp).findFirst().orElseThrow();
+                assertThat(f[1]).as("every node's bus port, peers' too").endsWith("@" + cluster.clusterPort(node));
                 for (int i = 8; i < f.length; i++) {
                     String[] range = f[i].split("-");
                     int from = Integer.parseInt(range[0]);

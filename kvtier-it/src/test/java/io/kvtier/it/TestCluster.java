@@ -30,6 +30,11 @@ final class TestCluster implements AutoCloseable {
     private final NetworkNamespaces namespaces;
     private final List<Integer> respPorts = new ArrayList<>();
     private final List<Integer> clusterPorts = new ArrayList<>();
+
+    /** Node {@code i}'s control-plane port (CLUSTER NODES's bus port). */
+    int clusterPort(int i) {
+        return clusterPorts.get(i);
+    }
     final List<KvtierProcess> nodes = new ArrayList<>();
     /** Each node's launch index: its ports, its namespace and its id (n1 is 0), whatever its place in {@link #nodes}. */
     private final Map<KvtierProcess, Integer> launchIndex = new java.util.concurrent.ConcurrentHashMap<>();

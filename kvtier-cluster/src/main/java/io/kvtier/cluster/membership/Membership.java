@@ -118,6 +118,30 @@ public final class Membership implements AutoCloseable {
         return current.viewId();
     }
 
+    /** Each member's control-plane port as last seen in a view (CLUSTER NODES's bus port). */
+    private final java.util.Map<String, Integer> clusterPorts = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The control-plane port of member {@code id} (what Redis's CLUSTER NODES shows as a node's bus port): from its
+     * transport address in the latest view that has it, or the last one known; 0 if never seen.
+     */
+    public int clusterPort(String id) {
+        if (id.equals(self.id())) {
+            return options.clusterPort();
+        }
+        View view = channel.getView();
+        if (view != null) {
+            for (Address a : view.getMembers()) {
+                if (MemberAddress.decode(a).map(m -> m.id().equals(id)).orElse(false)
+                        && channel.down(new org.jgroups.Event(org.jgroups.Event.GET_PHYSICAL_ADDRESS, a))
+                        instanceof org.jgroups.stack.IpAddress ip) {
+                    clusterPorts.put(id, ip.getPort());
+                }
+            }
+        }
+        return clusterPorts.getOrDefault(id, 0);
+    }
+
     /** This node, as it advertises itself. */
     public Member self() {
         return self;

@@ -408,6 +408,12 @@ public final class ClusterNode implements AutoCloseable {
         return settings.membership().nodeId();
     }
 
+    /** The control plane's membership (peers' bus ports for CLUSTER NODES); null before this node started it. */
+    public io.kvtier.cluster.membership.Membership membership() {
+        ConfigService c = config;
+        return c == null ? null : c.membership();
+    }
+
     /**
      * Leaves the cluster for good (an operator's leave or drain): this node's slots are placed among the others, who
      * copy them from it while it still runs; it asks to be included no more. Completes once the log committed it.

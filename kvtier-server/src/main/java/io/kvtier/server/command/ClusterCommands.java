@@ -198,7 +198,7 @@ final class ClusterCommands {
         ClusterNode.Topology t = served(s);
         StringBuilder out = new StringBuilder();
         Map<Member, List<SlotRange>> byMember = byPrimary(t.table());
-        int clusterPort = s.server.cluster().settings().membership().clusterPort();
+        io.kvtier.cluster.membership.Membership membership = s.server.cluster().membership();
         List<Member> members = new ArrayList<>(t.table().members());
         if (members.stream().noneMatch(t::isSelf) && t.self() != null) {
             // Excluded, or not yet included again: still "myself" (a master with no slots), as a Redis node always
@@ -207,7 +207,7 @@ final class ClusterCommands {
         }
         for (Member m : members) {
             out.append(redisId(m)).append(' ').append(m.endpoint()).append('@')
-                    .append(t.isSelf(m) ? clusterPort : 0).append(' ')
+                    .append(membership == null ? 0 : membership.clusterPort(m.id())).append(' ')
                     .append(t.isSelf(m) ? "myself,master" : "master").append(" - 0 0 ").append(t.table().epoch())
                     .append(" connected");
             for (SlotRange range : byMember.getOrDefault(m, List.of())) {
