@@ -97,11 +97,11 @@ public final class SimulateCommand implements Callable<Integer> {
     double zipf;
 
     @Option(names = "--user-tokens", paramLabel = "N", defaultValue = "200",
-            description = "Synthetic: mean tokens of a user message, +-50% (default: ${DEFAULT-VALUE}).")
+            description = "Synthetic: mean tokens of a user message, +-50%% (default: ${DEFAULT-VALUE}).")
     int userTokens;
 
     @Option(names = "--answer-tokens", paramLabel = "N", defaultValue = "400",
-            description = "Synthetic: mean tokens of an answer, +-50% (default: ${DEFAULT-VALUE}).")
+            description = "Synthetic: mean tokens of an answer, +-50%% (default: ${DEFAULT-VALUE}).")
     int answerTokens;
 
     @Option(names = "--think-time", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
@@ -128,6 +128,12 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
     boolean json;
+
+    @Option(names = "--policy", paramLabel = "NAMES", split = ",", defaultValue = "s3fifo",
+            description = "Memory eviction orders to compare, comma-separated: s3fifo (the store's), lru, chain (a "
+                    + "candidate for KV-cache chunks: docs/simulate.md); each budget runs with each (default: "
+                    + "${DEFAULT-VALUE}).")
+    List<String> policies;
 
     @Option(names = "--threads", paramLabel = "N",
             description = "Budgets simulated at once (default: the number of CPUs).")
@@ -159,7 +165,9 @@ public final class SimulateCommand implements Callable<Integer> {
         if (n < 1) {
             throw new IllegalArgumentException("--threads " + n + " must be at least 1");
         }
-        Sweep.Outcome outcome = Sweep.run(t, chunks, budgets, n);
+        List<io.kvtier.kvcache.simulate.Policy> kinds = policies.stream().map(io.kvtier.kvcache.simulate.Policy::of)
+                .distinct().toList();
+        Sweep.Outcome outcome = Sweep.run(t, chunks, budgets, kinds, n);
         Path drawn = chart == null ? null : HitRateChart.write(chart, chartTitle(t, chunks),
                 seriesByMemory(outcome.results()));
         if (json) {
@@ -208,12 +216,14 @@ public final class SimulateCommand implements Callable<Integer> {
         s.append(traceLine(source, t));
         s.append(chunksLine(chunks, blocks));
         SimulationResult unlimited = outcome.unlimited();
-        String ofBlocks = blocks ? " (" + SweepTable.percent(unlimited.chunkHitRate()) + " of looked-up blocks)" : "";
+        String ofBlocks = blocks ? " (" + SweepTable.percent(unlimited.chunkHitRate()) + " of looked-up blocks, "
+                + SweepTable.percent(unlimited.allChunkHitRate()) + " of all blocks)" : "";
         s.append(String.format(Locale.ROOT, "ceiling: %s hit rate%s with unlimited memory, which stores %s of chunks"
                 + "%n%n", SweepTable.percent(unlimited.hitRate()), ofBlocks, Units.bytes(unlimited.writtenBytes())));
-        s.append(SweepTable.format(outcome.results(), blocks));
-        s.append(String.format(Locale.ROOT, "%nsimulated %d requests x %d budgets in %.1f s%n", t.size(),
-                outcome.results().size(), outcome.elapsed().toNanos() / 1e9));
+        s.append(SweepTable.format(outcome.results(), blocks,
+                outcome.results().stream().map(SimulationResult::policy).distinct().count() > 1));
+        s.append(String.format(Locale.ROOT, "%nsimulated %d requests x %d budgets and policies in %.1f s%n",
+                t.size(), outcome.results().size(), outcome.elapsed().toNanos() / 1e9));
         if (chart != null) {
             s.append("chart: ").append(chart).append('\n');
         }
@@ -252,7 +262,9 @@ public final class SimulateCommand implements Callable<Integer> {
     static Map<String, SortedMap<Long, Double>> seriesByMemory(List<SimulationResult> results) {
         Map<String, SortedMap<Long, Double>> series = new LinkedHashMap<>();
         for (SimulationResult r : results) {
-            series.computeIfAbsent("memory " + Units.bytes(r.budget().memoryBytes()), k -> new TreeMap<>())
+            boolean several = results.stream().map(SimulationResult::policy).distinct().count() > 1;
+            series.computeIfAbsent("memory " + Units.bytes(r.budget().memoryBytes())
+                            + (several ? ", " + r.policy().label() : ""), k -> new TreeMap<>())
                     .put(r.budget().totalBytes(), r.hitRate());
         }
         return series;

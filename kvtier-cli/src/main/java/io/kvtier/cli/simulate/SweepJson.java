@@ -38,6 +38,7 @@ final class SweepJson {
                 outcome.unlimited().writtenBytes());
         if (blocks) {
             unlimited.put("block_hit_rate", outcome.unlimited().chunkHitRate());
+            unlimited.put("all_block_hit_rate", outcome.unlimited().allChunkHitRate());
         }
         o.put("unlimited", unlimited);
         List<Object> results = new ArrayList<>();
@@ -68,11 +69,13 @@ final class SweepJson {
                 "memory_read_bytes", r.memoryReadBytes(), "disk_read_bytes", r.diskReadBytes(),
                 "written_bytes", r.writtenBytes(), "disk_written_bytes", r.diskWrittenBytes(),
                 "evicted_bytes", r.evictedBytes(), "promotions", r.promotions(),
-                "evicted_regions", r.evictedRegions());
+                "evicted_regions", r.evictedRegions(), "policy", r.policy().label());
         if (blocks) {
             o.put("hit_blocks", r.hitChunks());
             o.put("looked_up_blocks", r.lookedUpChunks());
             o.put("block_hit_rate", r.chunkHitRate());
+            o.put("blocks", r.allChunks());
+            o.put("all_block_hit_rate", r.allChunkHitRate());
         }
         return o;
     }

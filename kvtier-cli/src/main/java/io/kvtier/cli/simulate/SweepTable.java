@@ -12,20 +12,27 @@ import java.util.Locale;
  * arguments.
  */
 final class SweepTable {
-    private static final String ROW = "  %-9s %-9s %-9s %8s %8s %8s  %-10s %-10s %-10s %-10s %-10s%n";
-    private static final String BLOCK_ROW = "  %-9s %-9s %-9s %8s %8s %8s %8s  %-10s %-10s %-10s %-10s %-10s%n";
 
     private SweepTable() {
     }
 
-    /** @param blocks whether to add the {@code BLK HIT} column (a trace whose requests name their blocks) */
     static String format(List<SimulationResult> results, boolean blocks) {
+        return format(results, blocks, false);
+    }
+
+    /**
+     * @param blocks   whether to add the {@code BLK HIT} and {@code ALL BLK} columns (a trace whose requests name
+     *                 their blocks): hits over full blocks, and over every block, partial last ones too
+     * @param policies whether to add the {@code POLICY} column (several policies compared)
+     */
+    static String format(List<SimulationResult> results, boolean blocks, boolean policies) {
         StringBuilder out = new StringBuilder();
-        out.append(row(blocks, "MEMORY", "DISK", "TOTAL", "HIT", "BLK HIT", "MEM HIT", "DISK HIT", "READ MEM",
-                "READ DISK", "WRITTEN", "TO DISK", "EVICTED"));
+        out.append(row(blocks, policies, "MEMORY", "DISK", "TOTAL", "POLICY", "HIT", "BLK HIT", "ALL BLK",
+                "MEM HIT", "DISK HIT", "READ MEM", "READ DISK", "WRITTEN", "TO DISK", "EVICTED"));
         for (SimulationResult r : results) {
-            out.append(row(blocks, Units.bytes(r.budget().memoryBytes()), Units.bytes(r.budget().diskBytes()),
-                    Units.bytes(r.budget().totalBytes()), percent(r.hitRate()), percent(r.chunkHitRate()),
+            out.append(row(blocks, policies, Units.bytes(r.budget().memoryBytes()),
+                    Units.bytes(r.budget().diskBytes()), Units.bytes(r.budget().totalBytes()), r.policy().label(),
+                    percent(r.hitRate()), percent(r.chunkHitRate()), percent(r.allChunkHitRate()),
                     percent(r.memoryHitRate()), percent(r.diskHitRate()), Units.bytes(r.memoryReadBytes()),
                     Units.bytes(r.diskReadBytes()), Units.bytes(r.writtenBytes()), Units.bytes(r.diskWrittenBytes()),
                     Units.bytes(r.evictedBytes())));
@@ -33,13 +40,26 @@ final class SweepTable {
         return out.toString();
     }
 
-    /** One line; the fifth cell (the block hit rate) only with {@code blocks}. */
-    private static String row(boolean blocks, String... cells) {
-        List<String> shown = new ArrayList<>(List.of(cells));
-        if (!blocks) {
-            shown.remove(4);
+    /** One line: the policy (4th cell) only with {@code policies}, the block rates (6th, 7th) with {@code blocks}. */
+    private static String row(boolean blocks, boolean policies, String... cells) {
+        StringBuilder format = new StringBuilder("  %-9s %-9s %-9s");
+        List<Object> shown = new ArrayList<>(List.of(cells[0], cells[1], cells[2]));
+        if (policies) {
+            format.append(" %-7s");
+            shown.add(cells[3]);
         }
-        return String.format(Locale.ROOT, blocks ? BLOCK_ROW : ROW, shown.toArray());
+        format.append(" %8s");
+        shown.add(cells[4]);
+        if (blocks) {
+            format.append(" %8s %8s");
+            shown.add(cells[5]);
+            shown.add(cells[6]);
+        }
+        format.append(" %8s %8s  %-10s %-10s %-10s %-10s %-10s%n");
+        for (int i = 7; i < cells.length; i++) {
+            shown.add(cells[i]);
+        }
+        return String.format(Locale.ROOT, format.toString(), shown.toArray());
     }
 
     static String percent(double rate) {

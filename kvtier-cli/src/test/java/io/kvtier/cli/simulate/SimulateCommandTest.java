@@ -58,7 +58,7 @@ class SimulateCommandTest {
                 .contains("trace:   synthetic chat (seed 1): 200 sessions, ")
                 .contains("chunks:  16 tokens x 262144 bytes = 4 MiB; full chunks only; prompts stored")
                 .containsPattern("ceiling: \\d+\\.\\d% hit rate with unlimited memory")
-                .containsPattern("simulated \\d+ requests x 6 budgets in \\d+\\.\\d s")
+                .containsPattern("simulated \\d+ requests x 6 budgets and policies in \\d+\\.\\d s")
                 .contains("chart: " + png);
         assertThat(Files.size(png)).isGreaterThan(10_000);
         assertThat(Files.size(svg)).isGreaterThan(10_000);

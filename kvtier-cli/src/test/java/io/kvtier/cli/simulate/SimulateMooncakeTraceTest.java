@@ -50,10 +50,22 @@ class SimulateMooncakeTraceTest {
                         + "full blocks)")
                 .contains("chunks:  one per block, 512 tokens x 1024 bytes = 512 KiB; full blocks only (a partial "
                         + "last one is neither looked up nor stored); answers not stored")
-                .contains("ceiling: 42.1% hit rate (47.1% of looked-up blocks) with unlimited memory, which stores "
-                        + "4 MiB of chunks")
-                .contains("  MEMORY    DISK      TOTAL          HIT  BLK HIT  MEM HIT DISK HIT  READ MEM")
-                .contains("  64 MiB    0 B       64 MiB       42.1%    47.1%    42.1%     0.0%  4 MiB ");
+                .contains("ceiling: 42.1% hit rate (47.1% of looked-up blocks, 40.0% of all blocks) with unlimited "
+                        + "memory, which stores 4 MiB of chunks")
+                .contains("  MEMORY    DISK      TOTAL          HIT  BLK HIT  ALL BLK  MEM HIT DISK HIT  READ MEM")
+                .contains("  64 MiB    0 B       64 MiB       42.1%    47.1%    40.0%    42.1%     0.0%  4 MiB ");
+    }
+
+    @Test
+    void comparesPoliciesSideBySide() throws Exception {
+        String table = run("--trace", trace(), "--memory", "1m,64m", "--disk", "0", "--bytes-per-token", "1024",
+                "--policy", "lru,s3fifo,chain");
+        assertThat(table).contains("  MEMORY    DISK      TOTAL     POLICY       HIT  BLK HIT  ALL BLK");
+        List<String> rows = table.lines().filter(l -> l.matches("  \\d+ MiB .*")).toList();
+        assertThat(rows).hasSize(6);
+        assertThat(rows).extracting(l -> l.substring(32, 39).trim())
+                .containsExactly("lru", "s3fifo", "chain", "lru", "s3fifo", "chain");
+        assertThat(table).containsPattern("simulated 6 requests x 6 budgets and policies in");
     }
 
     @Test

@@ -19,12 +19,17 @@ public final class Replay {
      *                                  trace cannot be cut into these chunks ({@link ChunkedTrace#refusal})
      */
     public static SimulationResult run(ChunkedTrace trace, ChunkOptions chunks, Budget budget) {
+        return run(trace, chunks, budget, Policy.S3FIFO);
+    }
+
+    /** As {@link #run(ChunkedTrace, ChunkOptions, Budget)}, the memory tier evicting by {@code policy}. */
+    public static SimulationResult run(ChunkedTrace trace, ChunkOptions chunks, Budget budget, Policy policy) {
         checkReplayable(trace, chunks);
         String refusal = TierModel.refusal(budget, chunks.chunkBytes());
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
         }
-        return replay(trace, chunks, budget, new TierModel(budget));
+        return replay(trace, chunks, budget, new TierModel(budget, policy), policy);
     }
 
     static void checkReplayable(ChunkedTrace trace, ChunkOptions chunks) {
@@ -34,17 +39,20 @@ public final class Replay {
         }
     }
 
-    static SimulationResult replay(ChunkedTrace trace, ChunkOptions chunks, Budget budget, TierModel store) {
+    static SimulationResult replay(ChunkedTrace trace, ChunkOptions chunks, Budget budget, TierModel store,
+                                   Policy policy) {
         int c = chunks.chunkTokens();
         long memoryHitChunks = 0;
         long diskHitChunks = 0;
         long lookedUpChunks = 0;
+        long allChunks = 0;
         for (int r = 0; r < trace.size(); r++) {
             int promptChunks = trace.promptTokens(r) / c;
             lookedUpChunks += promptChunks;
+            allChunks += (trace.promptTokens(r) + c - 1) / c;
             int hit = 0;
             while (hit < promptChunks) {
-                TierModel.Hit h = store.get(trace.chunkKey(r, hit, c));
+                TierModel.Hit h = store.get(trace.chunkKey(r, hit, c), hit == 0 ? null : trace.chunkKey(r, hit - 1, c));
                 if (h == TierModel.Hit.MISS) {
                     break;
                 }
@@ -60,14 +68,15 @@ public final class Replay {
             for (int k = hit; k < savedChunks; k++) {
                 long key = trace.chunkKey(r, k, c);
                 if (!store.contains(key)) {
-                    store.put(key, chunks.chunkBytes());
+                    store.put(key, chunks.chunkBytes(), k == 0 ? null : trace.chunkKey(r, k - 1, c));
                 }
             }
         }
         return new SimulationResult(budget, trace.size(), trace.totalPromptTokens(), memoryHitChunks * c,
                 diskHitChunks * c, store.counters.memoryReadBytes, store.counters.diskReadBytes,
                 store.counters.writtenBytes, store.counters.diskWrittenBytes, store.counters.evictedBytes,
-                store.counters.promotions, store.evictedRegions(), memoryHitChunks + diskHitChunks, lookedUpChunks);
+                store.counters.promotions, store.evictedRegions(), memoryHitChunks + diskHitChunks, lookedUpChunks,
+                allChunks, policy);
     }
 
     /**
@@ -77,6 +86,6 @@ public final class Replay {
     public static SimulationResult unlimited(ChunkedTrace trace, ChunkOptions chunks) {
         checkReplayable(trace, chunks);
         long huge = Long.MAX_VALUE / 4;
-        return replay(trace, chunks, new Budget(huge, 0), new TierModel(new Budget(huge, 0)));
+        return replay(trace, chunks, new Budget(huge, 0), new TierModel(new Budget(huge, 0)), Policy.S3FIFO);
     }
 }

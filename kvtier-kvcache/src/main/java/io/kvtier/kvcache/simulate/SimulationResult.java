@@ -11,11 +11,13 @@ package io.kvtier.kvcache.simulate;
  * @param evictedBytes     values lost: their region was evicted (or, with no disk, they left memory)
  * @param hitChunks        chunks read, from either tier: the hit tokens in chunks
  * @param lookedUpChunks   every prompt's full chunks: those after a request's first miss count as missed
+ * @param allChunks        every prompt's chunks, a partial last one too: the blocks of a Mooncake trace's hash_ids
+ * @param policy           the memory tier's eviction order
  */
 public record SimulationResult(Budget budget, long requests, long promptTokens, long memoryHitTokens,
                                long diskHitTokens, long memoryReadBytes, long diskReadBytes, long writtenBytes,
                                long diskWrittenBytes, long evictedBytes, long promotions, long evictedRegions,
-                               long hitChunks, long lookedUpChunks) {
+                               long hitChunks, long lookedUpChunks, long allChunks, Policy policy) {
     public long hitTokens() {
         return memoryHitTokens + diskHitTokens;
     }
@@ -34,6 +36,11 @@ public record SimulationResult(Budget budget, long requests, long promptTokens, 
 
     public double chunkHitRate() {
         return lookedUpChunks == 0 ? 0 : (double) hitChunks / lookedUpChunks;
+    }
+
+    /** Hit chunks / all chunks, partial last ones too: how Mooncake and Dynamo count a trace's block hit rate. */
+    public double allChunkHitRate() {
+        return allChunks == 0 ? 0 : (double) hitChunks / allChunks;
     }
 
     private double ratio(long tokens) {

@@ -26,6 +26,12 @@ public final class Sweep {
      *                                  checked before any runs
      */
     public static Outcome run(ChunkedTrace trace, ChunkOptions chunks, List<Budget> budgets, int threads) {
+        return run(trace, chunks, budgets, List.of(Policy.S3FIFO), threads);
+    }
+
+    /** Every budget with every one of {@code policies}: results budget-major, in the order given. */
+    public static Outcome run(ChunkedTrace trace, ChunkOptions chunks, List<Budget> budgets, List<Policy> policies,
+                              int threads) {
         Replay.checkReplayable(trace, chunks);
         for (Budget b : budgets) {
             String refusal = TierModel.refusal(b, chunks.chunkBytes());
@@ -35,12 +41,14 @@ public final class Sweep {
         }
         long start = System.nanoTime();
         List<SimulationResult> results = new ArrayList<>();
-        try (ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, budgets.size())),
+        try (ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, budgets.size() * policies.size())),
                 Thread.ofPlatform().name("kvtier-simulate-", 0).daemon().factory())) {
             Future<SimulationResult> unlimited = pool.submit(() -> Replay.unlimited(trace, chunks));
             List<Future<SimulationResult>> futures = new ArrayList<>();
             for (Budget b : budgets) {
-                futures.add(pool.submit(() -> Replay.run(trace, chunks, b)));
+                for (Policy p : policies) {
+                    futures.add(pool.submit(() -> Replay.run(trace, chunks, b, p)));
+                }
             }
             for (Future<SimulationResult> f : futures) {
                 results.add(get(f));

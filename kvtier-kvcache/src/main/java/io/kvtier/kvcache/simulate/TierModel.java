@@ -5,14 +5,14 @@ import io.kvtier.store.disk.DirectWrite;
 import io.kvtier.store.disk.RecordFormat;
 import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.policy.PolicyNode;
-import io.kvtier.store.policy.S3FifoPolicy;
 import java.util.ArrayList;
 import java.util.List;
 
 /*
  * What TieredStore does with a key, without bytes, threads or files.
  *
- * Real: the memory tier's eviction order is the store's own S3FifoPolicy, fed ChunkEntry nodes weighted by value
+ * Real: the memory tier's eviction order is the store's own policy class (S3FifoPolicy unless a Policy says
+ * otherwise; each chunk linked to the one before it in its prompt), fed ChunkEntry nodes weighted by value
  * length as the store's entries are; memory is counted in the tier's pages (MemoryTier.footprintOf, budgetOf); the
  * demotion loop, its watermark and batch limits, the memory bypass and the promotion rule come from TieringRules,
  * the region size from StoreOptions. Modeled, step by step after the code: DiskWriter's demotion batches (clean
@@ -33,7 +33,7 @@ final class TierModel {
     static final int KEY_BYTES = 96;
 
     private final long memoryBudget;
-    private final S3FifoPolicy policy;
+    private final io.kvtier.store.policy.TierPolicy policy;
     private final RegionLogModel disk;             // null: no disk tier
     private final ChunkIndex index = new ChunkIndex();
     private long memoryUsed;
@@ -43,8 +43,12 @@ final class TierModel {
     enum Hit { MISS, MEMORY, DISK }
 
     TierModel(Budget budget) {
+        this(budget, Policy.S3FIFO);
+    }
+
+    TierModel(Budget budget, Policy kind) {
         this.memoryBudget = MemoryTier.budgetOf(budget.memoryBytes());
-        this.policy = new S3FifoPolicy(memoryBudget, TieringRules.MAX_GHOSTS);
+        this.policy = kind.create(memoryBudget);
         this.disk = budget.hasDisk() ? new RegionLogModel(budget.diskBytes(), budget.regionBytes(), this::evicted)
                 : null;
     }
@@ -69,14 +73,25 @@ final class TierModel {
         return index.get(key) != null;
     }
 
-    /** GET: a memory hit counts an access for S3-FIFO; a disk hit may promote (TieredStore.get, readFromDisk). */
+    /**
+     * GET: a memory hit counts an access (S3-FIFO; LRU moves the entry); a disk hit may promote (TieredStore.get,
+     * readFromDisk).
+     */
     Hit get(long key) {
+        return get(key, null);
+    }
+
+    /** GET of {@code key}, read right after {@code parentKey} in one prompt's lookup (null: its first chunk). */
+    Hit get(long key, Long parentKey) {
         ChunkEntry e = index.get(key);
         if (e == null) {
             return Hit.MISS;
         }
+        if (parentKey != null && e.parent == null) {
+            e.parent = index.get(parentKey);
+        }
         if (e.inMemory) {
-            e.recordAccess();
+            policy.touch(e);
             counters.memoryReadBytes += e.length;
             return Hit.MEMORY;
         }
@@ -87,7 +102,13 @@ final class TierModel {
 
     /** SET of a key not present. */
     void put(long key, long length) {
+        put(key, length, null);
+    }
+
+    /** SET of a key not present, which follows {@code parentKey} in its prompt (null: the first chunk). */
+    void put(long key, long length, Long parentKey) {
         ChunkEntry e = new ChunkEntry(key, length);
+        e.parent = parentKey == null ? null : index.get(parentKey);
         index.add(e);
         counters.writtenBytes += length;
         if (TieringRules.bypassesMemory(length, memoryBudget)) {

@@ -26,6 +26,21 @@ final class NodeQueue {
         size++;
     }
 
+    /** Inserts {@code node} just before {@code at}, which is in this queue (nearer the head). */
+    void addBefore(PolicyNode node, PolicyNode at) {
+        node.queue = id;
+        node.next = at;
+        node.prev = at.prev;
+        if (at.prev == null) {
+            head = node;
+        } else {
+            at.prev.next = node;
+        }
+        at.prev = node;
+        weight += node.weight();
+        size++;
+    }
+
     PolicyNode pollFirst() {
         PolicyNode node = head;
         if (node != null) {

@@ -1,0 +1,122 @@
+package io.kvtier.store.policy;
+
+import java.util.ArrayDeque;
+import java.util.HashSet;
+
+/*
+ * S3-FIFO for KV-cache chunks (issue 30): the store's memory tier policy.
+ *
+ * What plain S3-FIFO gets wrong for LMCache's chunks. A prompt's chunks are looked up in order and the lookup stops
+ * at the first one missing, so chunk k is worth nothing without chunks 0..k-1. Two things followed:
+ *  - A chunk is written once and read when its conversation comes back, minutes later. S3-FIFO puts every new item
+ *    on a small probation queue (10% of memory) and drops those not read before it overflows: most chunks left
+ *    memory before their conversation returned (Mooncake's conversation trace at 10% of its blocks in memory: 25.3%
+ *    of blocks hit, plain LRU 27.8%).
+ *  - Any FIFO or LRU order that follows the order of writes or reads evicts a prompt's first chunks before its last
+ *    ones: the first are the oldest. One evicted head makes the whole rest of the chain unreachable.
+ *
+ * So, for items the caller links into chains (PolicyNode.parent: the chunk before, learned from the order a client
+ * reads and writes them):
+ *  - A chunk with a parent skips probation and goes to main; its parent, if still on probation, is promoted to main
+ *    at that moment (it heads a chain now).
+ *  - In main, a chunk is placed just before its parent (nearer the eviction end) when its parent was placed within
+ *    the last WINDOW placements, that is, by the same request's writes: a request's new chunks sit in main as
+ *    [last ... first] ahead of their parent, and the main queue's sweep meets a chain's tail first. A parent placed
+ *    long ago (an earlier turn, read again since) keeps its place, to be reinserted at the tail by the sweep for its
+ *    reads; the new chunks go to the tail before it, still ahead of it in the sweep's order.
+ *  - Main's sweep is S3-FIFO's (reinsert while the frequency 0..3 is positive, decrementing it), which keeps a swept
+ *    run of one chain in order: deeper chunks, read less often, go first.
+ * Items without chain links (plain keys, a chain's head before any child) are S3-FIFO's as before: probation, ghost
+ * admission, and with them its scan resistance. Hits stay a lock-free counter.
+ *
+ * "Leaves the tier" means demotion to the disk tier, not loss.
+ */
+/** S3-FIFO with KV-cache chains: see the essay above. Not thread-safe. */
+public final class ChainPolicy implements TierPolicy {
+    /** Placements within which a parent counts as placed by the same request's writes. */
+    static final int WINDOW = 64;
+
+    private final long capacity;
+    private final NodeQueue small = new NodeQueue(1);
+    private final NodeQueue main = new NodeQueue(2);
+    private final ArrayDeque<Long> ghostOrder = new ArrayDeque<>();
+    private final HashSet<Long> ghosts = new HashSet<>();
+    private final int maxGhosts;
+    private int placements;
+
+    /** @param capacity bytes the tier holds; the probation queue gets 10% of it */
+    public ChainPolicy(long capacity, int maxGhosts) {
+        this.capacity = capacity;
+        this.maxGhosts = maxGhosts;
+    }
+
+    @Override
+    public void add(PolicyNode node) {
+        node.freq(0);
+        PolicyNode parent = node.parent;
+        if (parent != null && parent.queue != 0) {
+            if (small.contains(parent)) {
+                small.remove(parent);
+                place(parent, null);
+            }
+            boolean sameRequest = placements - parent.placed < WINDOW;
+            place(node, sameRequest ? parent : null);
+        } else if (ghosts.remove(node.fingerprint()) || parent != null) {
+            place(node, null);
+        } else {
+            small.addLast(node);
+        }
+    }
+
+    private void place(PolicyNode node, PolicyNode before) {
+        if (before == null) {
+            main.addLast(node);
+        } else {
+            main.addBefore(node, before);
+        }
+        node.placed = ++placements;
+    }
+
+    @Override
+    public void remove(PolicyNode node) {
+        if (small.contains(node)) {
+            small.remove(node);
+        } else if (main.contains(node)) {
+            main.remove(node);
+        }
+    }
+
+    @Override
+    public PolicyNode nextVictim() {
+        while (!small.isEmpty() || !main.isEmpty()) {
+            if (!small.isEmpty() && (small.weight() >= capacity / 10 || main.isEmpty())) {
+                PolicyNode node = small.pollFirst();
+                if (node.freq() > 0) {
+                    node.freq(0);
+                    place(node, null);
+                } else {
+                    rememberGhost(node);
+                    return node;
+                }
+            } else {
+                PolicyNode node = main.pollFirst();
+                if (node.freq() > 0) {
+                    node.freq(node.freq() - 1);
+                    place(node, null);
+                } else {
+                    return node;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void rememberGhost(PolicyNode node) {
+        if (ghosts.add(node.fingerprint())) {
+            ghostOrder.addLast(node.fingerprint());
+            while (ghostOrder.size() > maxGhosts) {
+                ghosts.remove(ghostOrder.pollFirst());
+            }
+        }
+    }
+}
