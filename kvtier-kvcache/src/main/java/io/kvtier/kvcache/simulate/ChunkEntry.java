@@ -1,13 +1,13 @@
 package io.kvtier.kvcache.simulate;
 
-import io.kvtier.store.policy.PolicyNode;
+import io.kvtier.store.policy.ChainNode;
 
 /**
  * One stored chunk as the simulator's store sees it: where its (imaginary) bytes are, like the store's entry, and
  * the links the real S3-FIFO policy orders it by. An entry in memory may also have a disk copy ("clean"); one with
  * neither is gone. Owned by one {@link TierModel}; not thread-safe.
  */
-final class ChunkEntry extends PolicyNode {
+final class ChunkEntry extends ChainNode {
     final long key;
     final long length;
     private final long fingerprint;

@@ -15,7 +15,7 @@ import java.util.HashSet;
  *  - Any FIFO or LRU order that follows the order of writes or reads evicts a prompt's first chunks before its last
  *    ones: the first are the oldest. One evicted head makes the whole rest of the chain unreachable.
  *
- * So, for items the caller links into chains (PolicyNode.parent: the chunk before, learned from the order a client
+ * So, for items the caller links into chains (ChainNode.parent: the chunk before, learned from the order a client
  * reads and writes them):
  *  - A chunk with a parent skips probation and goes to main; its parent, if still on probation, is promoted to main
  *    at that moment (it heads a chain now).
@@ -53,13 +53,13 @@ public final class ChainPolicy implements TierPolicy {
     @Override
     public void add(PolicyNode node) {
         node.freq(0);
-        PolicyNode parent = node.parent;
+        PolicyNode parent = node instanceof ChainNode c ? c.parent : null;
         if (parent != null && parent.queue != 0) {
             if (small.contains(parent)) {
                 small.remove(parent);
                 place(parent, null);
             }
-            boolean sameRequest = placements - parent.placed < WINDOW;
+            boolean sameRequest = parent instanceof ChainNode p && placements - p.placed < WINDOW;
             place(node, sameRequest ? parent : null);
         } else if (ghosts.remove(node.fingerprint()) || parent != null) {
             place(node, null);
@@ -74,7 +74,10 @@ public final class ChainPolicy implements TierPolicy {
         } else {
             main.addBefore(node, before);
         }
-        node.placed = ++placements;
+        ++placements;
+        if (node instanceof ChainNode c) {
+            c.placed = placements;
+        }
     }
 
     @Override

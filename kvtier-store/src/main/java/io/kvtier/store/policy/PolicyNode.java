@@ -9,12 +9,6 @@ public abstract class PolicyNode {
     PolicyNode next;
     byte queue;              // 0 = none, 1 = small/probation, 2 = main
     private volatile byte freq;   // 0..3; a byte keeps the subclass Entry small (issue 10)
-    /**
-     * The item before this one in a chain (a KV-cache prompt's previous chunk), as the caller learned it before
-     * {@link TierPolicy#add}; null if none is known. Read by {@link ChainPolicy} only, under the policy's lock.
-     */
-    public PolicyNode parent;
-    int placed;              // ChainPolicy: its count of placements when this node was last placed in main
 
     /** Bytes this item weighs against the policy's capacity. */
     public abstract long weight();

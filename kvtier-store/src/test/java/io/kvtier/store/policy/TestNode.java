@@ -1,7 +1,7 @@
 package io.kvtier.store.policy;
 
 /** A policy item for unit traces: a long key, its own fingerprint, and a fixed weight. */
-final class TestNode extends PolicyNode {
+final class TestNode extends ChainNode {
     final long key;
     private final long weight;
 
