@@ -1,10 +1,8 @@
 package io.kvtier.store.policy;
 
-import java.util.ArrayDeque;
-import java.util.HashSet;
-
 /*
- * S3-FIFO for KV-cache chunks (issue 30): the store's memory tier policy.
+ * S3-FIFO for KV-cache chunks (issue 30): a candidate for the memory tier, compared in `kvtier simulate --policy`;
+ * the store runs S3FifoPolicy until one meets docs/simulate.md's targets and the store learns chains.
  *
  * What plain S3-FIFO gets wrong for LMCache's chunks. A prompt's chunks are looked up in order and the lookup stops
  * at the first one missing, so chunk k is worth nothing without chunks 0..k-1. Two things followed:
@@ -32,22 +30,15 @@ import java.util.HashSet;
  * "Leaves the tier" means demotion to the disk tier, not loss.
  */
 /** S3-FIFO with KV-cache chains: see the essay above. Not thread-safe. */
-public final class ChainPolicy implements TierPolicy {
+public final class ChainPolicy extends S3FifoPolicy {
     /** Placements within which a parent counts as placed by the same request's writes. */
     static final int WINDOW = 64;
 
-    private final long capacity;
-    private final NodeQueue small = new NodeQueue(1);
-    private final NodeQueue main = new NodeQueue(2);
-    private final ArrayDeque<Long> ghostOrder = new ArrayDeque<>();
-    private final HashSet<Long> ghosts = new HashSet<>();
-    private final int maxGhosts;
     private int placements;
 
     /** @param capacity bytes the tier holds; the probation queue gets 10% of it */
     public ChainPolicy(long capacity, int maxGhosts) {
-        this.capacity = capacity;
-        this.maxGhosts = maxGhosts;
+        super(capacity, maxGhosts);
     }
 
     @Override
@@ -57,69 +48,31 @@ public final class ChainPolicy implements TierPolicy {
         if (parent != null && parent.queue != 0) {
             if (small.contains(parent)) {
                 small.remove(parent);
-                place(parent, null);
+                toMain(parent);
             }
-            boolean sameRequest = parent instanceof ChainNode p && placements - p.placed < WINDOW;
-            place(node, sameRequest ? parent : null);
-        } else if (ghosts.remove(node.fingerprint()) || parent != null) {
-            place(node, null);
+            if (parent instanceof ChainNode p && placements - p.placed < WINDOW) {
+                main.addBefore(node, parent);
+                placed(node);
+            } else {
+                toMain(node);
+            }
+        } else if (admitsGhost(node) || parent != null) {
+            toMain(node);
         } else {
             small.addLast(node);
         }
     }
 
-    private void place(PolicyNode node, PolicyNode before) {
-        if (before == null) {
-            main.addLast(node);
-        } else {
-            main.addBefore(node, before);
-        }
+    @Override
+    void toMain(PolicyNode node) {
+        main.addLast(node);
+        placed(node);
+    }
+
+    private void placed(PolicyNode node) {
         ++placements;
         if (node instanceof ChainNode c) {
             c.placed = placements;
-        }
-    }
-
-    @Override
-    public void remove(PolicyNode node) {
-        if (small.contains(node)) {
-            small.remove(node);
-        } else if (main.contains(node)) {
-            main.remove(node);
-        }
-    }
-
-    @Override
-    public PolicyNode nextVictim() {
-        while (!small.isEmpty() || !main.isEmpty()) {
-            if (!small.isEmpty() && (small.weight() >= capacity / 10 || main.isEmpty())) {
-                PolicyNode node = small.pollFirst();
-                if (node.freq() > 0) {
-                    node.freq(0);
-                    place(node, null);
-                } else {
-                    rememberGhost(node);
-                    return node;
-                }
-            } else {
-                PolicyNode node = main.pollFirst();
-                if (node.freq() > 0) {
-                    node.freq(node.freq() - 1);
-                    place(node, null);
-                } else {
-                    return node;
-                }
-            }
-        }
-        return null;
-    }
-
-    private void rememberGhost(PolicyNode node) {
-        if (ghosts.add(node.fingerprint())) {
-            ghostOrder.addLast(node.fingerprint());
-            while (ghostOrder.size() > maxGhosts) {
-                ghosts.remove(ghostOrder.pollFirst());
-            }
         }
     }
 }

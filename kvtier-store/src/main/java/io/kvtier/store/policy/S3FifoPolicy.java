@@ -15,11 +15,14 @@ import java.util.HashSet;
  *
  * "Leaves the tier" here means demotion to the disk tier, not loss.
  */
-/** Scan-resistant S3-FIFO eviction order, weighted by bytes; see the essay above. Not thread-safe. */
-public final class S3FifoPolicy implements TierPolicy {
+/**
+ * Scan-resistant S3-FIFO eviction order, weighted by bytes; see the essay above. Not thread-safe. Sealed: only
+ * {@link ChainPolicy} extends it, changing where items enter main.
+ */
+public sealed class S3FifoPolicy implements TierPolicy permits ChainPolicy {
     private final long capacity;
-    private final NodeQueue small = new NodeQueue(1);
-    private final NodeQueue main = new NodeQueue(2);
+    final NodeQueue small = new NodeQueue(1);
+    final NodeQueue main = new NodeQueue(2);
     private final ArrayDeque<Long> ghostOrder = new ArrayDeque<>();
     private final HashSet<Long> ghosts = new HashSet<>();
     private final int maxGhosts;
@@ -33,11 +36,21 @@ public final class S3FifoPolicy implements TierPolicy {
     @Override
     public void add(PolicyNode node) {
         node.freq(0);
-        if (ghosts.remove(node.fingerprint())) {
-            main.addLast(node);
+        if (admitsGhost(node)) {
+            toMain(node);
         } else {
             small.addLast(node);
         }
+    }
+
+    /** Whether {@code node}'s key was evicted from probation lately (forgetting it: a ghost admits once). */
+    final boolean admitsGhost(PolicyNode node) {
+        return ghosts.remove(node.fingerprint());
+    }
+
+    /** Puts {@code node} at main's tail: a ghost's admission, a promotion from probation, a reinsertion. */
+    void toMain(PolicyNode node) {
+        main.addLast(node);
     }
 
     @Override
@@ -56,7 +69,7 @@ public final class S3FifoPolicy implements TierPolicy {
                 PolicyNode node = small.pollFirst();
                 if (node.freq() > 0) {
                     node.freq(0);
-                    main.addLast(node);
+                    toMain(node);
                 } else {
                     rememberGhost(node);
                     return node;
@@ -65,7 +78,7 @@ public final class S3FifoPolicy implements TierPolicy {
                 PolicyNode node = main.pollFirst();
                 if (node.freq() > 0) {
                     node.freq(node.freq() - 1);
-                    main.addLast(node);
+                    toMain(node);
                 } else {
                     return node;
                 }
