@@ -34,7 +34,7 @@ class SimulateCommandIT {
         assertThat(r.exitCode()).as(r.stderr()).isZero();
         assertThat(r.stdout()).contains("  MEMORY    DISK      TOTAL          HIT  MEM HIT DISK HIT")
                 .contains("chunks:  256 tokens x 131072 bytes = 32 MiB")
-                .containsPattern("simulated \\d+ requests x 6 budgets in \\d+\\.\\d s");
+                .containsPattern("simulated \\d+ requests x 6 budgets and policies in \\d+\\.\\d s");
         assertThat(r.stdout().lines().filter(l -> l.matches("  (4|16) GiB .*%.*"))).hasSize(6);
         assertThat(Files.size(chart)).isGreaterThan(10_000);
     }
