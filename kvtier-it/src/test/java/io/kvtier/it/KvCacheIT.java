@@ -216,4 +216,54 @@ class KvCacheIT {
         }
         throw new AssertionError("no " + name + " in " + info);
     }
+
+    /**
+     * KVC.PREFETCH against a real node: chunks pushed to disk come back to memory before they are read, counted in
+     * INFO kvcache as prefetched and then used; missing keys and keys in memory cost nothing.
+     */
+    @Test
+    void prefetchBringsDiskChunksBackToMemoryBeforeTheirRead() throws Exception {
+        int size = 2 << 20;
+        try (KvtierProcess node = KvtierProcess.start(tmp.resolve("p"), "--memory", "64m", "--disk", "512m");
+             Jedis j = node.jedis(30_000)) {
+            for (int i = 0; i < 80; i++) { // 160 MiB through 64 MiB of memory: the first chunks go to disk
+                assertThat(j.set(bytes(chunk(MODEL, i) + "kv_bytes"), payload(i, size))).isEqualTo("OK");
+            }
+            List<byte[]> cold = new ArrayList<>();
+            List<Integer> coldIndexes = new ArrayList<>();
+            for (int i = 0; i < 80 && cold.size() < 3; i++) {
+                byte[] k = bytes(chunk(MODEL, i) + "kv_bytes");
+                if ("disk".equals(lookup(j, k))) {
+                    cold.add(k);
+                    coldIndexes.add(i);
+                }
+            }
+            assertThat(cold).as("chunks on disk").hasSize(3);
+            for (int i = 40; i < 80; i++) { // room for them: the newest chunks leave
+                j.del(bytes(chunk(MODEL, i) + "kv_bytes"));
+            }
+            List<byte[]> args = new ArrayList<>(cold);
+            args.add(bytes("no-such-chunk"));
+            Object queued = j.sendCommand(() -> bytes("KVC.PREFETCH"), args.toArray(new byte[0][]));
+            assertThat(queued).isEqualTo(4L);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (cold.stream().anyMatch(k -> !"memory".equals(lookup(j, k))) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(cold).allMatch(k -> "memory".equals(lookup(j, k)));
+            for (int c = 0; c < cold.size(); c++) {
+                assertThat(j.get(cold.get(c))).isEqualTo(payload(coldIndexes.get(c), size));
+            }
+            String info = j.info("kvcache");
+            assertThat(info).contains("kvcache_prefetch_requested:4").contains("kvcache_prefetched:3")
+                    .contains("kvcache_prefetch_used:3").contains("kvcache_prefetch_not_prefetched:1");
+            assertThatThrownBy(() -> j.sendCommand(() -> bytes("KVC.PREFETCH")))
+                    .isInstanceOf(JedisDataException.class).hasMessageContaining("wrong number of arguments");
+        }
+    }
+
+    private static String lookup(Jedis j, byte[] key) {
+        List<?> r = (List<?>) j.sendCommand(() -> bytes("KVC.LOOKUP"), key);
+        return r.getFirst() == null ? null : new String((byte[]) r.getFirst(), StandardCharsets.UTF_8);
+    }
 }

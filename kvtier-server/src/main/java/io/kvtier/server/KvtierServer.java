@@ -294,6 +294,7 @@ public final class KvtierServer implements AutoCloseable {
             storeEvents.close();
         }
         try {
+            context.closePrefetcher();
             diskReads.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

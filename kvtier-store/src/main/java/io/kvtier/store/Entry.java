@@ -24,6 +24,8 @@ final class Entry extends PolicyNode {
     MemoryValue memory;     // guarded by this; the entry owns one reference
     DiskLocation disk;      // guarded by this
     private byte diskHits;  // guarded by this; decides promotion, saturates
+    /** 1 while a prefetched memory copy has not been read yet (KVC.PREFETCH's used/wasted); guarded by this. */
+    byte prefetched;
     Entry timerPrev;        // guarded by the ExpiryWheel's lock; null when not scheduled
     Entry timerNext;        // guarded by the ExpiryWheel's lock; null when not scheduled
 
@@ -57,6 +59,10 @@ final class Entry extends PolicyNode {
         EntryState from = state();
         counters.moved(from, from.checkedMove(to), length);
         state = (byte) to.ordinal();
+        if (prefetched != 0 && to != EntryState.MEMORY) {
+            prefetched = 0; // its memory copy leaves unread
+            counters.prefetchWasted.increment();
+        }
     }
 
     boolean isExpired(long now) {

@@ -13,6 +13,9 @@ final class StoreCounters {
     final LongAdder demotions = new LongAdder();
     final LongAdder demotedBytes = new LongAdder();
     final LongAdder promotions = new LongAdder();
+    final LongAdder prefetched = new LongAdder();     // KVC.PREFETCH: values copied from disk into memory
+    final LongAdder prefetchUsed = new LongAdder();   // ...read from memory before they left it
+    final LongAdder prefetchWasted = new LongAdder(); // ...left memory (demoted, deleted) unread
     final LongAdder evictions = new LongAdder();
     final LongAdder evictedBytes = new LongAdder();
     final LongAdder corruptReads = new LongAdder();

@@ -2,7 +2,9 @@ package io.kvtier.store;
 
 /**
  * A snapshot of the store's counters, per tier: bytes, entries, hits, and the moves between tiers. "Evictions" are
- * values lost when the disk tier dropped a region (the only real loss); "demotions" moved values memory -> disk.
+ * values lost when the disk tier dropped a region (the only real loss); "demotions" moved values memory -> disk;
+ * "prefetched" values were copied back to memory ahead of a read (KVC.PREFETCH), and were then read ("used") or left
+ * memory unread ("wasted").
  */
 public record StoreStats(
         long keys,
@@ -12,7 +14,8 @@ public record StoreStats(
         long demotions, long demotedBytes, long promotions,
         long evictions, long evictedBytes, long evictedRegions,
         long corruptReads, long expiredKeys, long diskReadBytes, long waitingBytes,
-        long pinnedKeys, long pinnedBytes, long pinBudget) {
+        long pinnedKeys, long pinnedBytes, long pinBudget,
+        long prefetched, long prefetchUsed, long prefetchWasted) {
 
     static StoreStats of(TieredStore s) {
         StoreCounters c = s.counters;
@@ -24,6 +27,7 @@ public record StoreStats(
                 c.demotions.sum(), c.demotedBytes.sum(), c.promotions.sum(),
                 c.evictions.sum(), c.evictedBytes.sum(), s.disk.evictedRegions(),
                 c.corruptReads.sum(), c.expired.sum(), c.diskReadBytes.sum(), s.waitingBytes(),
-                s.pinCount(), s.pinnedBytes(), s.options.pinBytes());
+                s.pinCount(), s.pinnedBytes(), s.options.pinBytes(),
+                c.prefetched.sum(), c.prefetchUsed.sum(), c.prefetchWasted.sum());
     }
 }

@@ -675,6 +675,9 @@ public final class TieredStore implements AutoCloseable {
         } else if (ref.inMemory()) {
             if (touch) {
                 e.recordAccess();
+                if (e.prefetched != 0) {
+                    usedPrefetch(e);
+                }
             }
             counters.memoryHits.increment();
         } else {
@@ -757,6 +760,98 @@ public final class TieredStore implements AutoCloseable {
         counters.promotions.increment();
         moved(e, Residence.MEMORY);
         writer.wakeIfPressured();
+    }
+
+    private void usedPrefetch(Entry e) {
+        synchronized (e) {
+            if (e.prefetched == 0) {
+                return;
+            }
+            e.prefetched = 0;
+        }
+        counters.prefetchUsed.increment();
+    }
+
+    /** What {@link #prefetch} did with one key. */
+    public enum Prefetch {
+        /** Copied from disk into memory. */
+        PROMOTED,
+        /** Already in memory. */
+        RESIDENT,
+        /** No such key. */
+        MISSING,
+        /** Too large for memory (it bypasses the memory tier), or for a prefetch (over {@code maxBytes}). */
+        TOO_LARGE,
+        /** Memory has no room to spare: a prefetch takes only memory free beyond the demoter's low watermark. */
+        NO_ROOM
+    }
+
+    /**
+     * Copies {@code key}'s value from disk back into memory ahead of a read (KVC.PREFETCH), if memory has room to
+     * spare: only memory free beyond the demoter's low watermark, so a prefetch never makes the demoter evict
+     * anything, hotter or pinned; it records no access and counts no disk hit. A value read later from memory counts
+     * as a used prefetch, one that leaves memory unread as a wasted one. Blocking (a disk read): I/O threads only.
+     *
+     * @param staging gives a buffer of at least the asked bytes for the disk read (a record: header, key, value); the
+     *                caller owns it again once this returns
+     */
+    public Prefetch prefetch(byte[] keyBytes, long maxBytes, java.util.function.IntFunction<ByteBuffer> staging)
+            throws IOException {
+        Entry e = index.get(new Key(keyBytes));
+        if (e == null || e.isExpiredNow()) {
+            return Prefetch.MISSING;
+        }
+        if (bypassesMemory(e.length) || e.length > maxBytes) {
+            return Prefetch.TOO_LARGE;
+        }
+        DiskLocation loc;
+        synchronized (e) {
+            if (e.state() != EntryState.DISK) {
+                return e.state() == EntryState.MEMORY || e.state() == EntryState.DEMOTING ? Prefetch.RESIDENT
+                        : Prefetch.MISSING;
+            }
+            loc = e.disk;
+        }
+        long spare = memory.budget() - memory.usedBytes() - TieringRules.lowWatermark(memory.budget(), 0);
+        if (spare < MemoryTier.footprintOf(e.length)) {
+            return Prefetch.NO_ROOM;
+        }
+        MemoryValue mem = waiters.tryAllocate(e.length);
+        if (mem == null) {
+            return Prefetch.NO_ROOM;
+        }
+        ByteBuffer value;
+        try {
+            value = disk.read(loc, e.key.bytes, staging.apply(Math.toIntExact(loc.recordLength())));
+        } catch (CorruptRecordException ex) {
+            mem.release();
+            counters.corruptReads.increment();
+            log.error("dropping key of {} bytes: {}", e.length, ex.getMessage());
+            dropCorrupt(e, loc);
+            return Prefetch.MISSING;
+        } catch (IOException | RuntimeException ex) {
+            mem.release();
+            throw ex;
+        }
+        counters.diskReadBytes.add(e.length);
+        mem.write(value.duplicate());
+        boolean promoted;
+        synchronized (e) {
+            promoted = e.state() == EntryState.DISK && e.disk == loc;
+            if (promoted) {
+                e.memory = mem;
+                e.moveTo(EntryState.MEMORY, counters);
+                e.prefetched = 1;
+            }
+        }
+        if (!promoted) {
+            mem.release();
+            return Prefetch.MISSING; // deleted, overwritten or evicted meanwhile: there is nothing to prefetch now
+        }
+        admit(e);
+        counters.prefetched.increment();
+        moved(e, Residence.MEMORY);
+        return Prefetch.PROMOTED;
     }
 
     /** Memory for {@code length} bytes within at most 5 s (blocking: I/O threads only), or null. */

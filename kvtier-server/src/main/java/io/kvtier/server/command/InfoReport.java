@@ -305,6 +305,14 @@ final class InfoReport {
         f.put("kvcache_models", models.size());
         f.put("kvcache_companion_fate", kv.companionFate() ? 1 : 0);
         f.put("kvcache_companion_deletes", kv.companionDeletes());
+        io.kvtier.server.value.Prefetcher p = server.prefetcherIfStarted();
+        f.put("kvcache_prefetch_requested", p == null ? 0 : p.requested());
+        f.put("kvcache_prefetch_dropped", p == null ? 0 : p.dropped());
+        f.put("kvcache_prefetch_queued", p == null ? 0 : p.queued());
+        f.put("kvcache_prefetch_not_prefetched", p == null ? 0 : p.notPrefetched());
+        f.put("kvcache_prefetched", st.prefetched());
+        f.put("kvcache_prefetch_used", st.prefetchUsed());
+        f.put("kvcache_prefetch_wasted", st.prefetchWasted());
         f.put("kvcache_hidden_metadata_reads", kv.hiddenMetadata());
         f.put("pinned_keys", st.pinnedKeys());
         f.put("pinned_bytes", st.pinnedBytes());

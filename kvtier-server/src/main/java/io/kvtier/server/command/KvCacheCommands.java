@@ -26,6 +26,7 @@ final class KvCacheCommands {
         return List.of(
                 of("kvc.prefix", -2, "readonly fast", 1, -1, 1, KvCacheCommands::prefix),
                 of("kvc.lookup", -2, "readonly fast", 1, -1, 1, KvCacheCommands::lookup),
+                of("kvc.prefetch", -2, "fast", 0, 0, 0, KvCacheCommands::prefetch),
                 of("kvc.pin", -2, "fast", 1, 1, 1, KvCacheCommands::pin),
                 of("kvc.unpin", 2, "fast", 1, 1, 1, (s, c, r) -> {
                     r.integer(s.server.keyspace().unpin(c.bytes(1)) ? 1 : 0);
@@ -40,6 +41,26 @@ final class KvCacheCommands {
             keys.add(c.bytes(i));
         }
         r.integer(s.server.kvcache().prefix(keys));
+        return null;
+    }
+
+    /**
+     * KVC.PREFETCH key [key ...]: copies the keys' values from disk into memory in the background, ahead of their
+     * reads, where memory has room to spare (never by evicting anything); the reply, at once, is how many keys were
+     * queued (a full queue drops the rest). Missing keys, keys already in memory and values over 64 MiB cost nothing.
+     * Acts on this node's copies: in a cluster, send it to each key's primary (the router does). No key positions,
+     * so a cluster client does not route it, and a key of another slot is no error.
+     */
+    private static CompletableFuture<Void> prefetch(Session s, RespCommand c, Reply r) {
+        io.kvtier.server.value.Prefetcher p = s.server.prefetcher();
+        if (p == null) {
+            throw new CommandException("ERR the server is stopping");
+        }
+        List<byte[]> keys = new ArrayList<>(c.argCount() - 1);
+        for (int i = 1; i < c.argCount(); i++) {
+            keys.add(c.bytes(i));
+        }
+        r.integer(p.offer(keys));
         return null;
     }
 

@@ -61,6 +61,35 @@ public final class ServerContext {
                 options.diskBytes(), options.dir());
     }
 
+    private io.kvtier.server.value.Prefetcher prefetcher; // guarded by this; made by the first KVC.PREFETCH
+    private boolean prefetcherClosed;                     // guarded by this
+
+    /** KVC.PREFETCH's queue and thread, started by the first use; null once the server stops. */
+    public synchronized io.kvtier.server.value.Prefetcher prefetcher() {
+        if (prefetcher == null && !prefetcherClosed) {
+            prefetcher = new io.kvtier.server.value.Prefetcher(store);
+        }
+        return prefetcher;
+    }
+
+    /** The prefetcher if one was started (INFO), without starting it. */
+    public synchronized io.kvtier.server.value.Prefetcher prefetcherIfStarted() {
+        return prefetcher;
+    }
+
+    /** Stops the prefetcher (its thread reads the store: before the store closes). */
+    public void closePrefetcher() throws InterruptedException {
+        io.kvtier.server.value.Prefetcher p;
+        synchronized (this) {
+            prefetcherClosed = true;
+            p = prefetcher;
+            prefetcher = null;
+        }
+        if (p != null) {
+            p.close();
+        }
+    }
+
     /** The clients admitted at once: {@code --max-clients}, or fewer if the open-file limit says so. */
     public int maxClients() {
         return maxClients;

@@ -85,6 +85,11 @@ public final class Metrics implements AutoCloseable {
                 .callback(cb -> cb.call(store.stats().misses())).register(registry);
         single("kvtier_demotions", "Values moved from memory to disk", store, StoreStats::demotions);
         single("kvtier_promotions", "Values copied from disk back to memory", store, StoreStats::promotions);
+        single("kvtier_prefetched", "Values copied from disk to memory ahead of their reads (KVC.PREFETCH)", store,
+                StoreStats::prefetched);
+        single("kvtier_prefetch_used", "Prefetched values read from memory", store, StoreStats::prefetchUsed);
+        single("kvtier_prefetch_wasted", "Prefetched values that left memory unread", store,
+                StoreStats::prefetchWasted);
         single("kvtier_evictions", "Values lost because the disk tier evicted their region", store,
                 StoreStats::evictions);
         single("kvtier_corrupt_reads", "Disk records that failed their checksum (served as misses)", store,
