@@ -484,12 +484,35 @@ class RouterIT {
 
             // The map follows the node: demoted to disk (values written past its memory), a chunk deleted, the node
             // killed (entries dropped) and started again (a snapshot of what it recovered).
+            // A second prompt no engine has seen, its chunks in kvtier too: demoted with the rest below.
+            String q = prompt(78);
+            List<String> qKeys = new io.kvtier.kvcache.key.LmcacheChunkKeys("sim-model", 1, 0, "bfloat16", 16,
+                    io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN,
+                    io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN.seedZeroNoneHash())
+                    .keys(IntStream.range(0, PROMPT).map(t -> 78 * 1000 + t).toArray());
+            for (String k : qKeys) {
+                jedis.set((k + "kv_bytes").getBytes(StandardCharsets.UTF_8), chunk);
+                jedis.set(k + "metadata", "m");
+            }
             byte[] filler = new byte[1 << 20];
             for (int i = 0; i < 40; i++) {
                 jedis.set(("filler" + i).getBytes(StandardCharsets.UTF_8), filler);
             }
             awaitStore(router, p, 160, "disk_tokens");
+            awaitStore(router, q, 160, "disk_tokens");
             awaitMetric(router, memoryBandwidth.replace("memory", "disk"));
+
+            // Prefetch on route: the engine chosen for q will load its 10 chunks from the node's disk, so the router
+            // names them to the node (KVC.PREFETCH), which copies them to memory while the request goes on.
+            cached(router, q);
+            long prefetchDeadline = System.nanoTime() + 10_000_000_000L;
+            while (!jedis.info("kvcache").contains("kvcache_prefetch_requested:10\r")) {
+                assertThat(System.nanoTime()).as("KVC.PREFETCH of q's 10 chunks reaches the node within 10 s: %s",
+                        jedis.info("kvcache")).isLessThan(prefetchDeadline);
+                Thread.sleep(50);
+            }
+            assertThat(router.get("/metrics").body())
+                    .contains("kvtier_router_prefetch_keys_total{outcome=\"sent\"} 10.0");
             jedis.del(keys.get(5) + "kv_bytes");
             awaitStore(router, p, 80, "tokens");
             node.kill();

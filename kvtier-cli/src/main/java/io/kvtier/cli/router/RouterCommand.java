@@ -14,6 +14,7 @@ import io.kvtier.router.proxy.RouterOptions;
 import io.kvtier.router.proxy.RouterServer;
 import io.kvtier.router.proxy.StoreAwarePolicy;
 import io.kvtier.router.proxy.StoreFeeds;
+import io.kvtier.router.proxy.StorePrefetch;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -69,6 +70,12 @@ public final class RouterCommand implements Callable<Integer> {
             description = "A kvtier node the engines' LMCache stores chunks in, and where it publishes store events "
                     + "(its --kv-events port; replays and snapshots on the port above); repeat for each node.")
     List<String> kvtierNodes = List.of();
+
+    @Option(names = "--prefetch", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "kvtier policy: after routing a request, name the chunks its engine will load from a --kvtier "
+                    + "node's disk to that node with KVC.PREFETCH, which copies them to memory before the engine asks "
+                    + "(default: on; --no-prefetch: off).")
+    boolean prefetch;
 
     @Option(names = "--kvtier-password", paramLabel = "PASSWORD", defaultValue = "${env:KVTIER_PASSWORD}",
             description = "The --kvtier nodes' --requirepass: sent with AUTH by the fetch probes and presented (ZMTP "
@@ -174,10 +181,14 @@ public final class RouterCommand implements Callable<Integer> {
                         : new FetchProbes(options.kvtier(), storeMap, Duration.ofMillis(fetchProbeInterval),
                                 options.probeTimeout().compareTo(Duration.ofSeconds(2)) > 0 ? options.probeTimeout()
                                         : Duration.ofSeconds(2), kvtierPassword);
+                StorePrefetch storePrefetch = !prefetch || options.kvtier().isEmpty() || !policy.equals("kvtier") ? null
+                        : new StorePrefetch(options.kvtier(), options.probeTimeout().compareTo(Duration.ofSeconds(2))
+                                > 0 ? options.probeTimeout() : Duration.ofSeconds(2), kvtierPassword);
                 RouterServer server = new RouterServer(options, fleet,
                         Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs, probes),
                         prompts.tokenizer(), prompts.chatTemplate())) {
             fleet.attach(probes);
+            fleet.attach(storePrefetch);
             if (!options.kvtier().isEmpty()) {
                 fleet.attach(new StoreFeeds(options.kvtier(), storeMap, options.probeTimeout(), kvtierPassword));
             }

@@ -49,6 +49,7 @@ public final class Fleet implements AutoCloseable {
     private volatile StoreFeeds store;
     private volatile DnsDiscovery discovery;
     private volatile FetchProbes fetchProbes;
+    private volatile StorePrefetch storePrefetch;
     private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
     private boolean closed;
 
@@ -129,6 +130,16 @@ public final class Fleet implements AutoCloseable {
     /** Where the fetch bandwidths measured from the kvtier nodes are read (the caller closes it); null: none. */
     public void attach(FetchProbes probes) {
         this.fetchProbes = probes;
+    }
+
+    /** Where routed requests' disk chunks are prefetched (the caller closes it); null: none. */
+    public void attach(StorePrefetch prefetch) {
+        this.storePrefetch = prefetch;
+    }
+
+    /** Prefetch on route; null without {@code --kvtier} or with {@code --no-prefetch}. */
+    public StorePrefetch storePrefetch() {
+        return storePrefetch;
     }
 
     /** The fetch bandwidths measured; null without {@code --kvtier} or with probes off. */

@@ -14,8 +14,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * says why the first was chosen. Thread-safe.
  */
 public interface Policy {
-    /** A choice: the engines in the order to try, why the first, and how many prompt tokens it was credited with. */
-    record Choice(List<EngineState> order, String reason, int predictedCachedTokens) {
+    /**
+     * A choice: the engines in the order to try, why the first, how many prompt tokens it was credited with, and the
+     * chunks kvtier holds on disk that the first engine will load (its LMCache's data keys by kvtier node: KVC.PREFETCH
+     * brings them to memory before the engine asks).
+     */
+    record Choice(List<EngineState> order, String reason, int predictedCachedTokens,
+                  Map<String, List<String>> prefetch) {
+        public Choice(List<EngineState> order, String reason, int predictedCachedTokens) {
+            this(order, reason, predictedCachedTokens, Map.of());
+        }
     }
 
     Choice choose(String model, String lora, int[] tokens, List<EngineState> engines);

@@ -88,6 +88,17 @@ final class RouterMetrics {
                                 k.substring(k.indexOf(' ') + 1)));
                     }
                 }).register(registry);
+        io.prometheus.metrics.core.metrics.CounterWithCallback.builder().name("kvtier_router_prefetch_keys")
+                .help("Chunk keys named to kvtier nodes with KVC.PREFETCH after routing (sent, dropped: queue full, "
+                        + "failed: sends that failed)")
+                .labelNames("outcome").callback(cb -> {
+                    StorePrefetch p = fleet.storePrefetch();
+                    if (p != null) {
+                        cb.call(p.keys(), "sent");
+                        cb.call(p.dropped(), "dropped");
+                        cb.call(p.failed(), "failed");
+                    }
+                }).register(registry);
         GaugeWithCallback.builder().name("kvtier_map_store_event_lag_seconds")
                 .help("Age of the last store-event batch applied from each kvtier node, when it was applied")
                 .labelNames("node").callback(cb -> {

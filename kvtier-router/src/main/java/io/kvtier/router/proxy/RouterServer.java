@@ -160,6 +160,10 @@ public final class RouterServer implements AutoCloseable {
             int[] tokens = p.tokens() == null ? new int[0] : p.tokens();
             Policy.Choice choice = policy.choose(p.model(), null, tokens, engines);
             metrics.decided(choice.reason());
+            StorePrefetch prefetch = fleet.storePrefetch();
+            if (prefetch != null) {
+                prefetch.send(choice.prefetch()); // in the background, while the request goes to its engine
+            }
             forward(x, body, p, tokens, choice, deadline);
         }
     }

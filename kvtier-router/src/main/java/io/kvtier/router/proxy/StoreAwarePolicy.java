@@ -73,7 +73,8 @@ public final class StoreAwarePolicy implements Policy {
         for (KvCacheMap.EnginePrefix p : gpu.lookup(model, lora, tokens)) {
             held.put(p.engine(), p.tokens("GPU"));
         }
-        List<StoreMap.Held> chunks = lora == null ? store.lookup(lmcache.keys(model, tokens)) : List.of();
+        List<String> keys = lora == null ? lmcache.keys(model, tokens) : List.of();
+        List<StoreMap.Held> chunks = lora == null ? store.lookup(keys) : List.of();
         int chunk = lmcache.chunkSize();
         Map<String, Double> cost = new HashMap<>();
         for (EngineState e : byLoad) {
@@ -85,8 +86,27 @@ public final class StoreAwarePolicy implements Policy {
         int g = held.getOrDefault(best.id(), 0);
         int s = chunks.size() * chunk;
         String reason = s > g ? "kvtier: store prefix" : g > 0 ? "kvtier: gpu prefix" : "kvtier: least cost";
-        return new Choice(out, reason, g);
+        return new Choice(out, reason, g, prefetch(keys, chunks, chunk, g));
     }
+
+    /**
+     * The data keys of the chunks the chosen engine will load from kvtier's disk: held on disk, beyond the
+     * {@code gpuTokens} its GPU holds, by node.
+     */
+    static Map<String, List<String>> prefetch(List<String> keys, List<StoreMap.Held> chunks, int chunkTokens,
+                                              int gpuTokens) {
+        Map<String, List<String>> out = new HashMap<>();
+        for (int i = 0; i < chunks.size(); i++) {
+            StoreMap.Held h = chunks.get(i);
+            if (h.tier() == StoreEvent.Tier.DISK && (long) (i + 1) * chunkTokens > gpuTokens) {
+                out.computeIfAbsent(h.node(), n -> new ArrayList<>()).add(keys.get(i) + KV_BYTES);
+            }
+        }
+        return out;
+    }
+
+    /** The suffix of a chunk's data key, LMCache's {@code kv_bytes} (its other key, {@code metadata}, is small). */
+    static final String KV_BYTES = "kv_bytes";
 
     /** The estimated seconds to the first token on an engine holding {@code gpuTokens} with {@code load}. */
     double cost(int promptTokens, int gpuTokens, List<StoreMap.Held> chunks, int chunkTokens, double load) {
