@@ -782,15 +782,18 @@ public final class TieredStore implements AutoCloseable {
         MISSING,
         /** Too large for memory (it bypasses the memory tier), or for a prefetch (over {@code maxBytes}). */
         TOO_LARGE,
-        /** Memory has no room to spare: a prefetch takes only memory free beyond the demoter's low watermark. */
+        /** Memory has no room now, or writers wait for it: a prefetch never waits, nor goes before them. */
         NO_ROOM
     }
 
     /**
-     * Copies {@code key}'s value from disk back into memory ahead of a read (KVC.PREFETCH), if memory has room to
-     * spare: only memory free beyond the demoter's low watermark, so a prefetch never makes the demoter evict
-     * anything, hotter or pinned; it records no access and counts no disk hit. A value read later from memory counts
-     * as a used prefetch, one that leaves memory unread as a wasted one. Blocking (a disk read): I/O threads only.
+     * Copies {@code key}'s value from disk back into memory ahead of a read (KVC.PREFETCH), if memory has room now:
+     * it never waits for memory and never goes before a writer waiting for it. The demoter then restores its free
+     * watermark as after any write, demoting the policy's coldest values (a value about to be read is hotter than
+     * they are; pinned ones never leave). It counts as one access (its read is on its way: S3-FIFO's probation then
+     * moves it to main rather than out of memory, which wasted 1 of 32 prefetched 16 MiB chunks), and as no disk hit.
+     * A value read later from memory counts as a used prefetch, one that leaves memory unread as a wasted one.
+     * Blocking (a disk read): I/O threads only.
      *
      * @param staging gives a buffer of at least the asked bytes for the disk read (a record: header, key, value); the
      *                caller owns it again once this returns
@@ -811,10 +814,6 @@ public final class TieredStore implements AutoCloseable {
                         : Prefetch.MISSING;
             }
             loc = e.disk;
-        }
-        long spare = memory.budget() - memory.usedBytes() - TieringRules.lowWatermark(memory.budget(), 0);
-        if (spare < MemoryTier.footprintOf(e.length)) {
-            return Prefetch.NO_ROOM;
         }
         MemoryValue mem = waiters.tryAllocate(e.length);
         if (mem == null) {
@@ -849,8 +848,10 @@ public final class TieredStore implements AutoCloseable {
             return Prefetch.MISSING; // deleted, overwritten or evicted meanwhile: there is nothing to prefetch now
         }
         admit(e);
+        e.recordAccess(); // its read is on its way: on probation it moves to main instead of leaving memory unread
         counters.prefetched.increment();
         moved(e, Residence.MEMORY);
+        writer.wakeIfPressured();
         return Prefetch.PROMOTED;
     }
 

@@ -46,7 +46,7 @@ final class KvCacheCommands {
 
     /**
      * KVC.PREFETCH key [key ...]: copies the keys' values from disk into memory in the background, ahead of their
-     * reads, where memory has room to spare (never by evicting anything); the reply, at once, is how many keys were
+     * reads, where memory has room now (never waiting for it); the reply, at once, is how many keys were
      * queued (a full queue drops the rest). Missing keys, keys already in memory and values over 64 MiB cost nothing.
      * Acts on this node's copies: in a cluster, send it to each key's primary (the router does). No key positions,
      * so a cluster client does not route it, and a key of another slot is no error.
