@@ -17,61 +17,7 @@ import socket
 import sys
 import time
 
-
-def encode(*args):
-    out = [b'*%d\r\n' % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
-    return b''.join(out)
-
-
-class Conn:
-    """One RESP connection; reads whole replies (nested arrays flattened to their length)."""
-
-    def __init__(self, port, timeout=5.0):
-        self.s = socket.create_connection(('127.0.0.1', port), timeout=timeout)
-        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.buf = b''
-
-    def _line(self):
-        while b'\r\n' not in self.buf:
-            d = self.s.recv(1 << 16)
-            if not d:
-                raise ConnectionError('closed')
-            self.buf += d
-        line, self.buf = self.buf.split(b'\r\n', 1)
-        return line
-
-    def reply(self):
-        line = self._line()
-        t, rest = line[:1], line[1:]
-        if t in (b'+', b':'):
-            return rest.decode()
-        if t == b'-':
-            return RuntimeError(rest.decode(errors='replace'))
-        if t == b'$':
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                d = self.s.recv(1 << 20)
-                if not d:
-                    raise ConnectionError('closed')
-                self.buf += d
-            v, self.buf = self.buf[:n], self.buf[n + 2:]
-            return v
-        if t == b'*':
-            n = int(rest)
-            return [self.reply() for _ in range(max(n, 0))]
-        raise ValueError('bad reply %r' % line[:50])
-
-    def call(self, *args):
-        self.s.sendall(encode(*args))
-        return self.reply()
-
-    def close(self):
-        self.s.close()
+from resp_client import Conn, encode
 
 
 def prober(port, stop, out, password):

@@ -13,62 +13,11 @@ Prints the median and worst load time of each, and the node's INFO kvcache prefe
 """
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import time
 
-
-def encode(*args):
-    out = [b'*%d\r\n' % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
-    return b''.join(out)
-
-
-class Conn:
-    def __init__(self, port):
-        self.s = socket.create_connection(('127.0.0.1', port), timeout=60)
-        self.buf = bytearray()
-
-    def _fill(self, n):
-        while len(self.buf) < n:
-            d = self.s.recv(1 << 22)
-            if not d:
-                raise ConnectionError('closed')
-            self.buf += d
-
-    def _line(self):
-        while b'\r\n' not in self.buf:
-            self._fill(len(self.buf) + 1)
-        i = self.buf.index(b'\r\n')
-        line = bytes(self.buf[:i])
-        del self.buf[:i + 2]
-        return line
-
-    def reply(self):
-        line = self._line()
-        t, rest = line[:1], line[1:]
-        if t in (b'+', b':'):
-            return rest.decode()
-        if t == b'-':
-            raise RuntimeError(rest.decode())
-        if t == b'$':
-            n = int(rest)
-            if n < 0:
-                return None
-            self._fill(n + 2)
-            v = bytes(self.buf[:n])
-            del self.buf[:n + 2]
-            return v
-        if t == b'*':
-            return [self.reply() for _ in range(int(rest))]
-        raise ValueError(line)
-
-    def call(self, *args):
-        self.s.sendall(encode(*args))
-        return self.reply()
+from resp_client import Conn
 
 
 def key(i):
@@ -94,10 +43,12 @@ def main():
     ap.add_argument('--prompts', type=int, default=4)
     ap.add_argument('--lead-ms', type=int, default=50)
     a = ap.parse_args()
-    c = Conn(a.port)
+    c = Conn(a.port, timeout=60)
     value = os.urandom(a.chunk_mib << 20)
     for i in range(a.chunks):
-        c.call('SET', key(i), value)
+        r = c.call('SET', key(i), value)
+        if r != 'OK':
+            raise SystemExit('SET %s: %s' % (key(i), r))
     time.sleep(2)  # the demoter settles
     where = c.call('KVC.LOOKUP', *[key(i) for i in range(a.chunks)])
     on_disk = [i for i, w in enumerate(where) if w == b'disk']

@@ -740,9 +740,17 @@ public final class TieredStore implements AutoCloseable {
         if (mem == null && pins.contains(e.key)) {
             mem = awaitMemory(e.length); // a pinned value must get back into memory: wait (briefly) for the demoter
         }
-        if (mem == null) {
-            return;
+        if (mem != null && toMemory(e, loc, mem, value, false)) {
+            counters.promotions.increment();
         }
+    }
+
+    /**
+     * Gives {@code e}, read from {@code loc} as {@code value}, the memory copy {@code mem} (a promotion or a prefetch,
+     * which counts as one access and is remembered until read): false, and {@code mem} released, if the entry left
+     * that disk location meanwhile (deleted, overwritten, evicted, promoted by another read).
+     */
+    private boolean toMemory(Entry e, DiskLocation loc, MemoryValue mem, ByteBuffer value, boolean prefetch) {
         mem.write(value.duplicate());
         boolean promoted;
         synchronized (e) {
@@ -750,16 +758,20 @@ public final class TieredStore implements AutoCloseable {
             if (promoted) {
                 e.memory = mem;
                 e.moveTo(EntryState.MEMORY, counters);
+                e.prefetched = (byte) (prefetch ? 1 : 0);
             }
         }
         if (!promoted) {
             mem.release();
-            return;
+            return false;
         }
         admit(e);
-        counters.promotions.increment();
+        if (prefetch) {
+            e.recordAccess(); // its read is on its way: on probation it moves to main instead of leaving memory unread
+        }
         moved(e, Residence.MEMORY);
         writer.wakeIfPressured();
+        return true;
     }
 
     private void usedPrefetch(Entry e) {
@@ -833,25 +845,10 @@ public final class TieredStore implements AutoCloseable {
             throw ex;
         }
         counters.diskReadBytes.add(e.length);
-        mem.write(value.duplicate());
-        boolean promoted;
-        synchronized (e) {
-            promoted = e.state() == EntryState.DISK && e.disk == loc;
-            if (promoted) {
-                e.memory = mem;
-                e.moveTo(EntryState.MEMORY, counters);
-                e.prefetched = 1;
-            }
-        }
-        if (!promoted) {
-            mem.release();
+        if (!toMemory(e, loc, mem, value, true)) {
             return Prefetch.MISSING; // deleted, overwritten or evicted meanwhile: there is nothing to prefetch now
         }
-        admit(e);
-        e.recordAccess(); // its read is on its way: on probation it moves to main instead of leaving memory unread
         counters.prefetched.increment();
-        moved(e, Residence.MEMORY);
-        writer.wakeIfPressured();
         return Prefetch.PROMOTED;
     }
 

@@ -1,6 +1,5 @@
 package io.kvtier.router.proxy;
 
-import io.kvtier.client.ClientOptions;
 import io.kvtier.client.ClientResources;
 import io.kvtier.client.Reply;
 import io.kvtier.client.RespConnection;
@@ -132,15 +131,7 @@ public final class FetchProbes implements AutoCloseable {
         if (c != null && c.isOpen()) {
             return c;
         }
-        c = RespConnection.connect(resources, n.address().host(), n.address().port(),
-                new ClientOptions(timeout, timeout)).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-        if (password != null) {
-            Reply a = c.send("AUTH", password).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!(a instanceof Reply.Simple)) {
-                c.close();
-                throw new IllegalStateException(node + " refused the password (" + a + "): not probed");
-            }
-        }
+        c = n.connect(resources, timeout, password);
         // Probe reads must not make chunks look used: no access recorded, no promotion from disk, no hit counted.
         Reply r = c.send("CLIENT", "NO-TOUCH", "ON").get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!(r instanceof Reply.Simple)) {

@@ -39,4 +39,26 @@ public record KvtierEndpoint(String name, String events, String replay) {
     public io.kvtier.client.HostPort address() {
         return io.kvtier.client.HostPort.parse(name, "--kvtier");
     }
+
+    /**
+     * A RESP connection to this node within {@code timeout} (twice that to connect), authenticated with
+     * {@code password} (null: none). The caller closes it.
+     *
+     * @throws IllegalStateException if the node refuses the password
+     */
+    public io.kvtier.client.RespConnection connect(io.kvtier.client.ClientResources resources,
+                                                   java.time.Duration timeout, String password) throws Exception {
+        io.kvtier.client.RespConnection c = io.kvtier.client.RespConnection.connect(resources, address().host(),
+                address().port(), new io.kvtier.client.ClientOptions(timeout, timeout))
+                .get(timeout.toMillis() * 2, java.util.concurrent.TimeUnit.MILLISECONDS);
+        if (password != null) {
+            io.kvtier.client.Reply a = c.send("AUTH", password).get(timeout.toMillis(),
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (!(a instanceof io.kvtier.client.Reply.Simple)) {
+                c.close();
+                throw new IllegalStateException(name + " refused the password (" + a + ")");
+            }
+        }
+        return c;
+    }
 }

@@ -1,6 +1,5 @@
 package io.kvtier.router.proxy;
 
-import io.kvtier.client.ClientOptions;
 import io.kvtier.client.ClientResources;
 import io.kvtier.client.Reply;
 import io.kvtier.client.RespConnection;
@@ -108,15 +107,7 @@ public final class StorePrefetch implements AutoCloseable {
         if (c != null && c.isOpen()) {
             return c;
         }
-        c = RespConnection.connect(resources, n.address().host(), n.address().port(),
-                new ClientOptions(timeout, timeout)).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-        if (password != null) {
-            Reply a = c.send("AUTH", password).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!(a instanceof Reply.Simple)) {
-                c.close();
-                throw new IllegalStateException(n.name() + " refused the password (" + a + ")");
-            }
-        }
+        c = n.connect(resources, timeout, password);
         connections.put(n.name(), c);
         return c;
     }

@@ -1,0 +1,62 @@
+"""A minimal RESP client for the bench scripts (standard library only): commands encoded as arrays of bulk strings,
+replies read whole. Error replies come back as RuntimeError values (not raised), so a caller can count them."""
+import socket
+
+
+def encode(*args):
+    out = [b'*%d\r\n' % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
+    return b''.join(out)
+
+
+class Conn:
+    """One RESP connection to 127.0.0.1:port."""
+
+    def __init__(self, port, timeout=5.0):
+        self.s = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = bytearray()
+
+    def _fill(self, n):
+        while len(self.buf) < n:
+            d = self.s.recv(1 << 22)
+            if not d:
+                raise ConnectionError('closed')
+            self.buf += d
+
+    def _line(self):
+        while True:
+            i = self.buf.find(b'\r\n')
+            if i >= 0:
+                line = bytes(self.buf[:i])
+                del self.buf[:i + 2]
+                return line
+            self._fill(len(self.buf) + 1)
+
+    def reply(self):
+        line = self._line()
+        t, rest = line[:1], line[1:]
+        if t in (b'+', b':'):
+            return rest.decode()
+        if t == b'-':
+            return RuntimeError(rest.decode(errors='replace'))
+        if t == b'$':
+            n = int(rest)
+            if n < 0:
+                return None
+            self._fill(n + 2)
+            v = bytes(self.buf[:n])
+            del self.buf[:n + 2]
+            return v
+        if t == b'*':
+            return [self.reply() for _ in range(max(int(rest), 0))]
+        raise ValueError('bad reply %r' % line[:50])
+
+    def call(self, *args):
+        self.s.sendall(encode(*args))
+        return self.reply()
+
+    def close(self):
+        self.s.close()
