@@ -104,9 +104,23 @@ final class ControlPlaneStack {
      * the log under the state directory, written with fsync (a term or vote forgotten after a power loss could elect
      * two leaders in one term).
      */
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // best effort: a temporary directory
+        }
+    }
+
     private static RAFT raft(ClusterOptions options) throws IOException {
-        Path dir = options.stateDir() != null ? options.stateDir()
-                : Files.createTempDirectory("kvtier-raft-" + options.nodeId().replaceAll("[^A-Za-z0-9_.-]", "_"));
+        Path dir = options.stateDir();
+        if (dir == null) {
+            // No state directory (in-JVM tests): a log no later process can use, removed when this one exits (the
+            // test JVMs left hundreds of them in /tmp).
+            dir = Files.createTempDirectory("kvtier-raft-" + options.nodeId().replaceAll("[^A-Za-z0-9_.-]", "_"));
+            Path temporary = dir;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(temporary), "kvtier-raft-temp-cleanup"));
+        }
         Files.createDirectories(dir);
         RAFT raft = new RAFT();
         raft.raftId(options.nodeId());
