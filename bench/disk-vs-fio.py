@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""kvtier's disk tier against the device, in one run (issue 30): fio at the same block size and queue depth, then a
+kvtier node whose memory holds a fraction of what is written.
+
+  1. fio, O_DIRECT, on a file in --dir: random reads of --value-mib blocks at queue depth --connections, and
+     sequential writes of the same blocks (libaio).
+  2. kvtier (./kvtier server --memory --memory --disk ...): --gib GiB of --value-mib MiB values SET by --connections
+     processes (their rate is the disk tier's write path: nearly all of it is demoted), the page cache dropped
+     (root only), then every value on disk read back once in random order by --connections processes, each value
+     checked. The values still in memory, read as many times, and the same SETs into a node whose memory holds them
+     all, give these Python clients' own ceilings.
+
+Prints GB/s for each and kvtier's ratio to fio. Needs fio (Debian's package) and root for the page cache.
+
+    bench/disk-vs-fio.py [--dir /var/tmp/kvtier-disk] [--gib 2] [--value-mib 4] [--connections 8] [--memory 64m]
+"""
+import argparse
+import json
+import multiprocessing as mp
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+from resp_client import Conn
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fio(directory, rw, block_mib, depth, size_gib, seconds=15):
+    out = subprocess.run(['fio', '--name=dev', '--directory=' + directory, '--rw=' + rw, '--bs=%dm' % block_mib,
+                          '--direct=1', '--ioengine=libaio', '--iodepth=%d' % depth, '--size=%dg' % size_gib,
+                          '--runtime=%d' % seconds, '--time_based', '--group_reporting', '--output-format=json'],
+                         check=True, capture_output=True, text=True).stdout
+    job = json.loads(out)['jobs'][0]
+    part = job['read'] if rw.endswith('read') else job['write']
+    return part['bw_bytes'] / 1e9, part['clat_ns']['percentile'].get('50.000000', 0) / 1e6, \
+        part['clat_ns']['percentile'].get('99.000000', 0) / 1e6
+
+
+def key(i):
+    return 'disk-bench-%06d' % i
+
+
+def value(i, size):
+    head = (b'%012d' % i) * 8
+    return head + bytes(size - len(head))
+
+
+def writer(port, keys, size, out):
+    c = Conn(port, timeout=120)
+    t0 = time.perf_counter()
+    for i in keys:
+        r = c.call('SET', key(i), value(i, size))
+        if r != 'OK':
+            raise SystemExit('SET %s: %s' % (key(i), r))
+    out.put(time.perf_counter() - t0)
+
+
+def reader(port, keys, size, out):
+    c = Conn(port, timeout=120)
+    lat = []
+    t0 = time.perf_counter()
+    for i in keys:
+        s = time.perf_counter()
+        v = c.call('GET', key(i))
+        lat.append(time.perf_counter() - s)
+        if v is None or len(v) != size or v[:12] != b'%012d' % i:
+            raise SystemExit('GET %s: wrong value' % key(i))
+    out.put((time.perf_counter() - t0, lat))
+
+
+def run(target, port, parts, size):
+    out = mp.Queue()
+    procs = [mp.Process(target=target, args=(port, p, size, out)) for p in parts]
+    t0 = time.perf_counter()
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join()
+    return time.perf_counter() - t0, results
+
+
+def drop_page_cache():
+    try:
+        subprocess.run(['sync'], check=True)
+        with open('/proc/sys/vm/drop_caches', 'w') as f:
+            f.write('3\n')
+        return True
+    except OSError:
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--dir', default='/var/tmp/kvtier-disk-bench')
+    ap.add_argument('--gib', type=int, default=2)
+    ap.add_argument('--value-mib', type=int, default=4)
+    ap.add_argument('--connections', type=int, default=8)
+    ap.add_argument('--memory', default='64m')
+    ap.add_argument('--port', type=int, default=7397)
+    a = ap.parse_args()
+    shutil.rmtree(a.dir, ignore_errors=True)
+    os.makedirs(a.dir + '/fio')
+    read_gbs, read_p50, read_p99 = fio(a.dir + '/fio', 'randread', a.value_mib, a.connections, a.gib)
+    write_gbs, write_p50, write_p99 = fio(a.dir + '/fio', 'write', a.value_mib, a.connections, a.gib)
+    shutil.rmtree(a.dir + '/fio')
+    print('fio O_DIRECT %d MiB blocks, depth %d: random read %.2f GB/s (p50 %.1f ms, p99 %.1f ms), sequential '
+          'write %.2f GB/s (p50 %.1f ms, p99 %.1f ms)' % (a.value_mib, a.connections, read_gbs, read_p50, read_p99,
+                                                          write_gbs, write_p50, write_p99), flush=True)
+
+    node = subprocess.Popen([ROOT + '/kvtier', 'server', '--port', str(a.port), '--dir', a.dir + '/data', '--memory',
+                             a.memory, '--disk', '%dg' % (a.gib * 2)], stdout=open(a.dir + '/node.log', 'w'),
+                            stderr=subprocess.STDOUT)
+    try:
+        for _ in range(200):
+            try:
+                Conn(a.port).call('PING')
+                break
+            except OSError:
+                time.sleep(0.2)
+        size = a.value_mib << 20
+        n = (a.gib << 30) // size
+        parts = [list(range(c, n, a.connections)) for c in range(a.connections)]
+        wall, _ = run(writer, a.port, parts, size)
+        set_gbs = n * size / wall / 1e9
+        time.sleep(3)  # the demoter settles
+        where = Conn(a.port).call('KVC.LOOKUP', *[key(i) for i in range(n)])
+        on_disk = [i for i, w in enumerate(where) if w == b'disk']
+        in_memory = [i for i, w in enumerate(where) if w == b'memory']
+        dropped = drop_page_cache()
+        random.seed(1)
+        random.shuffle(on_disk)
+        wall, results = run(reader, a.port, [on_disk[c::a.connections] for c in range(a.connections)], size)
+        get_gbs = len(on_disk) * size / wall / 1e9
+        lat = sorted(x for _, ls in results for x in ls)
+        mem_gbs = float('nan')
+        if in_memory:  # as many reads as from disk, of the few values memory holds, over and over
+            again = [in_memory[i % len(in_memory)] for i in range(len(on_disk))]
+            wall, _ = run(reader, a.port, [again[c::a.connections] for c in range(a.connections)], size)
+            mem_gbs = len(again) * size / wall / 1e9
+        print('kvtier --memory %s: SET %d x %d MiB by %d connections %.2f GB/s (%.2f of fio write); GET of the %d on '
+              'disk, random order, page cache %s: %.2f GB/s (%.2f of fio read), p50 %.1f ms, p99 %.1f ms; GET of the %d '
+              'in memory, as many times (the clients\' ceiling): %.2f GB/s' % (
+                  a.memory, n, a.value_mib, a.connections, set_gbs, set_gbs / write_gbs, len(on_disk),
+                  'dropped' if dropped else 'NOT dropped (not root)', get_gbs, get_gbs / read_gbs,
+                  lat[len(lat) // 2] * 1000, lat[int(len(lat) * 0.99)] * 1000, len(in_memory), mem_gbs))
+    finally:
+        node.terminate()
+        node.wait(60)
+    # The same writes to a node whose memory holds them all: these Python clients' own SET ceiling.
+    shutil.rmtree(a.dir + '/data', ignore_errors=True)
+    node = subprocess.Popen([ROOT + '/kvtier', 'server', '--port', str(a.port), '--dir', a.dir + '/data', '--memory',
+                             '%dm' % (a.gib * 1024 + 512), '--disk', '%dg' % (a.gib * 2)],
+                            stdout=open(a.dir + '/node2.log', 'w'), stderr=subprocess.STDOUT)
+    try:
+        for _ in range(200):
+            try:
+                Conn(a.port).call('PING')
+                break
+            except OSError:
+                time.sleep(0.2)
+        wall, _ = run(writer, a.port, parts, size)
+        print('the same SETs into memory that holds them all (the clients\' ceiling): %.2f GB/s'
+              % (n * size / wall / 1e9))
+    finally:
+        node.terminate()
+        node.wait(60)
+        shutil.rmtree(a.dir, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
