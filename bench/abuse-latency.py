@@ -17,7 +17,7 @@ import socket
 import sys
 import time
 
-from resp_client import Conn, encode
+from benchkit import Conn, encode
 
 
 def prober(port, stop, out, password):

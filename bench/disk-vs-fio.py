@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from resp_client import Conn
+from benchkit import Conn, drop_page_cache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -84,14 +84,19 @@ def run(target, port, parts, size):
     return time.perf_counter() - t0, results
 
 
-def drop_page_cache():
-    try:
-        subprocess.run(['sync'], check=True)
-        with open('/proc/sys/vm/drop_caches', 'w') as f:
-            f.write('3\n')
-        return True
-    except OSError:
-        return False
+def start_node(a, memory, log):
+    """A kvtier node on --port with data in --dir, once it answers PING (at most 40 s)."""
+    node = subprocess.Popen([ROOT + '/kvtier', 'server', '--port', str(a.port), '--dir', a.dir + '/data', '--memory',
+                             memory, '--disk', '%dg' % (a.gib * 2)], stdout=open(a.dir + '/' + log, 'w'),
+                            stderr=subprocess.STDOUT)
+    for _ in range(200):
+        try:
+            Conn(a.port).call('PING')
+            return node
+        except OSError:
+            time.sleep(0.2)
+    node.terminate()
+    raise SystemExit('no kvtier node on port %d after 40 s: see %s/%s' % (a.port, a.dir, log))
 
 
 def main():
@@ -112,16 +117,8 @@ def main():
           'write %.2f GB/s (p50 %.1f ms, p99 %.1f ms)' % (a.value_mib, a.connections, read_gbs, read_p50, read_p99,
                                                           write_gbs, write_p50, write_p99), flush=True)
 
-    node = subprocess.Popen([ROOT + '/kvtier', 'server', '--port', str(a.port), '--dir', a.dir + '/data', '--memory',
-                             a.memory, '--disk', '%dg' % (a.gib * 2)], stdout=open(a.dir + '/node.log', 'w'),
-                            stderr=subprocess.STDOUT)
+    node = start_node(a, a.memory, 'node.log')
     try:
-        for _ in range(200):
-            try:
-                Conn(a.port).call('PING')
-                break
-            except OSError:
-                time.sleep(0.2)
         size = a.value_mib << 20
         n = (a.gib << 30) // size
         parts = [list(range(c, n, a.connections)) for c in range(a.connections)]
@@ -153,16 +150,8 @@ def main():
         node.wait(60)
     # The same writes to a node whose memory holds them all: these Python clients' own SET ceiling.
     shutil.rmtree(a.dir + '/data', ignore_errors=True)
-    node = subprocess.Popen([ROOT + '/kvtier', 'server', '--port', str(a.port), '--dir', a.dir + '/data', '--memory',
-                             '%dm' % (a.gib * 1024 + 512), '--disk', '%dg' % (a.gib * 2)],
-                            stdout=open(a.dir + '/node2.log', 'w'), stderr=subprocess.STDOUT)
+    node = start_node(a, '%dm' % (a.gib * 1024 + 512), 'node2.log')
     try:
-        for _ in range(200):
-            try:
-                Conn(a.port).call('PING')
-                break
-            except OSError:
-                time.sleep(0.2)
         wall, _ = run(writer, a.port, parts, size)
         print('the same SETs into memory that holds them all (the clients\' ceiling): %.2f GB/s'
               % (n * size / wall / 1e9))

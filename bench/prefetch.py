@@ -14,24 +14,13 @@ Prints the median and worst load time of each, and the node's INFO kvcache prefe
 import argparse
 import os
 import statistics
-import subprocess
 import time
 
-from resp_client import Conn
+from benchkit import Conn, drop_page_cache
 
 
 def key(i):
     return 'bench-model@1@0@%016x@bfloat16kv_bytes' % (0x9e3779b97f4a7c15 * (i + 1) % (1 << 64))
-
-
-def drop_page_cache():
-    try:
-        subprocess.run(['sync'], check=True)
-        with open('/proc/sys/vm/drop_caches', 'w') as f:
-            f.write('3\n')
-        return True
-    except OSError:
-        return False
 
 
 def main():

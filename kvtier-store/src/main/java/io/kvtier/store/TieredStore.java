@@ -698,9 +698,7 @@ public final class TieredStore implements AutoCloseable {
         try {
             value = disk.read(loc, e.key.bytes, dst);
         } catch (CorruptRecordException ex) {
-            counters.corruptReads.increment();
-            log.error("dropping key of {} bytes: {}", e.length, ex.getMessage());
-            dropCorrupt(e, loc);
+            dropCorrupt(e, loc, ex);
             throw ex;
         }
         counters.diskReadBytes.add(e.length);
@@ -710,7 +708,10 @@ public final class TieredStore implements AutoCloseable {
         return value;
     }
 
-    private void dropCorrupt(Entry e, DiskLocation loc) {
+    /** A record at {@code loc} failed its checksum: counted, logged, {@code e} dropped if that was its only copy. */
+    private void dropCorrupt(Entry e, DiskLocation loc, CorruptRecordException ex) {
+        counters.corruptReads.increment();
+        log.error("dropping key of {} bytes: {}", e.length, ex.getMessage());
         boolean gone;
         synchronized (e) {
             gone = e.disk == loc && e.memory == null && e.state() == EntryState.DISK;
@@ -836,9 +837,7 @@ public final class TieredStore implements AutoCloseable {
             value = disk.read(loc, e.key.bytes, staging.apply(Math.toIntExact(loc.recordLength())));
         } catch (CorruptRecordException ex) {
             mem.release();
-            counters.corruptReads.increment();
-            log.error("dropping key of {} bytes: {}", e.length, ex.getMessage());
-            dropCorrupt(e, loc);
+            dropCorrupt(e, loc, ex);
             return Prefetch.MISSING;
         } catch (IOException | RuntimeException ex) {
             mem.release();
@@ -877,9 +876,7 @@ public final class TieredStore implements AutoCloseable {
         try {
             disk.verify(ref.disk, ref.entry.key.bytes, scratch);
         } catch (CorruptRecordException ex) {
-            counters.corruptReads.increment();
-            log.error("dropping key of {} bytes: {}", ref.entry.length, ex.getMessage());
-            dropCorrupt(ref.entry, ref.disk);
+            dropCorrupt(ref.entry, ref.disk, ex);
             throw ex;
         }
         counters.diskReadBytes.add(ref.entry.length);

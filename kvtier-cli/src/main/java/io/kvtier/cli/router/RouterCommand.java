@@ -176,14 +176,15 @@ public final class RouterCommand implements Callable<Integer> {
         if (fetchProbeInterval != 0 && fetchProbeInterval < 100) {
             throw new IllegalArgumentException("--fetch-probe-interval is 0 (off) or at least 100 ms");
         }
+        // The fetch probes' and prefetches' wait for a kvtier node: the probe timeout, at least 2 s.
+        Duration kvtierTimeout = options.probeTimeout().compareTo(Duration.ofSeconds(2)) > 0 ? options.probeTimeout()
+                : Duration.ofSeconds(2);
         try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout());
                 FetchProbes probes = options.kvtier().isEmpty() || fetchProbeInterval == 0 ? null
                         : new FetchProbes(options.kvtier(), storeMap, Duration.ofMillis(fetchProbeInterval),
-                                options.probeTimeout().compareTo(Duration.ofSeconds(2)) > 0 ? options.probeTimeout()
-                                        : Duration.ofSeconds(2), kvtierPassword);
+                                kvtierTimeout, kvtierPassword);
                 StorePrefetch storePrefetch = !prefetch || options.kvtier().isEmpty() || !policy.equals("kvtier") ? null
-                        : new StorePrefetch(options.kvtier(), options.probeTimeout().compareTo(Duration.ofSeconds(2))
-                                > 0 ? options.probeTimeout() : Duration.ofSeconds(2), kvtierPassword);
+                        : new StorePrefetch(options.kvtier(), kvtierTimeout, kvtierPassword);
                 RouterServer server = new RouterServer(options, fleet,
                         Policy.named(policy, map, maxImbalance, storeMap, lmcache, costs, probes),
                         prompts.tokenizer(), prompts.chatTemplate())) {

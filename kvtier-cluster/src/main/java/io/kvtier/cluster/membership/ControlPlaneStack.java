@@ -104,14 +104,6 @@ final class ControlPlaneStack {
      * the log under the state directory, written with fsync (a term or vote forgotten after a power loss could elect
      * two leaders in one term).
      */
-    private static void deleteTree(Path dir) {
-        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | RuntimeException e) {
-            // best effort: a temporary directory
-        }
-    }
-
     private static RAFT raft(ClusterOptions options) throws IOException {
         Path dir = options.stateDir();
         if (dir == null) {
@@ -193,5 +185,14 @@ final class ControlPlaneStack {
         // later run within the join timeout still finds the ones whose records were not there yet.
         ping.numDiscoveryRuns(3);
         return ping;
+    }
+
+    /** Deletes {@code dir} and what it holds, as far as it can: a temporary directory. */
+    private static void deleteTree(Path dir) {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // best effort: a temporary directory
+        }
     }
 }

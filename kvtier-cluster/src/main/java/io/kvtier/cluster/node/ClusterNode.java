@@ -898,7 +898,8 @@ public final class ClusterNode implements AutoCloseable {
             // them instead left them unstamped, and a second table that came before those imports finished found no
             // complete copy anywhere and waited for ever (a five-node start in CI).
             importing = moveSlots(table, alone || c.firstTable(c.epoch()), c.completeEpoch());
-            carriedComplete = new Carried(c.epoch(), c.unchangedCompleteSlots(applied)); // applied: still the one before
+            // applied is still the configuration before c
+            carriedComplete = new Carried(c.epoch(), c.unchangedCompleteSlots(applied));
             installed = c;
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);

@@ -74,7 +74,7 @@ public final class StoreAwarePolicy implements Policy {
             held.put(p.engine(), p.tokens("GPU"));
         }
         List<String> keys = lora == null ? lmcache.keys(model, tokens) : List.of();
-        List<StoreMap.Held> chunks = lora == null ? store.lookup(keys) : List.of();
+        List<StoreMap.Held> chunks = keys.isEmpty() ? List.of() : store.lookup(keys);
         int chunk = lmcache.chunkSize();
         Map<String, Double> cost = new HashMap<>();
         for (EngineState e : byLoad) {

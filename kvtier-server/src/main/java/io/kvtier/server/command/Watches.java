@@ -16,8 +16,8 @@ public final class Watches implements KeyListener {
     static final int MAX_KEYS_PER_CONNECTION = 100_000;
     /**
      * Heap one watched key holds at most: its fingerprint in the connection's set (8 bytes) and, with its watcher, in a
-     * shard of the key table (12), each table between a quarter and a half full. Charged to the connection's share of the client heap budget, as Redis
-     * counts watched keys in a client's memory.
+     * shard of the key table (12), each table between a quarter and a half full. Charged to the connection's share of
+     * the client heap budget, as Redis counts watched keys in a client's memory.
      */
     static final int HEAP_PER_KEY = 80;
 

@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * KVC.PREFETCH's background work: keys whose values should be in memory before their reads arrive (a router that has
  * just sent a request to an engine knows which chunks its LMCache will load). A bounded queue, one low-priority
  * thread, one disk read at a time, into memory free now ({@link TieredStore#prefetch}): a full queue drops new keys,
- * a missing key costs a lookup, memory without room now (or with writers waiting) refuses the prefetch. The staging buffer
- * is one direct buffer of the largest value prefetched so far (at most {@link #MAX_BYTES} plus a record's header and
- * key), freed whenever the queue runs empty.
+ * a missing key costs a lookup, memory without room now (or with writers waiting) refuses the prefetch. The staging
+ * buffer is one direct buffer of the largest value prefetched so far (at most {@link #MAX_BYTES} plus a record's
+ * header and key), freed whenever the queue runs empty.
  */
 public final class Prefetcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Prefetcher.class);

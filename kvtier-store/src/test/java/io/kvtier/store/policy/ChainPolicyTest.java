@@ -64,7 +64,8 @@ class ChainPolicyTest {
         c4.parent = c3;
         policy.add(c4);
         List<Long> order = victims(policy, 25);
-        // Turn 1's read chunks come back once, after everything else; turn 2's new chunks leave before them, tail first.
+        // Turn 1's read chunks come back once, after everything else; turn 2's new chunks leave before them, tail
+        // first.
         assertThat(order.subList(22, 25)).containsExactly(2L, 1L, 0L);
         assertThat(order.indexOf(4L)).isLessThan(order.indexOf(3L));
         assertThat(order.indexOf(3L)).isLessThan(order.indexOf(2L));

@@ -1,6 +1,8 @@
-"""A minimal RESP client for the bench scripts (standard library only): commands encoded as arrays of bulk strings,
-replies read whole. Error replies come back as RuntimeError values (not raised), so a caller can count them."""
+"""What the bench scripts share (standard library only): a minimal RESP client (commands encoded as arrays of bulk
+strings, replies read whole; error replies come back as RuntimeError values, not raised, so a caller can count them),
+and dropping the page cache."""
 import socket
+import subprocess
 
 
 def encode(*args):
@@ -60,3 +62,14 @@ class Conn:
 
     def close(self):
         self.s.close()
+
+
+def drop_page_cache():
+    """Writes dirty pages out and drops the page cache; False where that is not allowed (not root)."""
+    try:
+        subprocess.run(['sync'], check=True)
+        with open('/proc/sys/vm/drop_caches', 'w') as f:
+            f.write('3\n')
+        return True
+    except OSError:
+        return False
