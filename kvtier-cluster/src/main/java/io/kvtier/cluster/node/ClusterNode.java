@@ -140,14 +140,6 @@ public final class ClusterNode implements AutoCloseable {
      * table is installed, so a command between the two goes by this one, not a TRYAGAIN.
      */
     private volatile ClusterConfig installed = ClusterConfig.empty();
-    /**
-     * The slots of the table of {@code epoch} that take writes before an owner reports at that epoch
-     * ({@link ClusterConfig#unchangedCompleteSlots}); never written once published.
-     */
-    private record Carried(long epoch, BitSet slots) {
-    }
-
-    private volatile Carried carriedComplete = new Carried(0, new BitSet());
     /** {@link #rebalancePending}'s memo: the configuration it was worked out for, and the answer. */
     private volatile Object[] rebalanceMemo = {null, Boolean.FALSE};
     // Configuration thread only:
@@ -340,8 +332,7 @@ public final class ClusterNode implements AutoCloseable {
     /**
      * Refuses (TRYAGAIN, not run) a write to {@code slot} unless, in the configuration applied here, the slot is
      * complete at the installed table's epoch: one of its owners is known to hold all of its data, and receives this
-     * write too (or complete at the epoch before, with the same owners: {@link ClusterConfig#unchangedCompleteSlots}).
-     * Otherwise every owner is still importing it, and a write acknowledged now would live only on owners
+     * write too. Otherwise every owner is still importing it, and a write acknowledged now would live only on owners
      * whose copies carry no complete stamp; after one more table change an importer could not tell their copy from an
      * older complete one ({@link ClusterConfig#completeEpoch}). Only with --replication sync: async promises nothing
      * on failover anyway.
@@ -362,11 +353,7 @@ public final class ClusterNode implements AutoCloseable {
         long epoch = topology.table().epoch();
         ClusterConfig now = applied;
         ClusterConfig base = now.epoch() == epoch ? now : installed;
-        if (base.epoch() != epoch) {
-            return false;
-        }
-        Carried carried = carriedComplete;
-        return base.completeEpoch()[slot] == epoch || carried.epoch() == epoch && carried.slots().get(slot);
+        return base.epoch() == epoch && base.completeEpoch()[slot] == epoch;
     }
 
     /**
@@ -898,8 +885,6 @@ public final class ClusterNode implements AutoCloseable {
             // them instead left them unstamped, and a second table that came before those imports finished found no
             // complete copy anywhere and waited for ever (a five-node start in CI).
             importing = moveSlots(table, alone || c.firstTable(c.epoch()), c.completeEpoch());
-            // applied is still the configuration before c
-            carriedComplete = new Carried(c.epoch(), c.unchangedCompleteSlots(applied));
             installed = c;
             topology = new Topology(table, table.members().stream().filter(m -> m.id().equals(self.id()))
                     .findFirst().orElse(self), true, null);

@@ -144,48 +144,6 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         return new ArrayList<>(all.values());
     }
 
-    /**
-     * The slots of this table that take writes before any owner reports at this epoch: complete at {@code before}'s
-     * epoch (the one just before this), with the same active owners (ids and incarnations) in both tables. Empty
-     * unless {@code before} is of the epoch just before this one.
-     * <p>
-     * Safe although the log still says the slot is complete only at the earlier epoch: a copy stamped complete at that
-     * epoch or later belongs to an owner of one of the two tables, the same processes, and every write acknowledged
-     * under either reached all of them (replication being synchronous). An importer, which takes any copy complete
-     * at {@code completeEpoch} or later, therefore never takes one without a write acknowledged here. Without this, a
-     * table change that excludes one node paused writes to every slot, the untouched ones included, until their
-     * owners' next renewals committed (a round of the log after the table; 208 ms once on a loaded 2-core machine).
-     */
-    public BitSet unchangedCompleteSlots(ClusterConfig before) {
-        BitSet out = new BitSet(SlotHash.SLOTS);
-        if (before.epoch() != epoch - 1 || !table.isOwned() || !before.table().isOwned()) {
-            return out;
-        }
-        for (int s = 0; s < SlotHash.SLOTS; s++) {
-            if (completeEpoch[s] == before.epoch() && sameActiveOwners(before, s)) {
-                out.set(s);
-            }
-        }
-        return out;
-    }
-
-    private boolean sameActiveOwners(ClusterConfig before, int slot) {
-        List<Member> now = table.owners(slot);
-        List<Member> then = before.table().owners(slot);
-        if (now.isEmpty() || now.size() != then.size()) {
-            return false;
-        }
-        for (Member m : now) {
-            Active a = members.get(m.id());
-            Active b = before.members().get(m.id());
-            if (a == null || b == null || a.incarnation() != b.incarnation()
-                    || then.stream().noneMatch(o -> o.id().equals(m.id()))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Whether {@code id} is active as incarnation {@code incarnation}. */
     public boolean isActive(String id, long incarnation) {
         Active a = members.get(id);
