@@ -687,8 +687,8 @@ public final class TieredStore implements AutoCloseable {
     }
 
     /**
-     * Reads a disk-resident value into {@code dst} (at least {@link ValueRef#diskRecordLength()} bytes remaining)
-     * and returns the slice holding it. Blocking: call from an I/O thread, never an event loop. A record that fails
+     * Reads a disk-resident value into {@code dst} (at least {@link ValueRef#diskReadLength()} bytes remaining)
+     * and returns the slice of {@code dst} holding it (anywhere in it: a direct read aligns the record). Blocking: call from an I/O thread, never an event loop. A record that fails
      * its checksum is dropped from the index and reported as {@link CorruptRecordException} (a miss, never bytes).
      */
     public ByteBuffer readFromDisk(ValueRef ref, ByteBuffer dst) throws IOException {
@@ -808,7 +808,7 @@ public final class TieredStore implements AutoCloseable {
      * A value read later from memory counts as a used prefetch, one that leaves memory unread as a wasted one.
      * Blocking (a disk read): I/O threads only.
      *
-     * @param staging gives a buffer of at least the asked bytes for the disk read (a record: header, key, value); the
+     * @param staging gives a buffer of at least the asked bytes for the disk read (DiskTier#readLength); the
      *                caller owns it again once this returns
      */
     public Prefetch prefetch(byte[] keyBytes, long maxBytes, java.util.function.IntFunction<ByteBuffer> staging)
@@ -834,7 +834,7 @@ public final class TieredStore implements AutoCloseable {
         }
         ByteBuffer value;
         try {
-            value = disk.read(loc, e.key.bytes, staging.apply(Math.toIntExact(loc.recordLength())));
+            value = disk.read(loc, e.key.bytes, staging.apply(DiskTier.readLength(loc)));
         } catch (CorruptRecordException ex) {
             mem.release();
             dropCorrupt(e, loc, ex);

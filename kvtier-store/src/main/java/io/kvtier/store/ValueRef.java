@@ -1,6 +1,7 @@
 package io.kvtier.store;
 
 import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.memory.MemoryValue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -73,9 +74,12 @@ public final class ValueRef implements AutoCloseable {
         return memory;
     }
 
-    /** Bytes a buffer needs to receive this value's disk record; only when not {@link #inMemory()}. */
-    public int diskRecordLength() {
-        return Math.toIntExact(disk.recordLength());
+    /**
+     * Bytes a buffer needs to receive this value's disk record through {@link TieredStore#readFromDisk}: the record
+     * and room to align a direct read (DiskTier#read); only when not {@link #inMemory()}.
+     */
+    public int diskReadLength() {
+        return DiskTier.readLength(disk);
     }
 
     /** The cluster version of the value this reference holds (0 outside a cluster); see {@link TieredStore#setVersion}. */

@@ -57,7 +57,7 @@ final class TestStore implements AutoCloseable {
             return ref.memory().toArray();
         }
         try {
-            ByteBuffer value = store.readFromDisk(ref, ByteBuffer.allocateDirect(ref.diskRecordLength()));
+            ByteBuffer value = store.readFromDisk(ref, ByteBuffer.allocateDirect(ref.diskReadLength()));
             byte[] out = new byte[value.remaining()];
             value.get(out);
             return out;

@@ -6,6 +6,8 @@ import io.kvtier.store.TieredStore;
 import io.kvtier.store.ValueRef;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,7 +45,7 @@ public final class DiskReads implements AutoCloseable {
     /** Reads {@code ref}'s value; takes over and closes {@code ref}. Fails with the store's exception (corrupt = miss). */
     public CompletableFuture<Result> read(ValueRef ref) {
         return CompletableFuture.supplyAsync(() -> {
-            int length = ref.diskRecordLength();
+            int length = ref.diskReadLength();
             int permits = Math.min(length, maxPermits);
             if (!acquire(permits)) {
                 ref.close();
@@ -60,8 +62,10 @@ public final class DiskReads implements AutoCloseable {
                 throw new java.util.concurrent.CompletionException(e);
             }
             try {
-                store.readFromDisk(ref, buf.nioBuffer(0, length)); // verified record lands at [0, length)
-                buf.setIndex(length - (int) ref.length(), length);     // the value is the record's tail
+                ByteBuffer whole = buf.nioBuffer(0, length);
+                ByteBuffer value = store.readFromDisk(ref, whole); // the verified value, somewhere in whole
+                int at = Math.toIntExact(MemorySegment.ofBuffer(value).address() - MemorySegment.ofBuffer(whole).address());
+                buf.setIndex(at, at + value.remaining());
                 return new Result(buf, () -> bytes.release(permits));
             } catch (Exception e) {
                 buf.release();

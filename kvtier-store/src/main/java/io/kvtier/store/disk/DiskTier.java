@@ -31,6 +31,12 @@ public final class DiskTier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiskTier.class);
     private static final int WRITE_BUFFER = 4 * 1024 * 1024;
     private static final String DIRECT_SUFFIX = ".direct.tmp";
+    /** Alignment of direct reads' file positions, lengths and buffer addresses: every device's logical block. */
+    public static final int ALIGN = 4096;
+    /** What a read's buffer needs beyond the record: room to align its address, start and end (see {@link #read}). */
+    public static final int READ_SLACK = 3 * ALIGN;
+    /** Records from this size on are read with O_DIRECT; smaller ones through the page cache, which may hold them. */
+    static final int DIRECT_READ_MIN = 64 << 10;
 
     private final Path dir;
     private final long budget;
@@ -50,6 +56,9 @@ public final class DiskTier implements AutoCloseable {
     private long sealBytesWritten;
     private long keepFrom = Long.MAX_VALUE; // regions with this id or higher are never evicted (shutdown flush)
     private volatile boolean directoryLost;
+    /** Whether large records are read with O_DIRECT: the filesystem takes it (tmpfs does not), see probeDirect. */
+    private final boolean directReads;
+    private final java.util.concurrent.atomic.LongAdder directReadCount = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.AtomicLong nextDirectWrite = new java.util.concurrent.atomic.AtomicLong();
     private volatile long usedBytes;
     private volatile long evictedRegions;
@@ -60,6 +69,48 @@ public final class DiskTier implements AutoCloseable {
         this.budget = budget;
         this.regionSize = regionSize;
         this.onEvict = onEvict;
+        this.directReads = probeDirect(dir);
+    }
+
+    /**
+     * Whether files in {@code dir} can be read with O_DIRECT at {@link #ALIGN}: a small file is written and read back
+     * that way. {@code -Dkvtier.disk.direct=false} turns direct reads off.
+     */
+    private static boolean probeDirect(Path dir) {
+        if (!Boolean.parseBoolean(System.getProperty("kvtier.disk.direct", "true"))) {
+            log.info("disk tier in {}: direct reads turned off (kvtier.disk.direct=false): reads go through the "
+                    + "page cache", dir.toAbsolutePath());
+            return false;
+        }
+        Path probe = dir.resolve(".direct-probe");
+        try {
+            Files.write(probe, new byte[ALIGN]);
+            try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.READ,
+                    com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
+                ByteBuffer buf = ByteBuffer.allocateDirect(2 * ALIGN).alignedSlice(ALIGN).limit(ALIGN);
+                return ch.read(buf, 0) == ALIGN;
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            log.info("disk tier in {}: the filesystem refuses O_DIRECT ({}): reads go through the page cache",
+                    dir.toAbsolutePath(), e.toString());
+            return false;
+        } finally {
+            try {
+                Files.deleteIfExists(probe);
+            } catch (IOException e) {
+                log.debug("could not delete {}: {}", probe, e.toString());
+            }
+        }
+    }
+
+    /** Whether large records are read with O_DIRECT (see {@link #read}). */
+    public boolean directReads() {
+        return directReads;
+    }
+
+    /** Records this process read with O_DIRECT. */
+    public long directReadCount() {
+        return directReadCount.sum();
     }
 
     /**
@@ -573,19 +624,29 @@ public final class DiskTier implements AutoCloseable {
     }
 
     /**
-     * Reads the record at {@code location} into {@code dst} (which needs {@link DiskLocation#recordLength()} bytes
-     * remaining), verifies it, and returns a slice holding just the value. The caller holds a region reference.
+     * Reads the record at {@code location} into {@code dst} (which needs {@link #readLength} bytes remaining),
+     * verifies it, and returns a slice of {@code dst} holding just the value. The caller holds a region reference.
+     *
+     * <p>A record of {@link #DIRECT_READ_MIN} bytes or more is read with O_DIRECT where the filesystem allows it: the
+     * 4 KiB blocks that hold it, into an aligned stretch of {@code dst}, straight from the device into {@code dst}
+     * (no copy through the page cache, and nothing left there that the memory tier would hold twice). Linux writes
+     * back dirty pages of the range first, so a record written moments ago through the page cache reads the same.
      *
      * @throws CorruptRecordException if the header or checksum does not match
      */
     public ByteBuffer read(DiskLocation location, byte[] expectedKey, ByteBuffer dst) throws IOException {
         int length = Math.toIntExact(location.recordLength());
-        ByteBuffer buf = dst.slice(dst.position(), length);
-        if (!RecordFormat.readFully(location.region().channel(), buf, location.offset())) {
-            throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
-                    + " is cut short at " + buf.position() + " of " + length + " bytes");
+        ByteBuffer buf = length >= DIRECT_READ_MIN && directReads ? readDirect(location, length, dst) : null;
+        if (buf != null) {
+            directReadCount.increment();
+        } else {
+            buf = dst.slice(dst.position(), length);
+            if (!RecordFormat.readFully(location.region().channel(), buf, location.offset())) {
+                throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
+                        + " is cut short at " + buf.position() + " of " + length + " bytes");
+            }
+            buf.flip();
         }
-        buf.flip();
         RecordFormat.Header h = RecordFormat.Header.parse(buf, 0, location.region().layout());
         if (!h.plausible(length) || h.keyLength() != location.keyLength() || h.valueLength() != location.valueLength()
                 || !RecordFormat.verify(buf, 0, h)
@@ -594,6 +655,50 @@ public final class DiskTier implements AutoCloseable {
                     + " failed its checksum or header check");
         }
         return buf.slice(h.headerSize() + h.keyLength(), h.valueLength());
+    }
+
+    /** Bytes a buffer needs to receive the record at {@code location} through {@link #read}. */
+    public static int readLength(DiskLocation location) {
+        return Math.toIntExact(location.recordLength() + READ_SLACK);
+    }
+
+    /**
+     * Reads the aligned blocks around the record with O_DIRECT and returns the record's slice of {@code dst}; null
+     * if this region cannot be read that way (the caller then reads through the page cache).
+     */
+    private static ByteBuffer readDirect(DiskLocation location, int length, ByteBuffer dst) throws IOException {
+        FileChannel direct = location.region().directChannel();
+        if (direct == null || !dst.isDirect()) {
+            return null;
+        }
+        long start = location.offset() & -ALIGN;
+        long end = (location.offset() + length + ALIGN - 1) & -ALIGN;
+        ByteBuffer aligned = dst.slice(dst.position(), dst.remaining()).alignedSlice(ALIGN);
+        if (aligned.capacity() < end - start) {
+            return null;
+        }
+        ByteBuffer io = aligned.limit(Math.toIntExact(end - start));
+        long need = location.offset() + length - start; // the last block may end past the file: a short read
+        while (io.position() < need) {
+            if ((io.position() & (ALIGN - 1)) != 0) { // a short read mid-file (never seen): finish through the cache
+                ByteBuffer rest = io.duplicate().limit(Math.toIntExact(need));
+                if (!RecordFormat.readFully(location.region().channel(), rest, start + io.position())) {
+                    break;
+                }
+                io.position(rest.position());
+                break;
+            }
+            int n = direct.read(io, start + io.position());
+            if (n < 0) {
+                break;
+            }
+        }
+        if (io.position() < need) {
+            throw new CorruptRecordException("record at " + location.region() + ":" + location.offset()
+                    + " is cut short at " + Math.max(0, io.position() - (location.offset() - start)) + " of "
+                    + length + " bytes");
+        }
+        return io.slice(Math.toIntExact(location.offset() - start), length);
     }
 
     /**

@@ -24,6 +24,9 @@ public final class Region {
     private final RecordFormat.Layout layout;
     private volatile Path path;
     private final FileChannel channel;
+    /** Opened on the first direct read (O_DIRECT), closed with {@link #channel}; null until then or if refused. */
+    private FileChannel direct;
+    private boolean directRefused;
     private final RefCount refs = new RefCount(this::closeChannel); // starts with the tier's own reference
     private volatile long size;
     private volatile boolean evicted;
@@ -75,6 +78,23 @@ public final class Region {
         return path;
     }
 
+    /**
+     * The file opened for direct reads (O_DIRECT: no page-cache copy), opened on first use; null if it cannot be
+     * (the file is gone, or the filesystem refuses), and then the caller reads through {@link #channel()}. Called
+     * only by a reader holding a reference, so it never opens a channel that would outlive the region's.
+     */
+    synchronized FileChannel directChannel() {
+        if (direct == null && !directRefused) {
+            try {
+                direct = FileChannel.open(path, java.nio.file.StandardOpenOption.READ,
+                        com.sun.nio.file.ExtendedOpenOption.DIRECT);
+            } catch (IOException | UnsupportedOperationException e) {
+                directRefused = true; // evicted and deleted meanwhile, or renamed as damaged: read buffered
+            }
+        }
+        return direct;
+    }
+
     void grow(long bytes) {
         size += bytes;
     }
@@ -111,6 +131,12 @@ public final class Region {
 
     private void closeChannel() {
         try {
+            synchronized (this) {
+                directRefused = true;
+                if (direct != null) {
+                    direct.close();
+                }
+            }
             channel.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -206,6 +206,62 @@ class DiskTierTest {
     }
 
     @Test
+    void largeRecordsReadDirectlyMatchThePageCachePathAtEveryAlignment() throws IOException {
+        try (DiskTier tier = open(64 * MiB, 16 * MiB)) {
+            assertThat(tier.directReads()).as("the test directory's filesystem takes O_DIRECT").isTrue();
+            Map<String, byte[]> values = new LinkedHashMap<>();
+            Map<String, DiskLocation> locations = new LinkedHashMap<>();
+            // Lengths around the direct threshold and around block multiples, so that records start and end at
+            // every kind of offset within a 4 KiB block (the small one shifts the next by a few bytes).
+            int[] lengths = {DiskTier.DIRECT_READ_MIN, 4 * (int) MiB, 4 * (int) MiB + 1, 3, 200_000 - 17, 7, 65_536 * 3};
+            for (int i = 0; i < lengths.length; i++) {
+                String k = "key-" + i;
+                values.put(k, bytes(i, lengths[i]));
+                locations.put(k, tier.append(value(k, i + 1, 0, values.get(k))));
+            }
+            tier.flush(); // the last record ends the file mid-block: its direct read comes back short
+            for (var e : values.entrySet()) {
+                DiskLocation loc = locations.get(e.getKey());
+                // Buffers whose address is off by every amount the slack must absorb.
+                boolean large = loc.recordLength() >= DiskTier.DIRECT_READ_MIN;
+                for (int shift : new int[] {0, 1, DiskTier.ALIGN - 1}) {
+                    long before = tier.directReadCount();
+                    java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect(DiskTier.readLength(loc) + shift);
+                    dst.position(shift);
+                    java.nio.ByteBuffer got = tier.read(loc, key(e.getKey()), dst);
+                    byte[] out = new byte[got.remaining()];
+                    got.get(out);
+                    assertThat(out).as(e.getKey() + " shifted " + shift).isEqualTo(e.getValue());
+                    assertThat(tier.directReadCount() - before).as(e.getKey() + " read directly").isEqualTo(large ? 1 : 0);
+                }
+                // A buffer without the slack (or on the heap) reads through the page cache, as before.
+                java.nio.ByteBuffer exact = java.nio.ByteBuffer.allocate(Math.toIntExact(loc.recordLength()));
+                long before = tier.directReadCount();
+                java.nio.ByteBuffer got = tier.read(loc, key(e.getKey()), exact);
+                assertThat(got.remaining()).isEqualTo(e.getValue().length);
+                assertThat(tier.directReadCount()).isEqualTo(before);
+            }
+
+            // A byte flipped on disk fails the checksum on the direct path too; a file cut short is no value.
+            DiskLocation big = locations.get("key-1");
+            try (var ch = java.nio.channels.FileChannel.open(big.region().path(),
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) ~values.get("key-1")[1_000_000]}),
+                        big.offset() + big.valueStart() + 1_000_000);
+            }
+            assertThatThrownBy(() -> read(tier, big, "key-1")).isInstanceOf(CorruptRecordException.class);
+            DiskLocation last = locations.get("key-6");
+            try (var ch = java.nio.channels.FileChannel.open(last.region().path(),
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                ch.truncate(last.offset() + last.recordLength() - 5000);
+            }
+            assertThatThrownBy(() -> read(tier, last, "key-6")).isInstanceOf(CorruptRecordException.class)
+                    .hasMessageContaining("cut short");
+            assertThat(read(tier, locations.get("key-2"), "key-2")).isEqualTo(values.get("key-2"));
+        }
+    }
+
+    @Test
     void openRefusesABudgetBelowTwoRegions() {
         assertThatThrownBy(() -> open(3 * MiB, 2 * MiB)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at least two regions");

@@ -36,7 +36,7 @@ final class Records {
     }
 
     static byte[] read(DiskTier tier, DiskLocation location, String key) throws IOException {
-        ByteBuffer dst = ByteBuffer.allocateDirect(Math.toIntExact(location.recordLength()));
+        ByteBuffer dst = ByteBuffer.allocateDirect(DiskTier.readLength(location));
         ByteBuffer value = tier.read(location, key(key), dst);
         byte[] out = new byte[value.remaining()];
         value.get(out);
