@@ -60,6 +60,37 @@ class Conn:
         self.s.sendall(encode(*args))
         return self.reply()
 
+    def set_large(self, key, value):
+        """SET of a large value without copying it into the request: the header and the value go as two sends."""
+        key = key if isinstance(key, bytes) else str(key).encode()
+        self.s.sendall(b'*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n' % (len(key), key, len(value)))
+        self.s.sendall(value)
+        self.s.sendall(b'\r\n')
+        return self.reply()
+
+    def get_into(self, key, out):
+        """GET whose bulk reply is received straight into the bytearray ``out`` (as large as any value asked for);
+        returns the value's length, or -1 for nil. Error replies come back as RuntimeError values."""
+        self.s.sendall(encode('GET', key))
+        line = self._line()
+        if line[:1] == b'-':
+            return RuntimeError(line[1:].decode(errors='replace'))
+        if line[:1] != b'$':
+            raise ValueError('bad reply %r' % line[:50])
+        n = int(line[1:])
+        if n < 0:
+            return -1
+        view = memoryview(out)
+        have = min(len(self.buf), n + 2)
+        view[:have] = self.buf[:have]
+        del self.buf[:have]
+        while have < n + 2:
+            got = self.s.recv_into(view[have:n + 2])
+            if not got:
+                raise ConnectionError('closed')
+            have += got
+        return n
+
     def close(self):
         self.s.close()
 

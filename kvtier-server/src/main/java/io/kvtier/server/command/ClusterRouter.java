@@ -40,6 +40,8 @@ final class ClusterRouter {
             "kvc.lookup", "kvc.prefix");
     /** Between retries of a proxied call that was refused: about how long a table change takes to reach a node. */
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** How long past its budget a proxied call waits for the outcome of a try still out (see {@link #send}). */
+    private static final long OUTCOME_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private static final int[] NO_KEYS = new int[0];
 
@@ -530,7 +532,8 @@ final class ClusterRouter {
      * run (TRYAGAIN while the owner installs a newer table or imports, or a refused connection to a node that just
      * died) is retried against the then-current primary, so a proxied call rides through a failover; the whole call,
      * retries and queueing on the peer connection included, fails once the peer timeout has passed since the client's
-     * command started ({@code startNanos}): no client waits longer than that.
+     * command started ({@code startNanos}), or at most 100 ms later while a try that may have reached the owner is
+     * still out: no client waits longer than that.
      */
     private static CompletableFuture<io.kvtier.client.Reply> send(ClusterNode node, ClusterNode.Topology t,
                                                                  Member owner, RespCommand c, int[] indexes,
@@ -554,13 +557,27 @@ final class ClusterRouter {
         long deadline = startNanos + node.settings().peerTimeout().toNanos();
         CompletableFuture<io.kvtier.client.Reply> result = new CompletableFuture<>();
         AtomicInteger state = new AtomicInteger(IDLE);
-        result.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        // Decided when the time runs out (on the timer's thread), before another try could start: between tries the
+        // command did not run (TRYAGAIN). With a try out, its outcome is usually a few milliseconds away (a refused
+        // connection to a node that just stopped, the owner's refusal as its own budget ends, a late reply) and says
+        // whether it ran: it is waited for a little longer before the answer is "may or may not have run". Answering
+        // at once turned a refused connect that happened to be out at the deadline into -UNREACHABLE for a command
+        // that never left this node (MiniClusterFailoverIT's rolling restart, on a loaded machine).
+        CompletableFuture.delayedExecutor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).execute(() -> {
+            if (state.compareAndSet(IDLE, TIMED_OUT)) {
+                result.completeExceptionally(new TryAgainException(
+                        "no node took the command within the peer timeout; not run"));
+            } else if (!result.isDone()) {
+                CompletableFuture.delayedExecutor(OUTCOME_GRACE_NANOS, TimeUnit.NANOSECONDS).execute(() -> {
+                    if (!result.isDone()) {
+                        state.set(TIMED_OUT);
+                        result.completeExceptionally(new java.util.concurrent.TimeoutException());
+                    }
+                });
+            }
+        });
         attempt(node, owner, t.table().epoch(), args, firstKey, deadline, result, state);
-        // Decided when the time runs out (on the timer's thread), before another try could start.
-        return result.exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                cause(e) instanceof java.util.concurrent.TimeoutException && state.compareAndSet(IDLE, TIMED_OUT)
-                        ? new TryAgainException("no node took the command within the peer timeout; not run")
-                        : e)).whenComplete((x, e) -> {
+        return result.whenComplete((x, e) -> {
             if (e != null) {
                 node.counters.forwardFailures().increment();
             }
