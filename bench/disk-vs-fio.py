@@ -3,7 +3,8 @@
 kvtier node whose memory holds a fraction of what is written.
 
   1. fio, O_DIRECT, on a file in --dir: random reads of --value-mib blocks at queue depth --connections, and
-     sequential writes of the same blocks (libaio).
+     sequential writes of the same blocks (libaio); then the disk tier's own path in one JVM (kvtier-jmh's
+     DiskPathBench: the same GiB appended and forced, then read back at random by --connections threads).
   2. kvtier (./kvtier server --memory --memory --disk ...): --gib GiB of --value-mib MiB values SET by --connections
      processes (their rate is the disk tier's write path: nearly all of it is demoted), the page cache dropped
      (root only), then every value on disk read back once in random order by --connections processes, each value
@@ -29,10 +30,16 @@ from benchkit import Conn, drop_page_cache
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def fio(directory, rw, block_mib, depth, size_gib, seconds=15):
+def fio(directory, rw, block_mib, depth, size_gib, seconds=15, fresh=False):
+    """fio's bandwidth and p50/p99 completion latency. ``fresh``: one pass writing a new file (no preallocation,
+    fsync at the end), as the disk tier appends to new region files; otherwise --seconds time-based, which for
+    writes overwrites blocks the first pass allocated (faster than any append to a new file)."""
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    how = ['--fallocate=none', '--end_fsync=1'] if fresh else ['--runtime=%d' % seconds, '--time_based']
     out = subprocess.run(['fio', '--name=dev', '--directory=' + directory, '--rw=' + rw, '--bs=%dm' % block_mib,
-                          '--direct=1', '--ioengine=libaio', '--iodepth=%d' % depth, '--size=%dg' % size_gib,
-                          '--runtime=%d' % seconds, '--time_based', '--group_reporting', '--output-format=json'],
+                          '--direct=1', '--ioengine=libaio', '--iodepth=%d' % depth, '--size=%dg' % size_gib]
+                         + how + ['--group_reporting', '--output-format=json'],
                          check=True, capture_output=True, text=True).stdout
     job = json.loads(out)['jobs'][0]
     part = job['read'] if rw.endswith('read') else job['write']
@@ -88,10 +95,26 @@ def run(target, port, parts, size):
     return time.perf_counter() - t0, results
 
 
+def disk_path(a):
+    """The disk tier alone, in one JVM with no network or client (kvtier-jmh's DiskPathBench): appends forced to
+    stable storage, then random verified reads by --connections threads. Builds benchmarks.jar if it is missing."""
+    jar = ROOT + '/kvtier-jmh/target/benchmarks.jar'
+    if not os.path.exists(jar):
+        subprocess.run(['bash', '-c', '. bin/java-home.sh && kvtier_find_java && ./mvnw -B -q -pl kvtier-jmh -am '
+                        'package -DskipTests'], cwd=ROOT, check=True)
+    home = subprocess.run(['bash', '-c', '. bin/java-home.sh && kvtier_find_java && echo "$JAVA_HOME"'], cwd=ROOT,
+                          check=True, capture_output=True, text=True).stdout.strip()
+    java = os.path.join(home, 'bin', 'java')
+    out = subprocess.run([java, '--sun-misc-unsafe-memory-access=allow', '-cp', jar, 'io.kvtier.jmh.DiskPathBench',
+                          a.dir + '/path', str(a.gib), str(a.value_mib), str(a.connections)],
+                         check=True, capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if line.startswith('disk tier')]
+
+
 def start_node(a, memory, log):
     """A kvtier node on --port with data in --dir, once it answers PING (at most 40 s)."""
     node = subprocess.Popen([ROOT + '/kvtier', 'server', '--port', str(a.port), '--dir', a.dir + '/data', '--memory',
-                             memory, '--disk', '%dg' % (a.gib * 2)], stdout=open(a.dir + '/' + log, 'w'),
+                             memory, '--disk', '%dg' % (a.gib * 2)] + a.server_args.split(), stdout=open(a.dir + '/' + log, 'w'),
                             stderr=subprocess.STDOUT)
     for _ in range(200):
         try:
@@ -111,15 +134,27 @@ def main():
     ap.add_argument('--connections', type=int, default=8)
     ap.add_argument('--memory', default='64m')
     ap.add_argument('--port', type=int, default=7397)
+    ap.add_argument('--server-args', default='', help='more flags for ./kvtier server, e.g. "--disk-threads 8"')
+    ap.add_argument('--skip-fio', action='store_true', help='kvtier only (for A/B runs of the server)')
     a = ap.parse_args()
     shutil.rmtree(a.dir, ignore_errors=True)
     os.makedirs(a.dir + '/fio')
-    read_gbs, read_p50, read_p99 = fio(a.dir + '/fio', 'randread', a.value_mib, a.connections, a.gib)
-    write_gbs, write_p50, write_p99 = fio(a.dir + '/fio', 'write', a.value_mib, a.connections, a.gib)
+    if a.skip_fio:
+        read_gbs = write_gbs = float('nan')
+        read_p50 = read_p99 = write_p50 = write_p99 = float('nan')
+    else:
+        read_gbs, read_p50, read_p99 = fio(a.dir + '/fio', 'randread', a.value_mib, a.connections, a.gib)
+        write_gbs, write_p50, write_p99 = fio(a.dir + '/fio', 'write', a.value_mib, a.connections, a.gib, fresh=True)
+        over_gbs, _, _ = fio(a.dir + '/fio', 'write', a.value_mib, a.connections, a.gib)
     shutil.rmtree(a.dir + '/fio')
+    path = [] if a.skip_fio else disk_path(a)
     print('fio O_DIRECT %d MiB blocks, depth %d: random read %.2f GB/s (p50 %.1f ms, p99 %.1f ms), sequential '
-          'write %.2f GB/s (p50 %.1f ms, p99 %.1f ms)' % (a.value_mib, a.connections, read_gbs, read_p50, read_p99,
-                                                          write_gbs, write_p50, write_p99), flush=True)
+          'write of a new file %.2f GB/s (p50 %.1f ms, p99 %.1f ms; overwriting its blocks: %.2f GB/s)' % (
+              a.value_mib, a.connections, read_gbs, read_p50, read_p99, write_gbs, write_p50, write_p99,
+              float('nan') if a.skip_fio else over_gbs), flush=True)
+    for line, fio_gbs, what in zip(path, (write_gbs, read_gbs), ('fio write of a new file', 'fio random read')):
+        gbs = float(line.split(' GB/s')[0].split()[-1])
+        print('%s (%.2f of %s)' % (line, gbs / fio_gbs, what), flush=True)
 
     node = start_node(a, a.memory, 'node.log')
     try:

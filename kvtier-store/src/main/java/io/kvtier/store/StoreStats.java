@@ -4,7 +4,7 @@ package io.kvtier.store;
  * A snapshot of the store's counters, per tier: bytes, entries, hits, and the moves between tiers. "Evictions" are
  * values lost when the disk tier dropped a region (the only real loss); "demotions" moved values memory -> disk;
  * "prefetched" values were copied back to memory ahead of a read (KVC.PREFETCH), and were then read ("used") or left
- * memory unread ("wasted").
+ * memory unread ("wasted"); "disk direct reads" are records read from disk with O_DIRECT (DiskTier#read).
  */
 public record StoreStats(
         long keys,
@@ -15,7 +15,7 @@ public record StoreStats(
         long evictions, long evictedBytes, long evictedRegions,
         long corruptReads, long expiredKeys, long diskReadBytes, long waitingBytes,
         long pinnedKeys, long pinnedBytes, long pinBudget,
-        long prefetched, long prefetchUsed, long prefetchWasted) {
+        long prefetched, long prefetchUsed, long prefetchWasted, long diskDirectReads) {
 
     static StoreStats of(TieredStore s) {
         StoreCounters c = s.counters;
@@ -28,6 +28,6 @@ public record StoreStats(
                 c.evictions.sum(), c.evictedBytes.sum(), s.disk.evictedRegions(),
                 c.corruptReads.sum(), c.expired.sum(), c.diskReadBytes.sum(), s.waitingBytes(),
                 s.pinCount(), s.pinnedBytes(), s.options.pinBytes(),
-                c.prefetched.sum(), c.prefetchUsed.sum(), c.prefetchWasted.sum());
+                c.prefetched.sum(), c.prefetchUsed.sum(), c.prefetchWasted.sum(), s.disk.directReadCount());
     }
 }

@@ -339,6 +339,7 @@ final class InfoReport {
         f.put("disk_entries", st.diskEntries());
         f.put("disk_hits", st.diskHits());
         f.put("disk_read_bytes", st.diskReadBytes());
+        f.put("disk_direct_reads", st.diskDirectReads());
         f.put("misses", st.misses());
         f.put("demotions", st.demotions());
         f.put("demoted_bytes", st.demotedBytes());

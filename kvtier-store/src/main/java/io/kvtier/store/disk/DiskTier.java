@@ -37,12 +37,22 @@ public final class DiskTier implements AutoCloseable {
     public static final int READ_SLACK = 3 * ALIGN;
     /** Records from this size on are read with O_DIRECT; smaller ones through the page cache, which may hold them. */
     static final int DIRECT_READ_MIN = 64 << 10;
+    /** A flush writes its whole blocks with O_DIRECT when they come to this much; less goes through the page cache. */
+    static final int DIRECT_WRITE_MIN = 64 << 10;
 
     private final Path dir;
     private final long budget;
     private final long regionSize;
     private final ArrayDeque<Region> sealed = new ArrayDeque<>();
-    private final ByteBuffer writeBuffer = ByteBuffer.allocateDirect(WRITE_BUFFER);
+    /** Aligned (its address and capacity), so that its whole blocks can be written with O_DIRECT. */
+    private final ByteBuffer writeBuffer = ByteBuffer.allocateDirect(WRITE_BUFFER + ALIGN).alignedSlice(ALIGN);
+    /** The active region's offset of the write buffer's first byte: a block boundary when writing directly. */
+    private long bufferBase;
+    /** The write buffer's first byte not yet in the file (before it: bytes of the block already written). */
+    private int bufferFrom;
+    /** The active region opened for O_DIRECT writes ({@link #directWriter}), and the region it is of. */
+    private FileChannel activeDirect;
+    private Region activeDirectOf;
     private final ByteBuffer header = ByteBuffer.allocateDirect(RecordFormat.HEADER_SIZE);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(RecordFormat.TRAILER_SIZE);
     private final Consumer<Region> onEvict;
@@ -56,9 +66,11 @@ public final class DiskTier implements AutoCloseable {
     private long sealBytesWritten;
     private long keepFrom = Long.MAX_VALUE; // regions with this id or higher are never evicted (shutdown flush)
     private volatile boolean directoryLost;
-    /** Whether large records are read with O_DIRECT: the filesystem takes it (tmpfs does not), see probeDirect. */
-    private final boolean directReads;
+    /** Whether large records are read, and large flushes written, with O_DIRECT: the filesystem takes it (tmpfs does
+     *  not), see probeDirect. */
+    private final boolean directIo;
     private final java.util.concurrent.atomic.LongAdder directReadCount = new java.util.concurrent.atomic.LongAdder();
+    private volatile long directWriteBytes;
     private final java.util.concurrent.atomic.AtomicLong nextDirectWrite = new java.util.concurrent.atomic.AtomicLong();
     private volatile long usedBytes;
     private volatile long evictedRegions;
@@ -69,30 +81,40 @@ public final class DiskTier implements AutoCloseable {
         this.budget = budget;
         this.regionSize = regionSize;
         this.onEvict = onEvict;
-        this.directReads = probeDirect(dir);
+        this.directIo = probeDirect(dir);
     }
 
     /**
-     * Whether files in {@code dir} can be read with O_DIRECT at {@link #ALIGN}: a small file is written and read back
-     * that way. {@code -Dkvtier.disk.direct=false} turns direct reads off.
+     * Whether files in {@code dir} can be written and read with O_DIRECT at {@link #ALIGN}: a small file is written
+     * and read back that way. {@code -Dkvtier.disk.direct=false} turns direct I/O off.
      */
     private static boolean probeDirect(Path dir) {
         if (!Boolean.parseBoolean(System.getProperty("kvtier.disk.direct", "true"))) {
-            log.info("disk tier in {}: direct reads turned off (kvtier.disk.direct=false): reads go through the "
-                    + "page cache", dir.toAbsolutePath());
+            log.info("disk tier in {}: direct I/O turned off (kvtier.disk.direct=false): reads and writes go through "
+                    + "the page cache", dir.toAbsolutePath());
             return false;
         }
         Path probe = dir.resolve(".direct-probe");
         try {
-            Files.write(probe, new byte[ALIGN]);
-            try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.READ,
-                    com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
+            long block = Files.getFileStore(dir).getBlockSize();
+            if (block > ALIGN || ALIGN % block != 0) {
+                log.info("disk tier in {}: blocks of {} bytes, not a divisor of {}: reads and writes go through the "
+                        + "page cache", dir.toAbsolutePath(), block, ALIGN);
+                return false;
+            }
+            try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE, com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
                 ByteBuffer buf = ByteBuffer.allocateDirect(2 * ALIGN).alignedSlice(ALIGN).limit(ALIGN);
-                return ch.read(buf, 0) == ALIGN;
+                buf.putLong(0, 0x6b76746965722121L);
+                if (ch.write(buf, 0) != ALIGN) {
+                    return false;
+                }
+                buf.clear().limit(ALIGN).putLong(0, 0);
+                return ch.read(buf, 0) == ALIGN && buf.getLong(0) == 0x6b76746965722121L;
             }
         } catch (IOException | UnsupportedOperationException e) {
-            log.info("disk tier in {}: the filesystem refuses O_DIRECT ({}): reads go through the page cache",
-                    dir.toAbsolutePath(), e.toString());
+            log.info("disk tier in {}: the filesystem refuses O_DIRECT ({}): reads and writes go through the page "
+                    + "cache", dir.toAbsolutePath(), e.toString());
             return false;
         } finally {
             try {
@@ -103,9 +125,14 @@ public final class DiskTier implements AutoCloseable {
         }
     }
 
-    /** Whether large records are read with O_DIRECT (see {@link #read}). */
-    public boolean directReads() {
-        return directReads;
+    /** Whether large records are read, and large flushes written, with O_DIRECT (see {@link #read}, {@link #flush}). */
+    public boolean directIo() {
+        return directIo;
+    }
+
+    /** Bytes this process wrote with O_DIRECT. */
+    public long directWriteBytes() {
+        return directWriteBytes;
     }
 
     /** Records this process read with O_DIRECT. */
@@ -394,7 +421,14 @@ public final class DiskTier implements AutoCloseable {
         makeRoom(length);
         encode(record);
         long offset = active.size();
-        if (length <= writeBuffer.remaining()) {
+        if (directIo) { // whatever its length, through the aligned buffer: its full stretches are written directly
+            put(header.duplicate().clear());
+            put(ByteBuffer.wrap(record.key()));
+            for (ByteBuffer part : record.value()) {
+                put(part.duplicate());
+            }
+            put(trailer.duplicate().clear());
+        } else if (length <= writeBuffer.remaining()) {
             writeBuffer.put(header.duplicate().clear());
             writeBuffer.put(record.key());
             for (ByteBuffer part : record.value()) {
@@ -430,22 +464,116 @@ public final class DiskTier implements AutoCloseable {
                 record.type());
     }
 
-    /** Writes buffered records to the file (page cache). Writer thread only. */
+    /**
+     * Copies {@code src} into the write buffer; each time the buffer fills, writes it out ({@link #writeOut}) and
+     * starts it again at the next block. For direct I/O only (the buffer's base is then always a block boundary).
+     */
+    private void put(ByteBuffer src) throws IOException {
+        while (src.hasRemaining()) {
+            if (!writeBuffer.hasRemaining()) {
+                checkDirectoryOrAbandon();
+                writeOut(writeBuffer.capacity());
+                bufferBase += writeBuffer.capacity();
+                bufferFrom = 0;
+                writeBuffer.clear();
+            }
+            int n = Math.min(src.remaining(), writeBuffer.remaining());
+            writeBuffer.put(writeBuffer.position(), src, src.position(), n);
+            writeBuffer.position(writeBuffer.position() + n);
+            src.position(src.position() + n);
+        }
+    }
+
+    /**
+     * Writes buffered records to the file. With direct I/O, the whole blocks among them go to the device with
+     * O_DIRECT when they come to {@link #DIRECT_WRITE_MIN} or more (no copy into the page cache, nothing there to
+     * write back or to hold twice), and a partial block at either end through the page cache: a block is written
+     * one way only and never rewritten, so that no page the cache holds can be older than the file (Linux keeps
+     * O_DIRECT and cached I/O coherent for distinct blocks, not for a block written both ways at once). The file
+     * ends exactly at the last record either way. Writer thread only.
+     */
     public void flush() throws IOException {
-        if (writeBuffer.position() == 0) {
+        if (writeBuffer.position() == bufferFrom) {
             return;
         }
+        checkDirectoryOrAbandon(); // a stat per batch: what it writes must land in this node's own directory
+        if (directIo) {
+            writeOut(writeBuffer.position());
+            long end = bufferBase + writeBuffer.position();
+            bufferBase = end & -ALIGN; // the next flush starts in the block this one ended in, through the cache
+            bufferFrom = (int) (end - bufferBase);
+            writeBuffer.clear().position(bufferFrom);
+        } else {
+            writeBuffer.flip();
+            long offset = active.size() - writeBuffer.remaining();
+            writeFully(new ByteBuffer[] {writeBuffer}, offset);
+            writeBuffer.clear();
+        }
+        activeWritten = active.size();
+    }
+
+    private void checkDirectoryOrAbandon() throws DataDirLostException {
         try {
-            checkDirectory(); // a stat per batch: what it writes must land in this node's own directory
+            checkDirectory();
         } catch (DataDirLostException e) {
             abandonActive();
             throw e;
         }
-        writeBuffer.flip();
-        long offset = active.size() - writeBuffer.remaining();
-        writeFully(new ByteBuffer[] {writeBuffer}, offset);
-        writeBuffer.clear();
-        activeWritten = active.size();
+    }
+
+    /**
+     * Writes the write buffer's bytes {@code [bufferFrom, upTo)} at their place in the active region: the blocks
+     * they cover whole with O_DIRECT if they are enough, the partial blocks at either end (or all of it) through
+     * the page cache. On failure the active region is abandoned.
+     */
+    private void writeOut(int upTo) throws IOException {
+        long start = bufferBase + bufferFrom;
+        long end = bufferBase + upTo;
+        long a = (start + ALIGN - 1) & -ALIGN;
+        long b = end & -ALIGN;
+        try {
+            if (b - a >= DIRECT_WRITE_MIN) {
+                writeAt(active.channel(), bufferFrom, (int) (a - bufferBase), start);
+                writeAt(directWriter(), (int) (a - bufferBase), (int) (b - bufferBase), a);
+                directWriteBytes += b - a;
+                writeAt(active.channel(), (int) (b - bufferBase), upTo, b);
+            } else {
+                writeAt(active.channel(), bufferFrom, upTo, start);
+            }
+        } catch (IOException e) {
+            abandonActive();
+            throw e;
+        }
+    }
+
+    private void writeAt(FileChannel channel, int from, int to, long position) throws IOException {
+        ByteBuffer src = writeBuffer.slice(from, to - from);
+        while (src.hasRemaining()) {
+            position += channel.write(src, position);
+        }
+    }
+
+    /** The active region's file opened for O_DIRECT writes; the previous region's is closed when the active changes. */
+    private FileChannel directWriter() throws IOException {
+        if (activeDirectOf != active) {
+            closeDirectWriter();
+            activeDirect = FileChannel.open(active.path(), StandardOpenOption.WRITE,
+                    com.sun.nio.file.ExtendedOpenOption.DIRECT);
+            activeDirectOf = active;
+        }
+        return activeDirect;
+    }
+
+    private void closeDirectWriter() {
+        if (activeDirect != null) {
+            try {
+                activeDirect.close();
+            } catch (IOException e) {
+                log.warn("could not close the direct writer of region {}: {}", activeDirectOf, e.toString());
+            }
+            activeDirect = null;
+            activeDirectOf = null;
+        }
     }
 
     private void writeFully(ByteBuffer[] buffers, long offset) throws IOException {
@@ -473,6 +601,8 @@ public final class DiskTier implements AutoCloseable {
         Region region = active;
         active = null;
         writeBuffer.clear();
+        bufferFrom = 0;
+        closeDirectWriter();
         long cut = region.size() - activeWritten;
         try {
             region.channel().truncate(activeWritten);
@@ -579,6 +709,9 @@ public final class DiskTier implements AutoCloseable {
                 StandardOpenOption.WRITE);
         active = new Region(nextRegionId++, path, channel, 0);
         activeWritten = 0;
+        writeBuffer.clear();
+        bufferBase = 0;
+        bufferFrom = 0;
         PendingRecord seal = PendingRecord.seal(maxSeq, payload);
         write(seal, seal.length());
         sealBytesWritten += seal.length();
@@ -611,6 +744,8 @@ public final class DiskTier implements AutoCloseable {
     /** Deletes every region, the active one included (FLUSHALL). Writer thread only. */
     public void deleteAll() throws IOException {
         writeBuffer.clear();
+        bufferFrom = 0;
+        closeDirectWriter();
         if (active != null) {
             sealed.addLast(active);
             active = null;
@@ -636,7 +771,7 @@ public final class DiskTier implements AutoCloseable {
      */
     public ByteBuffer read(DiskLocation location, byte[] expectedKey, ByteBuffer dst) throws IOException {
         int length = Math.toIntExact(location.recordLength());
-        ByteBuffer buf = length >= DIRECT_READ_MIN && directReads ? readDirect(location, length, dst) : null;
+        ByteBuffer buf = length >= DIRECT_READ_MIN && directIo ? readDirect(location, length, dst) : null;
         if (buf != null) {
             directReadCount.increment();
         } else {
@@ -759,6 +894,7 @@ public final class DiskTier implements AutoCloseable {
                 active = null;
             }
         }
+        closeDirectWriter(); // its writes are in the file: the force below (any descriptor of it) makes them durable
         for (Region r : sealed) {
             try {
                 r.channel().force(true);
@@ -780,6 +916,8 @@ public final class DiskTier implements AutoCloseable {
      */
     public void abandon() {
         writeBuffer.clear();
+        bufferFrom = 0;
+        closeDirectWriter();
         if (active != null) {
             sealed.addLast(active);
             active = null;

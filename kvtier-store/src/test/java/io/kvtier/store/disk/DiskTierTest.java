@@ -208,7 +208,7 @@ class DiskTierTest {
     @Test
     void largeRecordsReadDirectlyMatchThePageCachePathAtEveryAlignment() throws IOException {
         try (DiskTier tier = open(64 * MiB, 16 * MiB)) {
-            assertThat(tier.directReads()).as("the test directory's filesystem takes O_DIRECT").isTrue();
+            assertThat(tier.directIo()).as("the test directory's filesystem takes O_DIRECT").isTrue();
             Map<String, byte[]> values = new LinkedHashMap<>();
             Map<String, DiskLocation> locations = new LinkedHashMap<>();
             // Lengths around the direct threshold and around block multiples, so that records start and end at
@@ -258,6 +258,57 @@ class DiskTierTest {
             assertThatThrownBy(() -> read(tier, last, "key-6")).isInstanceOf(CorruptRecordException.class)
                     .hasMessageContaining("cut short");
             assertThat(read(tier, locations.get("key-2"), "key-2")).isEqualTo(values.get("key-2"));
+        }
+    }
+
+    @Test
+    void directWritesLeaveEachFileEndingAtItsLastRecordAndRecoverWhole() throws IOException {
+        Map<String, byte[]> values = new LinkedHashMap<>();
+        Map<String, DiskLocation> locations = new LinkedHashMap<>();
+        long direct;
+        try (DiskTier tier = open(256 * MiB, 16 * MiB)) {
+            assertThat(tier.directIo()).isTrue();
+            Random random = new Random(3);
+            for (int i = 0; i < 120; i++) {
+                String k = "key-" + i;
+                // Tiny records (tombstone-sized), ones around a block and the direct threshold, and ones larger
+                // than the 4 MiB write buffer, flushed after 1 to 4 records: flushes start and end anywhere in a block.
+                int length = switch (random.nextInt(5)) {
+                    case 0 -> random.nextInt(200);
+                    case 1 -> DiskTier.ALIGN - 60 + random.nextInt(120);
+                    case 2 -> DiskTier.DIRECT_WRITE_MIN - 5000 + random.nextInt(10_000);
+                    case 3 -> random.nextInt(1 << 20);
+                    default -> 4 * (int) MiB + random.nextInt((int) MiB);
+                };
+                values.put(k, bytes(i, length));
+                locations.put(k, tier.append(value(k, i + 1, 0, values.get(k))));
+                if (random.nextInt(3) == 0) {
+                    tier.flush();
+                    DiskLocation last = locations.get(k);
+                    assertThat(Files.size(last.region().path())).as("file of %s after a flush", k)
+                            .isEqualTo(last.region().size());
+                }
+            }
+            tier.flush();
+            for (var e : values.entrySet()) {
+                assertThat(read(tier, locations.get(e.getKey()), e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
+            direct = tier.directWriteBytes();
+            assertThat(direct).as("bytes written with O_DIRECT").isGreaterThan(100 * MiB);
+        }
+        try (DiskTier tier = open(256 * MiB, 16 * MiB)) {
+            assertThat(stats.droppedRecords()).isZero();
+            assertThat(stats.damagedRegions()).isZero();
+            Map<String, DiskLocation> found = new LinkedHashMap<>();
+            for (RecoveredRecord r : recovered) {
+                if (r.key() != null && r.type() == RecordFormat.TYPE_VALUE) {
+                    found.put(new String(r.key()), r.location());
+                }
+            }
+            assertThat(found.keySet()).containsExactlyElementsOf(values.keySet());
+            for (var e : values.entrySet()) {
+                assertThat(read(tier, found.get(e.getKey()), e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
         }
     }
 
