@@ -140,6 +140,11 @@ final class FleetCommand implements Callable<Integer> {
                     + "(--kv-bytes-scale) would otherwise fit in this machine's page cache.")
     boolean keepPageCache;
 
+    @Option(names = "--router-prefetch", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "With --routing kvtier: the router sends KVC.PREFETCH for the disk chunks of each request "
+                    + "it routes (its default); --no-router-prefetch measures without it.")
+    boolean routerPrefetch;
+
     @Option(names = "--kv-bytes-scale", defaultValue = "1",
             description = "Share of each chunk's bytes actually moved; a load's measured time is divided by it and "
                     + "kvtier's budgets scaled with it, for machines that cannot move a fleet's real bytes "
@@ -186,7 +191,7 @@ final class FleetCommand implements Callable<Integer> {
         MultiRoundQa.Options qa = new MultiRoundQa.Options(users, rounds, systemPrompt, history, question, answer,
                 rates.getFirst(), seed, 0);
         return new FleetOptions(engine, served, engines, offloads, routings, rates, trace, qa, warmUp, duration, drain,
-                kvtierNodes, failureTimeout, memory, disk, keepPageCache, bytesScale, chunkTokens, requestTimeout, killAfter,
+                kvtierNodes, failureTimeout, memory, disk, keepPageCache, routerPrefetch, bytesScale, chunkTokens, requestTimeout, killAfter,
                 launcher != null ? launcher : Launcher.discover(), out);
     }
 

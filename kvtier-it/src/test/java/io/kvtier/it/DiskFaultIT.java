@@ -236,10 +236,22 @@ class DiskFaultIT {
         return p.waitFor();
     }
 
+    /**
+     * Deletes {@code dir} under a node that is still running: a file it replaces meanwhile (its store-state, once a
+     * second) may vanish after the walk listed it, or appear after it, so the walk is repeated until the directory is
+     * gone (at most 20 times).
+     */
     private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
+        for (int attempt = 1; Files.exists(dir); attempt++) {
+            try (Stream<Path> all = Files.walk(dir)) {
+                for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (java.nio.file.DirectoryNotEmptyException | java.nio.file.NoSuchFileException
+                     | java.io.UncheckedIOException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
             }
         }
     }

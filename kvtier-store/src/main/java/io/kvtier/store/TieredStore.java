@@ -228,10 +228,26 @@ public final class TieredStore implements AutoCloseable {
     /** The store's timer, once a second: what a crash now would lose, at most (see {@link CrashAccount}). */
     private void accountForCrash() {
         try {
+            if (!directoryStillOurs()) {
+                return;
+            }
             crashAccount.running(counters.entries(EntryState.MEMORY) + counters.entries(EntryState.DEMOTING),
                     counters.bytes(EntryState.MEMORY) + counters.bytes(EntryState.DEMOTING));
         } catch (RuntimeException ex) {
             log.debug("crash accounting failed: {}", ex.toString());
+        }
+    }
+
+    /**
+     * Whether the data directory is still the one this store locked: once it was deleted or replaced, another node
+     * may own the path, and the crash account must not land in its directory (DiskTier#checkDirectory).
+     */
+    private boolean directoryStillOurs() {
+        try {
+            disk.checkDirectory();
+            return true;
+        } catch (io.kvtier.store.disk.DataDirLostException e) {
+            return false;
         }
     }
 
@@ -1252,7 +1268,7 @@ public final class TieredStore implements AutoCloseable {
                         + "older regions evicted to make room", flushed.values(), flushed.bytes(),
                 (System.nanoTime() - start) / 1_000_000, index.size() - lost[0], evicted);
         IOException cause = flushed.failure() != null ? flushed.failure() : closeFailure;
-        if (lost[0] == 0 && closeFailure == null) {
+        if (lost[0] == 0 && closeFailure == null && directoryStillOurs()) {
             crashAccount.stoppedCleanly();
         }
         if (lost[0] > 0 || closeFailure != null) {

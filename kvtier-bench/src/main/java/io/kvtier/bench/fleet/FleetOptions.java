@@ -26,6 +26,7 @@ import java.util.Objects;
  * @param diskBytes      each kvtier node's disk tier for {@code dram+ssd}, in real KV bytes
  * @param keepPageCache  leave kvtier's disk files in the OS page cache (by default they are dropped every 0.5 s, so
  *                       that disk hits are disk reads; see PageCacheEvictor)
+ * @param routerPrefetch a router sends KVC.PREFETCH for the disk chunks it routes to (the router's default)
  * @param bytesScale     share of each chunk's bytes moved (1: all), see EngineSimOptions.Offload
  * @param chunkTokens    LMCache's chunk size
  * @param killAfter      kill a kvtier node (SIGKILL; the last of a cluster) this long into every point, or null
@@ -34,7 +35,7 @@ public record FleetOptions(ModeledEngine engine, String servedName, int engines,
                            List<String> routings, List<Double> rates, Path trace, MultiRoundQa.Options qa,
                            Duration warmUp, Duration duration, Duration drain, int kvtierNodes,
                            Duration failureTimeout, long memoryBytes, long diskBytes, boolean keepPageCache,
-                           double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
+                           boolean routerPrefetch, double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
                            Path launcher, Path out) {
     public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd");
     public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix",

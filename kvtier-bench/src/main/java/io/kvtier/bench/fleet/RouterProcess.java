@@ -29,16 +29,17 @@ final class RouterProcess implements AutoCloseable {
      * @param engines     each engine as {@code URL,events=tcp://H:P}
      * @param kvtier      each kvtier node as {@code HOST:PORT,events=tcp://H:P}; none without offload
      * @param prefillRate the engines' modeled prefill tokens/s, for the kvtier policy's prices
+     * @param prefetch    whether the router prefetches the disk chunks it routes to (its --prefetch)
      */
     static RouterProcess start(Path launcher, Path log, String policy, List<String> engines, List<String> kvtier,
-            String lmcacheModel, int worldSize, int chunkTokens, double prefillRate)
+            String lmcacheModel, int worldSize, int chunkTokens, double prefillRate, boolean prefetch)
             throws IOException, InterruptedException {
         int port = ServerProcess.freePort();
         List<String> command = new ArrayList<>(List.of(launcher.toString(), "router", "--port", Integer.toString(port),
                 "--policy", policy, "--lmcache-model", lmcacheModel, "--lmcache-world-size",
                 Integer.toString(worldSize), "--lmcache-chunk-size",
                 Integer.toString(chunkTokens), "--prefill-rate", Long.toString(Math.round(prefillRate)),
-                "--fetch-probe-interval", "2000", "--probe-interval", "500"));
+                "--fetch-probe-interval", "2000", "--probe-interval", "500", prefetch ? "--prefetch" : "--no-prefetch"));
         for (String e : engines) {
             command.add("--engine");
             command.add(e);

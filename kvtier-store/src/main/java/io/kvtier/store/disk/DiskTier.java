@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * full and the oldest sealed regions are evicted whole when the budget needs room. Threading: {@link #append},
  * {@link #flush} and eviction belong to one writer thread; {@link #read} is safe from any thread.
  *
+ * <p>Direct I/O. Where the filesystem takes O_DIRECT (probed at open), a record of 64 KiB or more is read as the
+ * aligned blocks that hold it, straight into the caller's buffer, and a flush writes the whole blocks it covers
+ * with O_DIRECT, the partial blocks at either end through the page cache (see {@link #flush}): cold data then costs
+ * no page-cache copy and no second place in RAM, and the device, not the writeback of dirty pages, sets the pace.
+ *
  * <p>Faults. A failed write abandons the active region at its last fully written byte (the partial record is
  * truncated away, the region sealed), so that the log on disk never ends in a record nobody was told is written.
  * On "no space left on device" the writer evicts the oldest region and retries, as a full budget would (see {@link #evictOldestForSpace}). Other write errors (read-only filesystem, I/O
