@@ -208,7 +208,7 @@ final class FleetCommand implements Callable<Integer> {
                 + o.engine().roofline().describe());
         System.err.println("fleet: " + budgets(o));
         List<FleetPoint> points = new FleetRun(o, System.err).run();
-        String command = "kvtier bench fleet " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String command = "kvtier " + String.join(" ", spec.commandLine().getParseResult().originalArgs()); // the whole line: "bench fleet ..."
         String table = FleetReport.write(o.out(), new FleetReport.RunInfo(command.strip(), FleetReport.machine(),
                 started, notes(o)), points);
         System.out.println(table);
@@ -227,7 +227,7 @@ final class FleetCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--charts-from: no points in " + chartsFrom);
         }
         Files.createDirectories(out);
-        String command = "kvtier bench fleet " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        String command = "kvtier " + String.join(" ", spec.commandLine().getParseResult().originalArgs()); // the whole line: "bench fleet ..."
         System.out.println(FleetReport.write(out, new FleetReport.RunInfo(command.strip(), FleetReport.machine(),
                 Instant.now().toString(), "The points of " + chartsFrom + ", drawn together; each file's run says "
                 + "how it was made."), points));
