@@ -29,12 +29,16 @@ def one(a, direct):
     shutil.rmtree(a.dir, ignore_errors=True)
     os.makedirs(a.dir)
     drop_page_cache()
-    env = dict(os.environ)
-    if not direct:
-        env['KVTIER_JAVA_OPTS'] = (env.get('KVTIER_JAVA_OPTS', '') + ' -Dkvtier.disk.direct=false').strip()
-    os.environ.clear()
-    os.environ.update(env)  # the launcher reads it from the node's environment
-    node = dvf.start_node(a, '64m', 'node.log')
+    before = os.environ.get('KVTIER_JAVA_OPTS')
+    if not direct:  # the launcher passes it to the node's JVM
+        os.environ['KVTIER_JAVA_OPTS'] = ((before or '') + ' -Dkvtier.disk.direct=false').strip()
+    try:
+        node = dvf.start_node(a, '64m', 'node.log')
+    finally:
+        if before is None:
+            os.environ.pop('KVTIER_JAVA_OPTS', None)
+        else:
+            os.environ['KVTIER_JAVA_OPTS'] = before
     try:
         size = a.value_mib << 20
         n = (a.gib << 30) // size
@@ -64,12 +68,9 @@ def main():
     ap.add_argument('--port', type=int, default=7398)
     a = ap.parse_args()
     a.server_args = ''
-    base = dict(os.environ)
     for _ in range(a.rounds):
         for direct in (True, False):
             one(a, direct)
-            os.environ.clear()
-            os.environ.update(base)
 
 
 if __name__ == '__main__':

@@ -1258,6 +1258,7 @@ public final class TieredStore implements AutoCloseable {
         long evicted = counters.evictions.sum() - evictedBefore;
         long[] lost = memoryOnly();
         IOException closeFailure = null;
+        boolean directoryOurs = directoryStillOurs(); // asked while the tier still holds the directory's lock
         try {
             disk.close();
         } catch (IOException e) {
@@ -1268,7 +1269,7 @@ public final class TieredStore implements AutoCloseable {
                         + "older regions evicted to make room", flushed.values(), flushed.bytes(),
                 (System.nanoTime() - start) / 1_000_000, index.size() - lost[0], evicted);
         IOException cause = flushed.failure() != null ? flushed.failure() : closeFailure;
-        if (lost[0] == 0 && closeFailure == null && directoryStillOurs()) {
+        if (lost[0] == 0 && closeFailure == null && directoryOurs) {
             crashAccount.stoppedCleanly();
         }
         if (lost[0] > 0 || closeFailure != null) {

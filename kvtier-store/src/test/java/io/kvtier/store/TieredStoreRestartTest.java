@@ -136,6 +136,34 @@ class TieredStoreRestartTest {
     }
 
     @Test
+    void aGracefulCloseIsRecordedAsCleanAndACrashAsNot() throws IOException {
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            s.put("a", Values.of("a", 1, 1000));
+        }
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            assertThat(s.store.previousStopClean()).as("after close()").isTrue();
+            assertThat(s.store.lostAtCrashKeys()).isZero();
+            s.put("b", Values.of("b", 1, 1000));
+            long deadline = System.nanoTime() + 5_000_000_000L; // the store's timer records its figures once a second
+            while (System.nanoTime() < deadline && crashAccountKeys(dir) < 1) {
+                Thread.onSpinWait();
+            }
+            s.store.crash();
+        }
+        try (TestStore s = TestStore.open(dir, 2 * MiB, 64 * MiB)) {
+            assertThat(s.store.previousStopClean()).as("after a crash").isFalse();
+            assertThat(s.store.lostAtCrashKeys()).as("what the crash may have lost, stated").isPositive();
+        }
+    }
+
+    /** The keys the store-state file says were only in memory (CrashAccount's layout: flag, millis, keys). */
+    private static long crashAccountKeys(Path dir) throws IOException {
+        Path f = dir.resolve(CrashAccount.FILE);
+        byte[] b = Files.exists(f) ? Files.readAllBytes(f) : new byte[0];
+        return b.length < 17 ? 0 : java.nio.ByteBuffer.wrap(b).getLong(9);
+    }
+
+    @Test
     void crashLeavesEveryKeyAtItsLastValueOrAbsent() throws IOException {
         Map<String, Integer> last = new HashMap<>();
         Path crashed = Files.createDirectory(dir.resolve("crashed"));

@@ -71,6 +71,8 @@ public final class DiskTier implements AutoCloseable {
     private long sealBytesWritten;
     private long keepFrom = Long.MAX_VALUE; // regions with this id or higher are never evicted (shutdown flush)
     private volatile boolean directoryLost;
+    /** Closed or abandoned: the lock is released, and nothing may be written here any more (not a loss to report). */
+    private volatile boolean released;
     /** Whether large records are read, and large flushes written, with O_DIRECT: the filesystem takes it (tmpfs does
      *  not), see probeDirect. */
     private final boolean directIo;
@@ -372,11 +374,15 @@ public final class DiskTier implements AutoCloseable {
 
     /**
      * Checks that the data directory's LOCK is still the file this tier locked; once it is not, logs an ERROR (once)
-     * and fails every later write. Called before any file is created, and periodically by the writer.
+     * and fails every later write. Called before any file is created, and periodically by the writer. Once the tier
+     * is closed or abandoned (its lock released) it fails too, silently: nothing may be written there any more.
      *
-     * @throws DataDirLostException if the directory was deleted or replaced
+     * @throws DataDirLostException if the directory was deleted or replaced, or the tier closed
      */
     public void checkDirectory() throws DataDirLostException {
+        if (released) {
+            throw new DataDirLostException(dir);
+        }
         if (!directoryLost && !lock.stillHeld()) {
             directoryLost = true;
             log.error("data directory {} was deleted or replaced while this node ran ({} is no longer the file it "
@@ -909,6 +915,7 @@ public final class DiskTier implements AutoCloseable {
             r.release();
         }
         sealed.clear();
+        released = true;
         lock.close();
         if (failure != null) {
             throw failure;
@@ -931,6 +938,7 @@ public final class DiskTier implements AutoCloseable {
             r.release();
         }
         sealed.clear();
+        released = true;
         try {
             lock.close();
         } catch (IOException e) {
