@@ -138,7 +138,7 @@ def main():
     ap.add_argument('--skip-fio', action='store_true', help='kvtier only (for A/B runs of the server)')
     a = ap.parse_args()
     shutil.rmtree(a.dir, ignore_errors=True)
-    os.makedirs(a.dir + '/fio')
+    os.makedirs(a.dir)  # fio() makes its own directory afresh for each job
     if a.skip_fio:
         read_gbs = write_gbs = float('nan')
         read_p50 = read_p99 = write_p50 = write_p99 = float('nan')
@@ -146,7 +146,7 @@ def main():
         read_gbs, read_p50, read_p99 = fio(a.dir + '/fio', 'randread', a.value_mib, a.connections, a.gib)
         write_gbs, write_p50, write_p99 = fio(a.dir + '/fio', 'write', a.value_mib, a.connections, a.gib, fresh=True)
         over_gbs, _, _ = fio(a.dir + '/fio', 'write', a.value_mib, a.connections, a.gib)
-    shutil.rmtree(a.dir + '/fio')
+    shutil.rmtree(a.dir + '/fio', ignore_errors=True)
     path = [] if a.skip_fio else disk_path(a)
     print('fio O_DIRECT %d MiB blocks, depth %d: random read %.2f GB/s (p50 %.1f ms, p99 %.1f ms), sequential '
           'write of a new file %.2f GB/s (p50 %.1f ms, p99 %.1f ms; overwriting its blocks: %.2f GB/s)' % (

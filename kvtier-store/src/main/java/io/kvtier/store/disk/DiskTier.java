@@ -803,9 +803,13 @@ public final class DiskTier implements AutoCloseable {
         return buf.slice(h.headerSize() + h.keyLength(), h.valueLength());
     }
 
-    /** Bytes a buffer needs to receive the record at {@code location} through {@link #read}. */
+    /**
+     * Bytes a buffer needs to receive the record at {@code location} through {@link #read}: the alignment slack only
+     * for a record large enough to be read directly (a small one is read as it is, through the page cache).
+     */
     public static int readLength(DiskLocation location) {
-        return Math.toIntExact(location.recordLength() + READ_SLACK);
+        long length = location.recordLength();
+        return Math.toIntExact(length >= DIRECT_READ_MIN ? length + READ_SLACK : length);
     }
 
     /**
