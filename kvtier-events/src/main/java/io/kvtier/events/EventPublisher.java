@@ -48,6 +48,8 @@ public final class EventPublisher implements AutoCloseable {
     static final int REPLAY_SEND_TIMEOUT_MS = 2_000;
     static final long STALLED_MS = 60_000;
     static final int MAX_STALLED = 16;
+    /** Requests read while an answer waits for room, kept to be served after it. */
+    static final int MAX_PENDING = 1_024;
     /** Most bytes of batches kept for replays. */
     static final long BUFFER_BYTES = 64L << 20;
     /** The ZAP domain of the PLAIN sockets. */
@@ -74,6 +76,8 @@ public final class EventPublisher implements AutoCloseable {
     private final ZAuth auth;
     /** Replay peers that stopped reading, and when they may be served again; on the replayer's thread only. */
     private final Map<String, Long> stalled = new HashMap<>();
+    /** Requests read while an answer waited; on the replayer's thread only. */
+    private final ArrayDeque<List<byte[]>> pending = new ArrayDeque<>();
     private final AtomicLong peersDropped = new AtomicLong();
     private final AtomicLong requestsIgnored = new AtomicLong();
     private long bufferedBytes;
@@ -202,14 +206,12 @@ public final class EventPublisher implements AutoCloseable {
     private void serveReplays() {
         while (!closing) {
             try {
-                byte[] identity = router.recv();
-                if (identity == null) {
+                List<byte[]> request = pending.isEmpty() ? receive(0) : pending.removeFirst();
+                if (request == null) {
                     continue;
                 }
-                List<byte[]> rest = new ArrayList<>();
-                while (router.hasReceiveMore()) {
-                    rest.add(router.recv());
-                }
+                byte[] identity = request.get(0);
+                List<byte[]> rest = request.subList(1, request.size());
                 if (rest.size() != 2 || rest.get(1).length != 8) {
                     log.warn("replay request of {} frames ignored: expected [\"\", start seq]", rest.size() + 1);
                     continue;
@@ -238,6 +240,37 @@ public final class EventPublisher implements AutoCloseable {
                     log.warn("replay socket failed: {}", e.toString());
                 }
                 return;
+            }
+        }
+    }
+
+    /** The next request on the ROUTER socket, [identity, frames...]; waits its receive timeout, or not at all. */
+    private List<byte[]> receive(int flags) {
+        byte[] identity = router.recv(flags);
+        if (identity == null) {
+            return null;
+        }
+        List<byte[]> request = new ArrayList<>(3);
+        request.add(identity);
+        while (router.hasReceiveMore()) {
+            request.add(router.recv());
+        }
+        return request;
+    }
+
+    /**
+     * Reads what has come in while an answer waits, keeping at most {@link #MAX_PENDING} requests for later (the
+     * rest are dropped, counted as ignored). Reading is also what lets the pipe of a peer that has gone finish
+     * closing: JeroMQ ends it only once its end marker has been read, and until then a send to it waits as one to a
+     * full pipe would.
+     */
+    private void readPending() {
+        List<byte[]> request;
+        while ((request = receive(ZMQ.DONTWAIT)) != null) {
+            if (pending.size() < MAX_PENDING) {
+                pending.addLast(request);
+            } else {
+                requestsIgnored.incrementAndGet();
             }
         }
     }
@@ -326,17 +359,33 @@ public final class EventPublisher implements AutoCloseable {
         // tried without waiting: a pipe that takes nothing then is one whose peer has gone (a subscriber abandons a
         // request it got no answer to within its retry time, and its closing pipe refuses without failing), or one
         // still full of an answer the peer never read; either way it is skipped at once, not waited on.
-        boolean routed;
-        try {
-            routed = router.send(identity, ZMQ.SNDMORE | (first ? ZMQ.DONTWAIT : 0));
-        } catch (org.zeromq.ZMQException e) {
-            if (closing) {
-                throw e;
+        // A later message waits for room at most the send timeout; while it does, what comes in is read (see
+        // readPending), so that a peer gone in the middle of its answer shows as gone, not as one that stopped reading.
+        long deadline = System.nanoTime() + REPLAY_SEND_TIMEOUT_MS * 1_000_000L;
+        long pauseNanos = 50_000;
+        while (true) {
+            boolean routed;
+            try {
+                routed = router.send(identity, ZMQ.SNDMORE | ZMQ.DONTWAIT);
+            } catch (org.zeromq.ZMQException e) {
+                if (closing) {
+                    throw e;
+                }
+                routed = false;
             }
-            routed = false;
-        }
-        if (!routed) {
-            throw new PeerGone(!first && router.errno() == ZMQ.Error.EAGAIN.getCode());
+            if (routed) {
+                break;
+            }
+            boolean full = router.errno() == ZMQ.Error.EAGAIN.getCode();
+            if (!full || first || closing) {
+                throw new PeerGone(false);
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new PeerGone(true);
+            }
+            readPending();
+            java.util.concurrent.locks.LockSupport.parkNanos(pauseNanos);
+            pauseNanos = Math.min(pauseNanos * 2, 2_000_000);
         }
         router.sendMore(new byte[0]);
         if (topicInReplies) {

@@ -328,7 +328,9 @@ public final class EventSubscriber<T> implements AutoCloseable {
     private String replayOnce(long from, long to, List<Long> seqs, List<byte[]> payloads, long deadline) {
         long firstBy = System.nanoTime() + RETRY_MS * 1_000_000L;
         try (ZMQ.Socket dealer = context.createSocket(SocketType.DEALER)) {
-            dealer.setLinger(1_000);
+            // Closed only once the answer is whole or given up on: a request still queued then is unwanted (with a
+            // linger, a publisher coming back got every request abandoned while it was down).
+            dealer.setLinger(0);
             dealer.setMaxMsgSize(MAX_MESSAGE_BYTES);
             credentials(dealer);
             dealer.connect(replayEndpoint);
