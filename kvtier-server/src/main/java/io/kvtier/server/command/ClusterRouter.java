@@ -245,10 +245,17 @@ final class ClusterRouter {
             keyBytes[i] = c.bytes(keys[i]);
         }
         boolean write = isWrite(spec);
+        boolean young = System.nanoTime() - s.commandStartNanos < node.settings().peerTimeout().toNanos();
+        if (write && young && node.behind()) {
+            // Installing a newer table takes milliseconds (a node's failure, a slot move): the write waits for it, as
+            // for an importing slot below, and is dispatched again under the new table (which may route it
+            // elsewhere), rather than failing with TRYAGAIN at once.
+            return waitWritable(node, spec, s, c, r);
+        }
         checkNotBehind(node, write);
         checkServable(node, keyBytes);
         if (write && !allWritable(node, keyBytes)) { // early, before fetching; checked again under the keys' locks
-            if (System.nanoTime() - s.commandStartNanos < node.settings().peerTimeout().toNanos()) {
+            if (young) {
                 return waitWritable(node, spec, s, c, r);
             }
             checkWritable(node, keyBytes); // TRYAGAIN, counted (unless the slot became complete just now)
@@ -261,7 +268,10 @@ final class ClusterRouter {
         return asPrimary(node, s, r, keyBytes, write, ready, () -> spec.action().execute(s, own, r), own::release);
     }
 
-    /** A write cannot run while this node installs a newer slot table: TRYAGAIN. */
+    /**
+     * A write cannot run while this node installs a newer slot table: TRYAGAIN (a write through {@link #asPrimary}
+     * first waits up to the peer timeout for the install).
+     */
     static void checkNotBehind(ClusterNode node, boolean write) {
         if (write && node.behind()) {
             node.counters.refusedWrites().increment();
@@ -282,7 +292,10 @@ final class ClusterRouter {
         eachSlot(keys, node::checkWritable);
     }
 
-    /** How often a write waiting for its slot to become complete ({@link #waitWritable}) looks again. */
+    /**
+     * How often a write waiting for its slot to become complete, or for a newer table's install
+     * ({@link #waitWritable}), looks again.
+     */
     static final long WRITABLE_POLL_MS = 10;
 
     private static boolean allWritable(ClusterNode node, byte[][] keys) {
