@@ -11,7 +11,7 @@ import io.kvtier.store.disk.RecoveryStats;
 import io.kvtier.store.disk.RegionFiles;
 import io.kvtier.store.memory.MemoryTier;
 import io.kvtier.store.memory.MemoryValue;
-import io.kvtier.store.policy.S3FifoPolicy;
+import io.kvtier.store.policy.KvCachePolicy;
 import io.kvtier.store.policy.TierPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -106,7 +106,7 @@ public final class TieredStore implements AutoCloseable {
         this.pins = new Pins(options.pinBytes());
         this.indexBudget = new IndexBudget(options.indexBytes());
         this.memory = new MemoryTier(options.memoryBytes());
-        this.policy = new S3FifoPolicy(memory.budget(), TieringRules.MAX_GHOSTS);
+        this.policy = new KvCachePolicy(memory.budget(), TieringRules.MAX_GHOSTS);
         this.writer = new DiskWriter(this);
         IndexBuilder builder = new IndexBuilder(index);
         RecoveryStats[] stats = new RecoveryStats[1];
@@ -690,7 +690,7 @@ public final class TieredStore implements AutoCloseable {
             counters.misses.increment();
         } else if (ref.inMemory()) {
             if (touch) {
-                e.recordAccess();
+                touched(e);
                 if (e.prefetched != 0) {
                     usedPrefetch(e);
                 }
@@ -915,8 +915,26 @@ public final class TieredStore implements AutoCloseable {
         if (e == null || expireIfDue(e)) {
             return false;
         }
-        e.recordAccess();
+        touched(e);
         return true;
+    }
+
+    /**
+     * A hit for the policy: a chunk it orders by recency moves, if the policy lock is free right now; otherwise, and for
+     * everything else, a lock-free count (the sweep gives a counted chunk another round).
+     */
+    private void touched(Entry e) {
+        if (policy.ordersOnTouch(e) && policyLock.tryLock()) {
+            try {
+                if (e.isQueued()) {
+                    policy.touch(e);
+                }
+            } finally {
+                policyLock.unlock();
+            }
+        } else {
+            e.recordAccess();
+        }
     }
 
     /** Length of the value of {@code key}, or -1 if absent. */

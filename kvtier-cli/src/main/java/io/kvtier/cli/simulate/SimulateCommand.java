@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Hit-rate simulator: replays a multi-round chat trace through LMCache's chunking and kvtier's "
-                + "tiering (the store's own S3-FIFO policy, a model of its disk log) for each memory x disk budget, "
+                + "tiering (the store's own eviction policy, a model of its disk log) for each memory x disk budget, "
                 + "and prints hit rate and bytes per tier. See docs/simulate.md.",
             "Example: kvtier simulate --memory 16g,64g --disk 0,256g,1t --chart sweep.png"})
 public final class SimulateCommand implements Callable<Integer> {
@@ -129,10 +129,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of the table.")
     boolean json;
 
-    @Option(names = "--policy", paramLabel = "NAMES", split = ",", defaultValue = "s3fifo",
-            description = "Memory eviction orders to compare, comma-separated: s3fifo (the store's), lru, chain (a "
-                    + "candidate for KV-cache chunks: docs/simulate.md); each budget runs with each (default: "
-                    + "${DEFAULT-VALUE}).")
+    @Option(names = "--policy", paramLabel = "NAMES", split = ",", defaultValue = "kvtier",
+            description = "Memory eviction orders to compare, comma-separated: kvtier (the store's: S3-FIFO for small "
+                    + "values, LRU for chunks), lru, s3fifo, chain (an earlier candidate: docs/simulate.md); each "
+                    + "budget runs with each (default: ${DEFAULT-VALUE}).")
     List<String> policies;
 
     @Option(names = "--threads", paramLabel = "N",

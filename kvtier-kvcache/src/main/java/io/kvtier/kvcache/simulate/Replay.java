@@ -19,7 +19,7 @@ public final class Replay {
      *                                  trace cannot be cut into these chunks ({@link ChunkedTrace#refusal})
      */
     public static SimulationResult run(ChunkedTrace trace, ChunkOptions chunks, Budget budget) {
-        return run(trace, chunks, budget, Policy.S3FIFO);
+        return run(trace, chunks, budget, Policy.KVTIER);
     }
 
     /** As {@link #run(ChunkedTrace, ChunkOptions, Budget)}, the memory tier evicting by {@code policy}. */
@@ -86,6 +86,6 @@ public final class Replay {
     public static SimulationResult unlimited(ChunkedTrace trace, ChunkOptions chunks) {
         checkReplayable(trace, chunks);
         long huge = Long.MAX_VALUE / 4;
-        return replay(trace, chunks, new Budget(huge, 0), new TierModel(new Budget(huge, 0)), Policy.S3FIFO);
+        return replay(trace, chunks, new Budget(huge, 0), new TierModel(new Budget(huge, 0)), Policy.KVTIER);
     }
 }

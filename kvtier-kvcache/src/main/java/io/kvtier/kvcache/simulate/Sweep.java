@@ -26,7 +26,7 @@ public final class Sweep {
      *                                  checked before any runs
      */
     public static Outcome run(ChunkedTrace trace, ChunkOptions chunks, List<Budget> budgets, int threads) {
-        return run(trace, chunks, budgets, List.of(Policy.S3FIFO), threads);
+        return run(trace, chunks, budgets, List.of(Policy.KVTIER), threads);
     }
 
     /** Every budget with every one of {@code policies}: results budget-major, in the order given. */

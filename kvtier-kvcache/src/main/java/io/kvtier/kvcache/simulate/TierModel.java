@@ -11,7 +11,7 @@ import java.util.List;
 /*
  * What TieredStore does with a key, without bytes, threads or files.
  *
- * Real: the memory tier's eviction order is the store's own policy class (S3FifoPolicy unless a Policy says
+ * Real: the memory tier's eviction order is the store's own policy class (KvCachePolicy unless a Policy says
  * otherwise; each chunk linked to the one before it in its prompt), fed ChunkEntry nodes weighted by value
  * length as the store's entries are; memory is counted in the tier's pages (MemoryTier.footprintOf, budgetOf); the
  * demotion loop, its watermark and batch limits, the memory bypass and the promotion rule come from TieringRules,
@@ -43,7 +43,7 @@ final class TierModel {
     enum Hit { MISS, MEMORY, DISK }
 
     TierModel(Budget budget) {
-        this(budget, Policy.S3FIFO);
+        this(budget, Policy.KVTIER);
     }
 
     TierModel(Budget budget, Policy kind) {

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Properties of a sweep over the synthetic chat trace. S3-FIFO is not a stack algorithm (a larger cache does not
+ * Properties of a sweep over the synthetic chat trace. The store's tiering is not a stack algorithm (a larger cache does not
  * always hold a superset of a smaller one's items), so hit rate need not rise strictly with the budget; what holds,
  * and is asserted: it never falls by more than half a percentage point as the disk or memory grows, it never
  * passes the unlimited ceiling, memory + disk hits add up, and the same seed gives the same numbers.

@@ -49,12 +49,12 @@ class TierModelTest {
         }
         for (long k = 0; k < 3; k++) {
             store.get(k);
-            store.get(k); // promoted into S3-FIFO's main queue (they are ghosts); 4, 5, 6 leave the small one
+            store.get(k); // promoted, each to the fresh end (chunks are ordered by recency); 4, 5, 6 leave
         }
         long written = store.counters.diskWrittenBytes;
 
         store.get(3);
-        store.get(3); // promoting 3 fills memory; the small queue is empty, so main's head, 0, leaves
+        store.get(3); // promoting 3 fills memory: the least recently used, 0, leaves
 
         assertThat(store.where(0)).isEqualTo(TierModel.Hit.DISK);
         assertThat(store.where(3)).isEqualTo(TierModel.Hit.MEMORY);
@@ -92,7 +92,7 @@ class TierModelTest {
         }
         store.get(0);
         store.get(0); // 0 is back in memory, clean; its record sits in the first region
-        store.get(0); // a memory hit: S3-FIFO counts it, so 0 survives the next demotions in main
+        store.get(0); // a memory hit: 0 moves to the fresh end, and each get below keeps it there
 
         for (long k = 100; k < 200; k++) {
             store.put(k, CHUNK);

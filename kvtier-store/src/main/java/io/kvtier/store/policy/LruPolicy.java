@@ -22,6 +22,11 @@ public final class LruPolicy implements TierPolicy {
     }
 
     @Override
+    public boolean ordersOnTouch(PolicyNode node) {
+        return true;
+    }
+
+    @Override
     public void touch(PolicyNode node) {
         if (queue.contains(node)) {
             queue.remove(node);

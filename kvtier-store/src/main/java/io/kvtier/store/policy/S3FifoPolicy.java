@@ -16,10 +16,10 @@ import java.util.HashSet;
  * "Leaves the tier" here means demotion to the disk tier, not loss.
  */
 /**
- * Scan-resistant S3-FIFO eviction order, weighted by bytes; see the essay above. Not thread-safe. Sealed: only
- * {@link ChainPolicy} extends it, changing where items enter main.
+ * Scan-resistant S3-FIFO eviction order, weighted by bytes; see the essay above. Not thread-safe. Sealed:
+ * {@link KvCachePolicy} (the store's) and {@link ChainPolicy} extend it, changing where items enter main.
  */
-public sealed class S3FifoPolicy implements TierPolicy permits ChainPolicy {
+public sealed class S3FifoPolicy implements TierPolicy permits ChainPolicy, KvCachePolicy {
     private final long capacity;
     final NodeQueue small = new NodeQueue(1);
     final NodeQueue main = new NodeQueue(2);

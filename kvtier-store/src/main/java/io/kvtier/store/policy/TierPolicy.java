@@ -14,6 +14,14 @@ public interface TierPolicy {
     /** Removes and returns the node to evict next, or {@code null} when the tier is empty. */
     PolicyNode nextVictim();
 
+    /**
+     * Whether a hit on {@code node} moves it (LRU) and so should be handed to {@link #touch} under the lock; if not,
+     * or if the lock is busy, {@link PolicyNode#recordAccess()} without it does.
+     */
+    default boolean ordersOnTouch(PolicyNode node) {
+        return false;
+    }
+
     /** Records a hit (LRU moves the node; S3-FIFO only counts). Must be called under the same lock as the others. */
     default void touch(PolicyNode node) {
         node.recordAccess();
