@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run a kvtier node (Redis protocol; memory tier swapping to a disk tier).")
 final class ServerCommand implements Callable<Integer> {
-    static final List<String> SETTINGS = List.of("port", "bind", "dir", "memory", "disk", "requirepass",
+    static final List<String> SETTINGS = List.of("port", "bind", "dir", "disk-dir", "memory", "disk", "requirepass",
             "max-value", "metrics-port", "kv-events", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
@@ -45,6 +45,11 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--dir", paramLabel = "DIR", description = "Data directory for the disk tier "
             + "(default ./kvtier-data).")
     String dir;
+
+    @Option(names = "--disk-dir", paramLabel = "DIRS", description = "More directories for the disk tier, "
+            + "comma-separated, one per drive: the --disk budget is shared equally between --dir and them, each has "
+            + "its own region log and writes in parallel, and losing one loses only its keys (default none).")
+    String diskDir;
 
     @Option(names = "--memory", paramLabel = "SIZE", description = "Memory tier budget, off-heap (default 1g).")
     String memory;
@@ -306,6 +311,17 @@ final class ServerCommand implements Callable<Integer> {
                 size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null,
                 clientLimits(file, d.clientLimits()), null, 0);
         options = options.withKvEvents(integer("kv-events", pick(kvEvents, file, "kv-events", "0")));
+        String more = pick(diskDir, file, "disk-dir", null);
+        if (more != null && !more.isBlank()) {
+            List<Path> dirs = new java.util.ArrayList<>();
+            for (String name : more.trim().split("\\s*,\\s*")) {
+                if (name.isEmpty()) {
+                    throw new IllegalArgumentException("--disk-dir " + more + ": an empty directory name");
+                }
+                dirs.add(Path.of(name));
+            }
+            options = options.withMoreDiskDirs(dirs);
+        }
         TlsSettings tls = tls(file);
         String seedList = pick(seeds, file, "seeds", null);
         String dns = pick(dnsQuery, file, "dns-query", null);

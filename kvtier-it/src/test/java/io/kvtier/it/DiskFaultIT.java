@@ -72,6 +72,54 @@ class DiskFaultIT {
         }
     }
 
+    /**
+     * Issue 30: a node whose disk tier spans two directories (--disk-dir) loses one while it runs: the keys only it
+     * held are misses, every other key is served with its value, writes go on, and a restart keeps what the other
+     * directory holds and serves nothing from the lost one.
+     */
+    @Test
+    void losingOneOfTwoDiskDirectoriesCostsOnlyItsKeys() throws Exception {
+        Path dir = tmp.resolve("data");
+        Path second = tmp.resolve("second-drive");
+        int n = 300;
+        try (KvtierProcess node = KvtierProcess.start(dir, "--memory", "16m", "--disk", "256m", "--disk-dir",
+                second.toString())) {
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < n; i++) {
+                    j.set(key("k", i), Payloads.make(i, 1, 256 << 10)); // 75 MiB through 16 MiB of memory
+                }
+                assertThat(j.info("tiers")).contains("disk_directories:2");
+                deleteRecursively(second);
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (!j.info("tiers").contains("disk_directories_live:1")) {
+                    assertThat(System.nanoTime()).as("the lost directory noticed within 10 s").isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+                int served = 0;
+                for (int i = 0; i < n; i++) {
+                    byte[] v = j.get(key("k", i));
+                    if (v != null) {
+                        assertThat(Payloads.versionOf(i, v)).as("k:%d", i).isEqualTo(1);
+                        served++;
+                    }
+                }
+                System.out.printf("one of two disk directories lost: %d of %d keys still served%n", served, n);
+                assertThat(served).as("keys of the directory left, and those in memory").isBetween(1, n - 1);
+                for (int i = 0; i < 100; i++) {
+                    assertThat(j.set(key("w", i), Payloads.make(i, 2, 256 << 10))).isEqualTo("OK");
+                }
+            }
+            assertThat(node.stop()).isIn(0, 143);
+            node.restart();
+            try (Jedis j = node.jedis(30_000)) {
+                for (int i = 0; i < 100; i++) {
+                    assertThat(Payloads.versionOf(i, j.get(key("w", i)))).as("w:%d after restart", i).isEqualTo(2);
+                }
+                assertThat(j.info("tiers")).contains("disk_directories_live:2"); // the path is back, empty
+            }
+        }
+    }
+
     @Test
     void diskLargerThanTheFilesystemIsClampedAndAGracefulStopLosesNothingThatFits() throws Exception {
         Path dir = mountTmpfs().resolve("fits");

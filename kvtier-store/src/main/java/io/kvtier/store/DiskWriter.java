@@ -33,7 +33,8 @@ final class DiskWriter implements Runnable {
     record ShutdownStats(long values, long bytes, IOException failure) {
     }
 
-    private record Job(PendingRecord record, Runnable task, CompletableFuture<Void> done) {
+    /** {@code owner}: the entry whose version the record ends or changes (its directory takes the record), or null. */
+    private record Job(PendingRecord record, Entry owner, Runnable task, CompletableFuture<Void> done) {
     }
 
     private final TieredStore store;
@@ -61,9 +62,12 @@ final class DiskWriter implements Runnable {
         residents.computeIfAbsent(loc.region(), r -> new ArrayList<>()).add(e);
     }
 
-    /** Appends {@code record} in order with all other disk writes; completes once it is written. */
-    CompletableFuture<Void> journal(PendingRecord record) {
-        return enqueue(new Job(record, null, new CompletableFuture<>()));
+    /**
+     * Appends {@code record} in order with all other disk writes; completes once it is written. It ends or changes the
+     * version {@code owner} holds: it goes to the directory of that version's record, if it has one by then.
+     */
+    CompletableFuture<Void> journal(PendingRecord record, Entry owner) {
+        return enqueue(new Job(record, owner, null, new CompletableFuture<>()));
     }
 
     /** Runs {@code task} on the writer thread, in order with all disk writes, and completes with its result. */
@@ -85,7 +89,7 @@ final class DiskWriter implements Runnable {
 
     /** Runs {@code task} on the writer thread, in order with all disk writes. */
     CompletableFuture<Void> submit(Runnable task) {
-        return enqueue(new Job(null, task, new CompletableFuture<>()));
+        return enqueue(new Job(null, null, task, new CompletableFuture<>()));
     }
 
     private CompletableFuture<Void> enqueue(Job job) {
@@ -123,7 +127,7 @@ final class DiskWriter implements Runnable {
 
     void wake() {
         if (wakePending.compareAndSet(false, true)) {
-            jobs.add(new Job(null, null, null));
+            jobs.add(new Job(null, null, null, null));
         }
     }
 
@@ -205,7 +209,7 @@ final class DiskWriter implements Runnable {
         for (Job job : batch) {
             try {
                 if (job.record() != null) {
-                    store.disk.append(job.record());
+                    store.disk.append(job.record(), regionOf(job.owner()));
                     written.add(job);
                 } else if (job.task() != null) {
                     store.disk.flush();
@@ -356,6 +360,16 @@ final class DiskWriter implements Runnable {
             throw (RuntimeException) failure;
         }
         return moved;
+    }
+
+    /** The region of {@code e}'s record on disk, or null (none, or no entry). */
+    private static Region regionOf(Entry e) {
+        if (e == null) {
+            return null;
+        }
+        synchronized (e) {
+            return e.disk == null ? null : e.disk.region();
+        }
     }
 
     /** Whether the record at {@code loc} (null: never appended) is in its region's file, which is not evicted. */

@@ -1,17 +1,22 @@
 package io.kvtier.store;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * How a store is laid out: data directory, memory and disk budgets, the largest value accepted, how long a writer may
  * wait for memory before its write fails, how many bytes of memory pinned keys may hold (at most half the memory
- * budget: larger values bypass memory), and the heap the key index may take ({@link IndexBudget}). Validated on
- * construction; messages name the value and limit.
+ * budget: larger values bypass memory), the heap the key index may take ({@link IndexBudget}), and more directories
+ * for the disk tier, one per drive ({@code moreDiskDirs}: the disk budget is shared equally between the data
+ * directory and them). Validated on construction; messages name the value and limit.
  */
 public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
-                          long pinBytes, long indexBytes) {
+                          long pinBytes, long indexBytes, List<Path> moreDiskDirs) {
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MIN_DISK = 16L << 20;
+    /** The least a disk directory's share may be: two regions of the smallest size. */
+    public static final long MIN_DISK_PER_DIRECTORY = 2L << 20;
     /** Values are at most 2 GiB less room for the largest key and headers (lengths are 32-bit on disk). */
     public static final long MAX_VALUE = Integer.MAX_VALUE - 2L * 65536;
 
@@ -40,6 +45,39 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
             throw new IllegalArgumentException("index memory " + indexBytes + " is below the minimum "
                     + IndexBudget.MIN_BYTES);
         }
+        moreDiskDirs = List.copyOf(moreDiskDirs == null ? List.of() : moreDiskDirs);
+        java.util.Set<Path> seen = new java.util.HashSet<>();
+        seen.add(dir.toAbsolutePath().normalize());
+        for (Path p : moreDiskDirs) {
+            if (!seen.add(p.toAbsolutePath().normalize())) {
+                throw new IllegalArgumentException("disk directory " + p + " is given twice (the data directory "
+                        + "is the first disk directory)");
+            }
+        }
+        if (diskBytes / (1 + moreDiskDirs.size()) < MIN_DISK_PER_DIRECTORY) {
+            throw new IllegalArgumentException("disk budget " + diskBytes + " over " + (1 + moreDiskDirs.size())
+                    + " directories leaves each less than " + MIN_DISK_PER_DIRECTORY + " bytes");
+        }
+    }
+
+    /** Options without more disk directories. */
+    public StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
+                        long pinBytes, long indexBytes) {
+        this(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes, List.of());
+    }
+
+    /** The disk tier's directories: the data directory first, then {@link #moreDiskDirs}. */
+    public List<Path> diskDirs() {
+        List<Path> all = new ArrayList<>(1 + moreDiskDirs.size());
+        all.add(dir);
+        all.addAll(moreDiskDirs);
+        return all;
+    }
+
+    /** These options with {@code dirs} as more disk directories. */
+    public StoreOptions withMoreDiskDirs(List<Path> dirs) {
+        return new StoreOptions(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes,
+                dirs);
     }
 
     /** Options with the default index budget for these memory and disk budgets ({@link IndexBudget#defaultBytes}). */
@@ -49,9 +87,9 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
                 IndexBudget.defaultBytes(memoryBytes, diskBytes));
     }
 
-    /** Region files: 1/16 of the disk budget, between 1 MiB and 64 MiB. */
+    /** Region files: 1/16 of a disk directory's share of the budget, between 1 MiB and 64 MiB. */
     public long regionBytes() {
-        return regionBytes(diskBytes);
+        return regionBytes(diskBytes / (1 + moreDiskDirs.size()));
     }
 
     /** The region size for a disk budget of {@code diskBytes}: 1/16 of it, between 1 MiB and 64 MiB. */

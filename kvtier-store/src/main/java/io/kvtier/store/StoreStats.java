@@ -4,7 +4,8 @@ package io.kvtier.store;
  * A snapshot of the store's counters, per tier: bytes, entries, hits, and the moves between tiers. "Evictions" are
  * values lost when the disk tier dropped a region (the only real loss); "demotions" moved values memory -> disk;
  * "prefetched" values were copied back to memory ahead of a read (KVC.PREFETCH), and were then read ("used") or left
- * memory unread ("wasted"); "disk direct reads" are records read from disk with O_DIRECT (DiskTier#read).
+ * memory unread ("wasted"); "disk direct reads" are records read from disk with O_DIRECT (DiskTier#read); "disk directories" are those of
+ * the disk tier (--dir and --disk-dir), the live ones those not lost while the node ran (DiskSet).
  */
 public record StoreStats(
         long keys,
@@ -15,7 +16,8 @@ public record StoreStats(
         long evictions, long evictedBytes, long evictedRegions,
         long corruptReads, long expiredKeys, long diskReadBytes, long waitingBytes,
         long pinnedKeys, long pinnedBytes, long pinBudget,
-        long prefetched, long prefetchUsed, long prefetchWasted, long diskDirectReads) {
+        long prefetched, long prefetchUsed, long prefetchWasted, long diskDirectReads,
+        int diskDirectories, int diskDirectoriesLive) {
 
     static StoreStats of(TieredStore s) {
         StoreCounters c = s.counters;
@@ -28,6 +30,7 @@ public record StoreStats(
                 c.evictions.sum(), c.evictedBytes.sum(), s.disk.evictedRegions(),
                 c.corruptReads.sum(), c.expired.sum(), c.diskReadBytes.sum(), s.waitingBytes(),
                 s.pinCount(), s.pinnedBytes(), s.options.pinBytes(),
-                c.prefetched.sum(), c.prefetchUsed.sum(), c.prefetchWasted.sum(), s.disk.directReadCount());
+                c.prefetched.sum(), c.prefetchUsed.sum(), c.prefetchWasted.sum(), s.disk.directReadCount(),
+                s.disk.directories(), s.disk.liveDirectories());
     }
 }

@@ -4,6 +4,7 @@ import io.kvtier.store.disk.CorruptRecordException;
 import io.kvtier.store.disk.DirectWrite;
 import io.kvtier.store.disk.DiskFullException;
 import io.kvtier.store.disk.DiskLocation;
+import io.kvtier.store.disk.DiskSet;
 import io.kvtier.store.disk.DiskTier;
 import io.kvtier.store.disk.PendingRecord;
 import io.kvtier.store.disk.RecordFormat;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -81,7 +83,7 @@ public final class TieredStore implements AutoCloseable {
     final StoreOptions options;
     final Index index = new Index();
     final MemoryTier memory;
-    final DiskTier disk;
+    final DiskSet disk;
     final StoreCounters counters = new StoreCounters();
     final ReentrantLock policyLock = new ReentrantLock();
     final TierPolicy policy;                      // guarded by policyLock
@@ -111,9 +113,8 @@ public final class TieredStore implements AutoCloseable {
         IndexBuilder builder = new IndexBuilder(index);
         RecoveryStats[] stats = new RecoveryStats[1];
         try {
-            long diskBytes = diskBudget(options);
-            this.disk = DiskTier.open(options.dir(), diskBytes, StoreOptions.regionBytes(diskBytes),
-                    writer::onRegionEvicted, builder, s -> stats[0] = s);
+            this.disk = DiskSet.open(options.diskDirs(), diskBudgets(options), writer::onRegionEvicted, builder,
+                    s -> stats[0] = s);
         } catch (IOException | RuntimeException e) {
             memory.close();
             throw e;
@@ -159,20 +160,33 @@ public final class TieredStore implements AutoCloseable {
     }
 
     /**
-     * --disk, or less if the filesystem cannot hold it (see RegionFiles#budgetFor); refuses to start below the minimum
-     * disk budget, and warns when memory exceeds the disk budget (a graceful stop with full memory then loses data).
+     * Each disk directory's share of --disk, or less if its filesystem cannot hold it (see RegionFiles#budgetFor);
+     * refuses to start below the minimum disk budget in all, or with a directory that cannot hold two regions, and
+     * warns when memory exceeds the disk budget (a graceful stop with full memory then loses data).
      */
-    private static long diskBudget(StoreOptions options) throws IOException {
-        long budget = RegionFiles.budgetFor(options.dir(), options.diskBytes());
-        if (budget < StoreOptions.MIN_DISK) {
-            throw new IOException("the filesystem of " + options.dir().toAbsolutePath() + " has room for " + budget
-                    + " bytes of regions, below the minimum disk budget of " + StoreOptions.MIN_DISK + " bytes");
+    private static long[] diskBudgets(StoreOptions options) throws IOException {
+        List<Path> dirs = options.diskDirs();
+        long[] budgets = new long[dirs.size()];
+        long total = 0;
+        for (int i = 0; i < budgets.length; i++) {
+            budgets[i] = RegionFiles.budgetFor(dirs.get(i), options.diskBytes() / budgets.length);
+            total += budgets[i];
+            if (budgets[i] < StoreOptions.MIN_DISK_PER_DIRECTORY) {
+                throw new IOException("the filesystem of " + dirs.get(i).toAbsolutePath() + " has room for "
+                        + budgets[i] + " bytes of regions, below the " + StoreOptions.MIN_DISK_PER_DIRECTORY
+                        + " bytes a disk directory needs");
+            }
         }
-        if (options.memoryBytes() > budget) {
+        if (total < StoreOptions.MIN_DISK) {
+            throw new IOException("the filesystem" + (dirs.size() > 1 ? "s of " + dirs : " of "
+                    + dirs.get(0).toAbsolutePath()) + " have room for " + total + " bytes of regions, below the "
+                    + "minimum disk budget of " + StoreOptions.MIN_DISK + " bytes");
+        }
+        if (options.memoryBytes() > total) {
             log.warn("--memory {} bytes is more than the disk budget of {} bytes: a graceful stop with full memory "
-                    + "cannot write all of it to disk and will report what it loses", options.memoryBytes(), budget);
+                    + "cannot write all of it to disk and will report what it loses", options.memoryBytes(), total);
         }
-        return budget;
+        return budgets;
     }
 
     /** Opens (recovering if present) the store in {@code options.dir()}. */
@@ -244,7 +258,7 @@ public final class TieredStore implements AutoCloseable {
      */
     private boolean directoryStillOurs() {
         try {
-            disk.checkDirectory();
+            disk.checkFirstDirectory();
             return true;
         } catch (io.kvtier.store.disk.DataDirLostException e) {
             return false;
@@ -587,7 +601,7 @@ public final class TieredStore implements AutoCloseable {
             mem.release();
         }
         gone(e, why, tombstoneSeq >= 0 ? tombstoneSeq : sequence.get());
-        return tombstone ? writer.journal(PendingRecord.tombstone(e.key.bytes, tombstoneSeq))
+        return tombstone ? writer.journal(PendingRecord.tombstone(e.key.bytes, tombstoneSeq), e)
                 : CompletableFuture.completedFuture(null);
     }
 
@@ -626,7 +640,7 @@ public final class TieredStore implements AutoCloseable {
         } catch (RuntimeException ex) {
             log.error("key listener failed on an expiry change", ex);
         }
-        return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq))
+        return journal ? writer.journal(PendingRecord.expiry(key.bytes, expirySeq, expireAt, e.seq), e)
                 .thenApply(v -> true) : CompletableFuture.completedFuture(true);
     }
 

@@ -340,6 +340,8 @@ final class InfoReport {
         f.put("disk_hits", st.diskHits());
         f.put("disk_read_bytes", st.diskReadBytes());
         f.put("disk_direct_reads", st.diskDirectReads());
+        f.put("disk_directories", st.diskDirectories());
+        f.put("disk_directories_live", st.diskDirectoriesLive());
         f.put("misses", st.misses());
         f.put("demotions", st.demotions());
         f.put("demoted_bytes", st.demotedBytes());

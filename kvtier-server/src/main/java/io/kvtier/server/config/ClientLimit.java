@@ -68,9 +68,13 @@ public record ClientLimit(long fdLimit, long reserved, int configured, int effec
 
     /** Region files the disk budget may add to those open now (at least the active one and one being sealed). */
     static long regionsToCome(ServerOptions options) throws IOException {
-        long smallest = Math.max(1, Math.min(StoreOptions.regionBytes(options.diskBytes()),
-                options.memoryBytes() / 2));
-        long most = options.diskBytes() / smallest + 2;
-        return Math.max(2, most - RegionFiles.count(options.dir()));
+        StoreOptions store = options.storeOptions();
+        long smallest = Math.max(1, Math.min(store.regionBytes(), options.memoryBytes() / 2));
+        long most = options.diskBytes() / smallest + 2L * store.diskDirs().size();
+        long open = 0;
+        for (java.nio.file.Path dir : store.diskDirs()) {
+            open += RegionFiles.count(dir);
+        }
+        return Math.max(2, most - open);
     }
 }

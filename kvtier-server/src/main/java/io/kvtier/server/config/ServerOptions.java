@@ -6,6 +6,7 @@ import io.kvtier.store.StoreOptions;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Everything a node is configured with, validated on construction; the CLI and the config file both map onto this
@@ -30,7 +31,8 @@ public record ServerOptions(
         ClusterSettings cluster,
         ClientLimits clientLimits,
         TlsSettings tls,
-        int kvEventsPort) {
+        int kvEventsPort,
+        List<Path> moreDiskDirs) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -118,16 +120,35 @@ public record ServerOptions(
             throw new IllegalArgumentException("refusing to listen on " + bind + " without a password: set "
                     + "--requirepass, bind 127.0.0.1, or pass --protected-mode no if the network is trusted");
         }
-        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes); // validates the store's half
+        moreDiskDirs = List.copyOf(moreDiskDirs == null ? List.of() : moreDiskDirs);
+        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs); // the store's half
+    }
+
+    /** Options whose disk tier is the data directory alone. */
+    public ServerOptions(String bind, int port, Path dir, long memoryBytes, long diskBytes, long maxValueBytes,
+                         String requirePass, boolean protectedMode, int metricsPort, int maxClients, int diskThreads,
+                         int ioThreads, long diskReadBufferBytes, double pinShare, long indexBytes,
+                         ClusterSettings cluster, ClientLimits clientLimits, TlsSettings tls, int kvEventsPort) {
+        this(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode, metricsPort,
+                maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster, clientLimits,
+                tls, kvEventsPort, List.of());
     }
 
     private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue, double pinShare,
-                                             long index) {
-        return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare), index);
+                                             long index, List<Path> moreDiskDirs) {
+        return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare), index,
+                moreDiskDirs);
     }
 
     public StoreOptions storeOptions() {
-        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes);
+        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs);
+    }
+
+    /** These options with the disk tier also in {@code dirs} (--disk-dir), one per drive. */
+    public ServerOptions withMoreDiskDirs(List<Path> dirs) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
+                clientLimits, tls, kvEventsPort, dirs);
     }
 
     /**
@@ -162,14 +183,14 @@ public record ServerOptions(
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings,
-                clientLimits, tls, kvEventsPort);
+                clientLimits, tls, kvEventsPort, moreDiskDirs);
     }
 
     /** These options with {@code limits} on what clients may hold and how long they may idle. */
     public ServerOptions withClientLimits(ClientLimits limits) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                limits, tls, kvEventsPort);
+                limits, tls, kvEventsPort, moreDiskDirs);
     }
 
     /**
@@ -179,14 +200,14 @@ public record ServerOptions(
     public ServerOptions withTls(TlsSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, settings, kvEventsPort);
+                clientLimits, settings, kvEventsPort, moreDiskDirs);
     }
 
     /** These options publishing store events on {@code eventsPort} (0: off), replays and snapshots on the one above. */
     public ServerOptions withKvEvents(int eventsPort) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, tls, eventsPort);
+                clientLimits, tls, eventsPort, moreDiskDirs);
     }
 
     /** Whether the node listens for plain (non-TLS) clients: always, unless --port 0 with a TLS port. */

@@ -160,7 +160,18 @@ public final class DiskTier implements AutoCloseable {
             throw new IllegalArgumentException("disk budget " + budget + " must hold at least two regions of " + regionSize);
         }
         Files.createDirectories(dir);
-        DiskTier tier = new DiskTier(dir, budget, regionSize, onEvict, DataDirLock.acquire(dir));
+        return open(dir, budget, regionSize, onEvict, recovered, stats, DataDirLock.acquire(dir));
+    }
+
+    /** As above, in a directory whose lock the caller acquired (and hands over: closed on failure). */
+    static DiskTier open(Path dir, long budget, long regionSize, Consumer<Region> onEvict,
+                         Consumer<RecoveredRecord> recovered, Consumer<RecoveryStats> stats, DataDirLock lock)
+            throws IOException {
+        if (regionSize * 2 > budget) {
+            lock.close();
+            throw new IllegalArgumentException("disk budget " + budget + " must hold at least two regions of " + regionSize);
+        }
+        DiskTier tier = new DiskTier(dir, budget, regionSize, onEvict, lock);
         try {
             stats.accept(tier.recover(recovered));
         } catch (IOException | RuntimeException e) {
@@ -190,7 +201,7 @@ public final class DiskTier implements AutoCloseable {
             Path file = files.get(i);
             long id = Region.idOf(file);
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
-            Region region = new Region(id, file, channel, 0, layouts.get(i));
+            Region region = new Region(id, file, channel, 0, layouts.get(i)).owner(this);
             sealed.addLast(region);
             tap.begin(region);
             new RegionScanner(region, tap, totals, i == files.size() - 1).scan();
@@ -687,7 +698,7 @@ public final class DiskTier implements AutoCloseable {
         Path path = Region.pathFor(dir, id);
         java.nio.file.Files.move(write.file(), path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         write.adopted();
-        Region region = new Region(id, path, write.channel(), write.fileSize());
+        Region region = new Region(id, path, write.channel(), write.fileSize()).owner(this);
         sealed.addLast(region);
         usedBytes += write.fileSize();
         summary.direct(RecordFormat.fingerprint(key), seq, id);
@@ -718,7 +729,7 @@ public final class DiskTier implements AutoCloseable {
         Path path = Region.pathFor(dir, nextRegionId);
         FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
-        active = new Region(nextRegionId++, path, channel, 0);
+        active = new Region(nextRegionId++, path, channel, 0).owner(this);
         activeWritten = 0;
         writeBuffer.clear();
         bufferBase = 0;
@@ -948,6 +959,37 @@ public final class DiskTier implements AutoCloseable {
         } catch (IOException e) {
             log.warn("could not release the data directory lock: {}", e.toString());
         }
+    }
+
+    /**
+     * The directory was lost (see {@link #checkDirectory}): hands every region to the eviction callback, as if evicted,
+     * so that what only it held is a miss from now on, and forgets them without touching a file (the path may now be
+     * another node's). Writer thread only; the tier takes nothing afterwards.
+     */
+    void forgetAll() {
+        writeBuffer.clear();
+        bufferFrom = 0;
+        closeDirectWriter();
+        List<Region> all = regions();
+        sealed.clear();
+        active = null;
+        for (Region r : all) {
+            onEvict.accept(r);
+            r.forget();
+        }
+        usedBytes = 0;
+        released = true;
+        directoryLost = true;
+        try {
+            lock.close();
+        } catch (IOException e) {
+            log.debug("could not release the lock of lost directory {}: {}", dir, e.toString());
+        }
+    }
+
+    /** The directory this tier lives in. */
+    public Path dir() {
+        return dir;
     }
 
     /** Forces written data to stable storage. Writer thread only. */

@@ -30,6 +30,8 @@ public final class Region {
     private final RefCount refs = new RefCount(this::closeChannel); // starts with the tier's own reference
     private volatile long size;
     private volatile boolean evicted;
+    /** The tier whose directory holds this region; set by that tier as it opens or creates it. */
+    private DiskTier owner;
 
     /** A region written by this version: its records have the current layout. */
     Region(long id, Path path, FileChannel channel, long size) {
@@ -55,6 +57,16 @@ public final class Region {
 
     public long id() {
         return id;
+    }
+
+    /** The tier this region belongs to. */
+    DiskTier owner() {
+        return owner;
+    }
+
+    Region owner(DiskTier tier) {
+        this.owner = tier;
+        return this;
     }
 
     /** The record layout of every record in this region. */
@@ -155,6 +167,15 @@ public final class Region {
         } else {
             Files.deleteIfExists(path);
         }
+        release();
+    }
+
+    /**
+     * Forgets the region without touching its file: its directory was lost (deleted, replaced or unmounted), and the
+     * path may now be another node's. Readers holding references finish first.
+     */
+    void forget() {
+        evicted = true;
         release();
     }
 

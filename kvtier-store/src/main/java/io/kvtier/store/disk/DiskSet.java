@@ -1,0 +1,752 @@
+package io.kvtier.store.disk;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The disk tier over several directories, one per drive (issue 30).
+ *
+ * Each directory is a DiskTier of its own: its region log, its budget (an equal share of --disk), its seals and
+ * recovery rules, its lock, and a flush thread of its own, so that a demotion batch spread over N drives is written
+ * to all of them at once. What the store sees is one tier: a record's location names its region, and the region its
+ * directory.
+ *
+ * Where a record goes. A value goes to its key's home: the live directory with the highest hash of (key, directory
+ * id), rendezvous hashing, so that losing or adding a directory moves only the keys homed there. A tombstone or an
+ * expiry change goes to the directory of the version it ends or changes (the caller says which: the entry's disk
+ * location), and to the key's home when that version is not on disk. So every directory's own log is as exact as
+ * the single-directory one: a key's newest record there is either its current value or a tombstone written after
+ * the rest, and eviction, oldest region first, removes a directory's older records of a key before the tombstone
+ * that ends them. Recovery merges all directories' records by sequence number (IndexBuilder), as it merges one
+ * directory's regions. A large value streamed to a file of its own goes to the directory with the most room; its
+ * later overwrite or delete tombstones it there, by the same rule.
+ *
+ * Losing a directory. Once a second the writer asks each directory whether it is still the one locked
+ * (DiskTier#checkDirectory: deleted, replaced, unmounted). A lost one's regions are handed to the eviction callback,
+ * so its keys that lived only there are misses at once, values also in memory stay and are demoted elsewhere later;
+ * its files are not touched (the path may now be another node's); its keys' home moves to the others. The node
+ * goes on; only when every directory is lost does the tier fail as a single directory does.
+ *
+ * Membership. A file, disk-set, in each directory names the directory (a random id), the generation of the set and
+ * its members' ids; it is written at start-up whenever the set changed and when a directory is lost. At start-up the
+ * newest generation found decides: a directory it does not name was lost or left out since (its keys went
+ * elsewhere, and were written, deleted or expired there), so its regions are stale and deleted before anything is
+ * read (an ERROR says how many); a new, empty directory joins; a directory that holds regions but no disk-set file
+ * while others have one is refused (not this store's). One directory and no file is the layout of before: nothing
+ * is written.
+ */
+/** The disk tier over one or more directories, one DiskTier each: see the essay above. */
+public final class DiskSet implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DiskSet.class);
+    static final String MEMBERSHIP = "disk-set";
+
+    private final DiskTier[] tiers;
+    private final long[] ids;
+    private final boolean[] live;          // writer thread writes; readers of placement are on it too
+    private volatile int liveCount;
+    private final ExecutorService[] flushers;
+    private final boolean[] dirty;         // appended to since the last flush; writer thread only
+    private long generation;
+    private final boolean membership;      // whether disk-set files are kept (several directories, or one was)
+    private int lastFailed = -1;           // the tier whose append or flush failed last; writer thread only
+    private final java.util.concurrent.atomic.AtomicInteger nextDirect = new java.util.concurrent.atomic.AtomicInteger();
+
+    private DiskSet(DiskTier[] tiers, long[] ids, long generation, boolean membership) {
+        this.tiers = tiers;
+        this.ids = ids;
+        this.generation = generation;
+        this.membership = membership;
+        this.live = new boolean[tiers.length];
+        java.util.Arrays.fill(live, true);
+        this.liveCount = tiers.length;
+        this.dirty = new boolean[tiers.length];
+        this.flushers = new ExecutorService[tiers.length];
+        if (tiers.length > 1) {
+            for (int i = 0; i < tiers.length; i++) {
+                String name = "kvtier-disk-flush-" + i;
+                flushers[i] = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, name);
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+        }
+    }
+
+    /**
+     * Opens the tier in each of {@code dirs} (at least one, no two the same), {@code budgets[i]} bytes in
+     * {@code dirs[i]}, scanning every region and handing each record to {@code recovered}; {@code stats} gets the
+     * totals over all directories.
+     */
+    public static DiskSet open(List<Path> dirs, long[] budgets, Consumer<Region> onEvict,
+                               Consumer<RecoveredRecord> recovered, Consumer<RecoveryStats> stats) throws IOException {
+        if (dirs.isEmpty() || dirs.size() != budgets.length) {
+            throw new IllegalArgumentException("one budget for each of at least one directory");
+        }
+        Set<Path> distinct = new HashSet<>();
+        for (Path d : dirs) {
+            if (!distinct.add(d.toAbsolutePath().normalize())) {
+                throw new IllegalArgumentException("disk directory " + d + " is given twice");
+            }
+        }
+        // Every directory locked first: nothing is read, let alone deleted, in one another process holds.
+        DataDirLock[] locks = new DataDirLock[dirs.size()];
+        try {
+            for (int i = 0; i < dirs.size(); i++) {
+                Files.createDirectories(dirs.get(i));
+                locks[i] = DataDirLock.acquire(dirs.get(i));
+            }
+            return open(dirs, budgets, onEvict, recovered, stats, locks);
+        } catch (IOException | RuntimeException e) {
+            for (DataDirLock l : locks) {
+                if (l != null) {
+                    try {
+                        l.close();
+                    } catch (IOException ignored) {
+                        // already failing
+                    }
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static DiskSet open(List<Path> dirs, long[] budgets, Consumer<Region> onEvict,
+                                Consumer<RecoveredRecord> recovered, Consumer<RecoveryStats> stats,
+                                DataDirLock[] locks) throws IOException {
+        Membership[] found = new Membership[dirs.size()];
+        long newest = -1;
+        for (int i = 0; i < dirs.size(); i++) {
+            found[i] = Membership.read(dirs.get(i));
+            if (found[i] != null) {
+                newest = Math.max(newest, found[i].generation);
+            }
+        }
+        Set<Long> members = new HashSet<>();
+        for (Membership m : found) {
+            if (m != null && m.generation == newest) {
+                members.addAll(m.members);
+            }
+        }
+        long[] ids = new long[dirs.size()];
+        boolean changed = false;
+        for (int i = 0; i < dirs.size(); i++) {
+            Path dir = dirs.get(i);
+            Membership m = found[i];
+            if (m != null && members.contains(m.id)) {
+                ids[i] = m.id;
+                continue;
+            }
+            changed = true;
+            int regions = RegionFiles.count(dir);
+            if (m != null) {
+                wipe(dir, "it left the set of disk directories at generation " + m.generation + " (lost, or left out "
+                        + "of --disk-dir) and the set has moved on to generation " + newest + ": its keys were "
+                        + "written, deleted or expired elsewhere since");
+            } else if (regions > 0 && (newest >= 0 || i > 0)) {
+                throw new IOException("disk directory " + dir.toAbsolutePath() + " holds " + regions + " region "
+                        + "files but no " + MEMBERSHIP + " file: it is not part of this store's disk tier; move them "
+                        + "away or empty the directory");
+            }
+            ids[i] = freshId(ids, i);
+        }
+        Set<Long> configured = new HashSet<>(idsOf(ids, null));
+        changed |= newest >= 0 && !configured.equals(members); // a member left out of the configuration
+        boolean keep = dirs.size() > 1 || newest >= 0;
+        long generation = Math.max(0, newest) + (changed && newest >= 0 ? 1 : 0);
+        if (keep && (changed || found[0] == null)) {
+            for (int i = 0; i < dirs.size(); i++) {
+                Membership.write(dirs.get(i), new Membership(ids[i], generation, idsOf(ids, null)));
+            }
+        }
+        DiskTier[] tiers = new DiskTier[dirs.size()];
+        RecoveryStats[] each = new RecoveryStats[dirs.size()];
+        try {
+            for (int i = 0; i < dirs.size(); i++) {
+                int n = i;
+                DataDirLock lock = locks[i];
+                locks[i] = null; // the tier owns it now, and closes it on failure
+                tiers[i] = DiskTier.open(dirs.get(i), budgets[i], regionSizeFor(budgets[i]), onEvict, recovered,
+                        s -> each[n] = s, lock);
+            }
+        } catch (IOException | RuntimeException e) {
+            for (DiskTier t : tiers) {
+                if (t != null) {
+                    t.abandon();
+                }
+            }
+            throw e;
+        }
+        stats.accept(total(each));
+        if (dirs.size() > 1) {
+            log.info("disk tier over {} directories, {} bytes each: {}", dirs.size(), budgets[0], dirs);
+        }
+        return new DiskSet(tiers, ids, generation, keep);
+    }
+
+    /** The region size of a directory whose budget is {@code budget}: 1/16 of it, 1 to 64 MiB. */
+    static long regionSizeFor(long budget) {
+        return Math.max(1L << 20, Math.min(64L << 20, budget / 16));
+    }
+
+    private static long freshId(long[] ids, int upTo) {
+        java.security.SecureRandom random = new java.security.SecureRandom();
+        while (true) {
+            long id = random.nextLong();
+            boolean taken = false;
+            for (int j = 0; j < upTo; j++) {
+                taken |= ids[j] == id;
+            }
+            if (!taken) {
+                return id;
+            }
+        }
+    }
+
+    private static List<Long> idsOf(long[] ids, boolean[] live) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (live == null || live[i]) {
+                out.add(ids[i]);
+            }
+        }
+        return out;
+    }
+
+    private static void wipe(Path dir, String why) throws IOException {
+        List<Path> regions = RegionFiles.list(dir);
+        long bytes = 0;
+        for (Path p : regions) {
+            bytes += Files.size(p);
+            Files.delete(p);
+        }
+        try (var list = Files.list(dir)) {
+            for (Path p : list.filter(f -> f.getFileName().toString().endsWith(".direct.tmp")).toList()) {
+                Files.delete(p);
+            }
+        }
+        log.error("disk directory {}: {}; deleted its {} stale region files ({} bytes) before reading anything",
+                dir.toAbsolutePath(), why, regions.size(), bytes);
+    }
+
+    private static RecoveryStats total(RecoveryStats[] each) {
+        int regions = 0;
+        int damaged = 0;
+        long records = 0;
+        long bytes = 0;
+        long dropped = 0;
+        long droppedBytes = 0;
+        long millis = 0;
+        long maxSeq = 0;
+        for (RecoveryStats s : each) {
+            regions += s.regions();
+            records += s.records();
+            bytes += s.bytes();
+            dropped += s.droppedRecords();
+            droppedBytes += s.droppedBytes();
+            millis += s.millis();
+            damaged += s.damagedRegions();
+            maxSeq = Math.max(maxSeq, s.maxSeq());
+        }
+        return new RecoveryStats(regions, records, bytes, dropped, droppedBytes, millis, damaged, maxSeq);
+    }
+
+    // ---- placement ------------------------------------------------------------------------------------------------
+
+    /** The live tier with the highest rendezvous hash of {@code key}; -1 if none is live. */
+    private int home(byte[] key) {
+        if (tiers.length == 1) {
+            return live[0] ? 0 : -1;
+        }
+        long fp = RecordFormat.fingerprint(key);
+        int best = -1;
+        long bestScore = 0;
+        for (int i = 0; i < tiers.length; i++) {
+            if (!live[i]) {
+                continue;
+            }
+            long score = mix(fp ^ ids[i]);
+            if (best < 0 || Long.compareUnsigned(score, bestScore) > 0) {
+                best = i;
+                bestScore = score;
+            }
+        }
+        return best;
+    }
+
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    private int indexOf(DiskTier tier) {
+        for (int i = 0; i < tiers.length; i++) {
+            if (tiers[i] == tier) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("a region of another disk tier");
+    }
+
+    private DiskTier tierOf(Region region) {
+        DiskTier owner = region.owner();
+        return owner != null ? owner : tiers[0];
+    }
+
+    // ---- writes (writer thread) -----------------------------------------------------------------------------------
+
+    /** Appends a value (or any record of a key whose other records are not on disk) to its key's home directory. */
+    public DiskLocation append(PendingRecord record) throws IOException {
+        return append(record, null);
+    }
+
+    /**
+     * Appends {@code record}: to the directory of {@code near} (the region holding the version it ends or changes)
+     * while that directory is live, else to the key's home. Writer thread only.
+     */
+    public DiskLocation append(PendingRecord record, Region near) throws IOException {
+        int i = near != null && near.owner() != null && live[indexOf(near.owner())] ? indexOf(near.owner())
+                : home(record.key());
+        if (i < 0) {
+            throw new DataDirLostException(tiers[0].dir());
+        }
+        try {
+            DiskLocation loc = tiers[i].append(record);
+            dirty[i] = true;
+            return loc;
+        } catch (IOException e) {
+            lastFailed = i;
+            if (lostNow(i)) { // gone between two checks: the record goes to the others
+                return append(record, null);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Whether tier {@code i}, whose write just failed, is lost (its directory deleted, replaced or unmounted since the
+     * last check): then it leaves the set at once, rather than at the next check a second later.
+     */
+    private boolean lostNow(int i) {
+        if (tiers.length == 1 || !live[i]) {
+            return tiers.length > 1;
+        }
+        try {
+            tiers[i].checkDirectory();
+            return false;
+        } catch (DataDirLostException e) {
+            lose(i);
+            return liveCount > 0;
+        }
+    }
+
+    /** Writes what the appends left in the directories' buffers, every directory at once. Writer thread only. */
+    public void flush() throws IOException {
+        int first = -1;
+        List<Future<?>> others = new ArrayList<>();
+        List<Integer> which = new ArrayList<>();
+        for (int i = 0; i < tiers.length; i++) {
+            if (!dirty[i] || !live[i]) {
+                continue;
+            }
+            dirty[i] = false;
+            if (first < 0) {
+                first = i;
+            } else {
+                DiskTier t = tiers[i];
+                others.add(flushers[i].submit(() -> {
+                    t.flush();
+                    return null;
+                }));
+                which.add(i);
+            }
+        }
+        IOException failure = null;
+        if (first >= 0) {
+            try {
+                tiers[first].flush();
+            } catch (IOException e) {
+                lastFailed = first;
+                failure = lostNow(first) ? null : e; // lost: what it held is evicted, and its entries stay in memory
+            }
+        }
+        for (int k = 0; k < others.size(); k++) {
+            try {
+                others.get(k).get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failure = failure == null ? new java.io.InterruptedIOException("flush interrupted") : failure;
+            } catch (java.util.concurrent.ExecutionException e) {
+                int i = which.get(k);
+                lastFailed = i;
+                if (failure == null && !lostNow(i)) {
+                    failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Forces every live directory's writes to stable storage. Writer thread only. */
+    public void force() throws IOException {
+        flush();
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i]) {
+                tiers[i].force();
+            }
+        }
+    }
+
+    /** See {@link DiskTier#keepNewRegions}: in every live directory. */
+    public void keepNewRegions() throws IOException {
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i]) {
+                tiers[i].keepNewRegions();
+            }
+        }
+    }
+
+    /**
+     * After "no space left on device": evicts the oldest region of the directory that ran out (or, not knowing which,
+     * of the first that can), so that a retry can fit. Writer thread only.
+     */
+    public boolean evictOldestForSpace() throws IOException {
+        if (lastFailed >= 0 && live[lastFailed]) {
+            return tiers[lastFailed].evictOldestForSpace();
+        }
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i] && tiers[i].evictOldestForSpace()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Starts streaming a large value into a file of its own, in the live directory with the most room. */
+    public DirectWrite openDirectWrite(long length, java.util.concurrent.Executor io) throws IOException {
+        if (liveCount == 0) { // read first: the writer's changes to live[] happen before its write of liveCount
+            throw new DataDirLostException(tiers[0].dir());
+        }
+        int best = -1;
+        long room = 0;
+        int start = Math.floorMod(nextDirect.getAndIncrement(), tiers.length);
+        for (int k = 0; k < tiers.length; k++) {
+            int i = (start + k) % tiers.length;
+            long free = tiers[i].budget() - tiers[i].usedBytes();
+            if (live[i] && (best < 0 || free > room)) {
+                best = i;
+                room = free;
+            }
+        }
+        if (best < 0) {
+            throw new DataDirLostException(tiers[0].dir());
+        }
+        return tiers[best].openDirectWrite(length, io);
+    }
+
+    /** Turns a finished direct write into a region of the directory it was written in. Writer thread only. */
+    public DiskLocation adopt(DirectWrite write, byte[] key, long seq, long expireAt, long version)
+            throws IOException {
+        Path dir = write.file().getParent();
+        for (int i = 0; i < tiers.length; i++) {
+            if (tiers[i].dir().equals(dir)) {
+                if (!live[i]) {
+                    throw new DataDirLostException(dir);
+                }
+                return tiers[i].adopt(write, key, seq, expireAt, version);
+            }
+        }
+        throw new IllegalArgumentException("direct write " + write.file() + " is in none of the disk directories");
+    }
+
+    /** See {@link DiskTier#discard}. Writer thread only. */
+    public void discard(Region region) throws IOException {
+        tierOf(region).discard(region);
+    }
+
+    /** Deletes every region of every live directory (FLUSHALL). Writer thread only. */
+    public void deleteAll() throws IOException {
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i]) {
+                tiers[i].deleteAll();
+            }
+        }
+    }
+
+    /**
+     * Checks that every live directory is still the one locked (DiskTier#checkDirectory). A lost one is dropped from
+     * the set (its regions evicted as far as the store is concerned, its files untouched, the others told in their
+     * disk-set files); only when none is left does this throw. Writer thread only.
+     *
+     * @throws DataDirLostException once every directory is lost
+     */
+    public void checkDirectory() throws DataDirLostException {
+        for (int i = 0; i < tiers.length; i++) {
+            if (!live[i]) {
+                continue;
+            }
+            try {
+                tiers[i].checkDirectory();
+            } catch (DataDirLostException e) {
+                if (tiers.length == 1) {
+                    throw e;
+                }
+                lose(i);
+            }
+        }
+        if (liveCount == 0) {
+            throw new DataDirLostException(tiers[0].dir());
+        }
+    }
+
+    private void lose(int i) {
+        live[i] = false;
+        liveCount--;
+        tiers[i].forgetAll();
+        log.error("disk directory {} is lost: its keys that were only there are misses from now on, values also in "
+                + "memory stay and go to the other directories; {} of {} directories left", tiers[i].dir()
+                .toAbsolutePath(), liveCount, tiers.length);
+        if (membership && liveCount > 0) {
+            generation++;
+            List<Long> members = idsOf(ids, live);
+            for (int j = 0; j < tiers.length; j++) {
+                if (live[j]) {
+                    try {
+                        Membership.write(tiers[j].dir(), new Membership(ids[j], generation, members));
+                    } catch (IOException e) {
+                        log.error("could not record the loss of {} in {}: if it comes back before this is "
+                                + "recorded, its stale keys may be served again: {}", tiers[i].dir(), tiers[j].dir(),
+                                e.toString());
+                    }
+                }
+            }
+        }
+    }
+
+    /** Whether the first directory (where the store keeps its own files) is still the one this node locked. */
+    public void checkFirstDirectory() throws DataDirLostException {
+        if (!live[0]) {
+            throw new DataDirLostException(tiers[0].dir());
+        }
+        tiers[0].checkDirectory();
+    }
+
+    // ---- reads (any thread) ---------------------------------------------------------------------------------------
+
+    /** See {@link DiskTier#read}. */
+    public ByteBuffer read(DiskLocation location, byte[] expectedKey, ByteBuffer dst) throws IOException {
+        return tierOf(location.region()).read(location, expectedKey, dst);
+    }
+
+    /** See {@link DiskTier#verify}. */
+    public void verify(DiskLocation location, byte[] expectedKey, ByteBuffer scratch) throws IOException {
+        tierOf(location.region()).verify(location, expectedKey, scratch);
+    }
+
+    /** See {@link DiskTier#readValue}. */
+    public void readValue(DiskLocation location, long valueOffset, ByteBuffer dst) throws IOException {
+        tierOf(location.region()).readValue(location, valueOffset, dst);
+    }
+
+    // ---- figures ----------------------------------------------------------------------------------------------------
+
+    /** The largest record every live directory can take. */
+    public long maxRecordLength() {
+        long most = Long.MAX_VALUE;
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i]) {
+                most = Math.min(most, tiers[i].maxRecordLength());
+            }
+        }
+        return most == Long.MAX_VALUE ? 0 : most;
+    }
+
+    /** Bytes the live directories may hold. */
+    public long budget() {
+        long sum = 0;
+        for (int i = 0; i < tiers.length; i++) {
+            sum += live[i] ? tiers[i].budget() : 0;
+        }
+        return sum;
+    }
+
+    public long usedBytes() {
+        long sum = 0;
+        for (int i = 0; i < tiers.length; i++) {
+            sum += live[i] ? tiers[i].usedBytes() : 0;
+        }
+        return sum;
+    }
+
+    public long evictedRegions() {
+        long sum = 0;
+        for (DiskTier t : tiers) {
+            sum += t.evictedRegions();
+        }
+        return sum;
+    }
+
+    public long sealBytesWritten() {
+        long sum = 0;
+        for (DiskTier t : tiers) {
+            sum += t.sealBytesWritten();
+        }
+        return sum;
+    }
+
+    public boolean directIo() {
+        for (DiskTier t : tiers) {
+            if (!t.directIo()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public long directWriteBytes() {
+        long sum = 0;
+        for (DiskTier t : tiers) {
+            sum += t.directWriteBytes();
+        }
+        return sum;
+    }
+
+    public long directReadCount() {
+        long sum = 0;
+        for (DiskTier t : tiers) {
+            sum += t.directReadCount();
+        }
+        return sum;
+    }
+
+    /** Directories in the set, and how many of them are live. */
+    public int directories() {
+        return tiers.length;
+    }
+
+    public int liveDirectories() {
+        return liveCount;
+    }
+
+    /** Whether every directory was lost (writes all fail). */
+    public boolean directoryLost() {
+        return liveCount == 0;
+    }
+
+    /** The tiers, for tests. */
+    List<DiskTier> tiers() {
+        return List.of(tiers);
+    }
+
+    // ---- closing ----------------------------------------------------------------------------------------------------
+
+    /** Closes every live directory (see {@link DiskTier#close}); the first failure is thrown after all are closed. */
+    @Override
+    public void close() throws IOException {
+        IOException failure = null;
+        for (int i = 0; i < tiers.length; i++) {
+            if (!live[i]) {
+                continue;
+            }
+            try {
+                tiers[i].close();
+            } catch (IOException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        shutdownFlushers();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** See {@link DiskTier#abandon}: every directory. */
+    public void abandon() {
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i]) {
+                tiers[i].abandon();
+            }
+        }
+        shutdownFlushers();
+    }
+
+    private void shutdownFlushers() {
+        for (ExecutorService f : flushers) {
+            if (f != null) {
+                f.shutdownNow();
+            }
+        }
+    }
+
+    /** One directory's disk-set file: its id, the set's generation and its members' ids. */
+    record Membership(long id, long generation, List<Long> members) {
+        static Membership read(Path dir) throws IOException {
+            Path file = dir.resolve(MEMBERSHIP);
+            if (!Files.exists(file)) {
+                return null;
+            }
+            Properties p = new Properties();
+            try (var in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                p.load(in);
+            }
+            try {
+                long id = Long.parseUnsignedLong(p.getProperty("id"), 16);
+                long generation = Long.parseLong(p.getProperty("generation"));
+                Set<Long> members = new LinkedHashSet<>();
+                for (String m : p.getProperty("members").split(",")) {
+                    if (!m.isBlank()) {
+                        members.add(Long.parseUnsignedLong(m.trim(), 16));
+                    }
+                }
+                return new Membership(id, generation, List.copyOf(members));
+            } catch (RuntimeException e) {
+                throw new IOException(file.toAbsolutePath() + " is not a disk-set file this version can read ("
+                        + e + "); it names this directory and the others of the disk tier", e);
+            }
+        }
+
+        /** Writes it atomically (a temporary file, forced, renamed over the old one) and forces the directory. */
+        static void write(Path dir, Membership m) throws IOException {
+            StringBuilder members = new StringBuilder();
+            for (long id : m.members) {
+                members.append(members.isEmpty() ? "" : ",").append(Long.toHexString(id));
+            }
+            String text = "# kvtier disk tier: this directory and the others of its set (do not edit)\n"
+                    + "id=" + Long.toHexString(m.id) + "\ngeneration=" + m.generation + "\nmembers=" + members + "\n";
+            Path tmp = dir.resolve(MEMBERSHIP + ".tmp");
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+                ch.force(true);
+            }
+            Files.move(tmp, dir.resolve(MEMBERSHIP), StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+                d.force(true);
+            } catch (IOException e) {
+                log.debug("could not force directory {}: {}", dir, e.toString());
+            }
+        }
+    }
+}
