@@ -108,7 +108,7 @@ public final class TieredStore implements AutoCloseable {
         this.pins = new Pins(options.pinBytes());
         this.indexBudget = new IndexBudget(options.indexBytes());
         this.memory = new MemoryTier(options.memoryBytes());
-        this.policy = new KvCachePolicy(memory.budget(), TieringRules.MAX_GHOSTS);
+        this.policy = memoryPolicy(memory.budget());
         this.writer = new DiskWriter(this);
         IndexBuilder builder = new IndexBuilder(index);
         RecoveryStats[] stats = new RecoveryStats[1];
@@ -187,6 +187,23 @@ public final class TieredStore implements AutoCloseable {
                     + "cannot write all of it to disk and will report what it loses", options.memoryBytes(), total);
         }
         return budgets;
+    }
+
+    /**
+     * The memory tier's eviction order: {@link KvCachePolicy} (KV-cache chunks least recently used, small values
+     * S3-FIFO), or with {@code -Dkvtier.memory.policy=s3fifo} plain S3-FIFO for everything, which keeps more in a
+     * memory that holds under about 5% of the chunks (docs/simulate.md, "Eviction policies compared").
+     */
+    private static TierPolicy memoryPolicy(long budget) {
+        String name = System.getProperty("kvtier.memory.policy", "kvtier");
+        return switch (name) {
+            case "kvtier" -> new KvCachePolicy(budget, TieringRules.MAX_GHOSTS);
+            case "s3fifo" -> {
+                log.info("memory tier: plain S3-FIFO for every value (kvtier.memory.policy=s3fifo)");
+                yield new io.kvtier.store.policy.S3FifoPolicy(budget, TieringRules.MAX_GHOSTS);
+            }
+            default -> throw new IllegalArgumentException("kvtier.memory.policy=" + name + ": kvtier or s3fifo");
+        };
     }
 
     /** Opens (recovering if present) the store in {@code options.dir()}. */
