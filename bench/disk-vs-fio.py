@@ -10,6 +10,9 @@ kvtier node whose memory holds a fraction of what is written.
      (root only), then every value on disk read back once in random order by --connections processes, each value
      checked. The values still in memory, read as many times, and the same SETs into a node whose memory holds them
      all, give these Python clients' own ceilings.
+  3. The same SETs by kvtier's own load generator (`./kvtier bench setget`, Java, --connections connections), whose
+     ceiling is far above the disk's: into a fresh node with --memory, so that nearly all of it is demoted (SET to
+     disk end to end, with p50/p99), and into a node whose memory holds it all (that client's ceiling).
 
 Prints GB/s for each and kvtier's ratio to fio. Needs fio (Debian's package) and root for the page cache.
 
@@ -126,6 +129,24 @@ def start_node(a, memory, log):
     raise SystemExit('no kvtier node on port %d after 40 s: see %s/%s' % (a.port, a.dir, log))
 
 
+def java_set(a, memory, log):
+    """SET of --gib GiB of --value-mib values by ./kvtier bench setget into a fresh node: GB/s, p50 ms, p99 ms."""
+    shutil.rmtree(a.dir + '/data', ignore_errors=True)
+    node = start_node(a, memory, log)
+    try:
+        n = (a.gib << 30) // (a.value_mib << 20)
+        out = a.dir + '/setget'
+        subprocess.run([ROOT + '/kvtier', 'bench', 'setget', '-p', str(a.port), '-s', '%dm' % a.value_mib,
+                        '-c', str(a.connections), '-n', str(n), '--key-space', str(n), '--warmup', '0', '-o', out],
+                       check=True, capture_output=True, text=True)
+        with open(out + '/setget.json') as f:
+            r = next(x for x in json.load(f)['results'] if x['op'] == 'SET')
+        return r['bytes'] / r['seconds'] / 1e9, r['latencyMs']['p50'], r['latencyMs']['p99']
+    finally:
+        node.terminate()
+        node.wait(60)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--dir', default='/var/tmp/kvtier-disk-bench')
@@ -193,10 +214,19 @@ def main():
     try:
         wall, _ = run(writer, a.port, parts, size)
         print('the same SETs into memory that holds them all (the clients\' ceiling): %.2f GB/s'
-              % (n * size / wall / 1e9))
+              % (n * size / wall / 1e9), flush=True)
     finally:
         node.terminate()
         node.wait(60)
+    try:
+        gbs, p50, p99 = java_set(a, a.memory, 'node3.log')
+        print('kvtier bench setget (Java) --memory %s: SET %d x %d MiB by %d connections %.2f GB/s (%.2f of fio write), '
+              'p50 %.1f ms, p99 %.1f ms' % (a.memory, n, a.value_mib, a.connections, gbs, gbs / write_gbs, p50, p99),
+              flush=True)
+        gbs, p50, p99 = java_set(a, '%dm' % (a.gib * 1024 + 512), 'node4.log')
+        print('the same SETs into memory that holds them all (that client\'s ceiling): %.2f GB/s, p50 %.1f ms, '
+              'p99 %.1f ms' % (gbs, p50, p99))
+    finally:
         shutil.rmtree(a.dir, ignore_errors=True)
 
 
