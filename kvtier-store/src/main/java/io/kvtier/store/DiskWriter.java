@@ -329,8 +329,9 @@ final class DiskWriter implements Runnable {
             MemoryValue release = null;
             boolean kept = false;
             synchronized (e) {
+                // Also when deleted or replaced meanwhile: its tombstone, queued then, goes where this record is.
+                e.disk = locations[i];
                 if (e.state() == EntryState.DEMOTING) {
-                    e.disk = locations[i];
                     if (store.pinned(e.key)) { // pinned while being written: it stays in memory, now clean
                         e.moveTo(EntryState.MEMORY, store.counters);
                         kept = true;

@@ -34,8 +34,8 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
     private final Map<Key, List<Expiry>> expiries = new HashMap<>();
     /** Key fingerprint -> highest sequence number of a damaged record of that key. */
     private final Map<Long, Long> damagedSeqs = new HashMap<>();
-    /** Highest bound of a damaged stretch naming no key; -1 if none. */
-    private long unknownDamageBound = -1;
+    /** Per disk directory, the highest bound of a damaged stretch naming no key found there. */
+    private final Map<Long, Long> unknownDamageBounds = new HashMap<>();
     private long droppedForDamage;
     private long maxSeq;
     private long maxVersion;
@@ -52,7 +52,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
             return;
         }
         if (r.type() == RecoveredRecord.DAMAGED_UNKNOWN) {
-            unknownDamageBound = Math.max(unknownDamageBound, r.seq());
+            unknownDamageBounds.merge(r.target(), r.seq(), Math::max);
             return;
         }
         maxSeq = Math.max(maxSeq, r.seq());
@@ -101,8 +101,13 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         return droppedForDamage;
     }
 
-    private boolean olderThanDamage(Key key, long newestIntactSeq) {
-        if (newestIntactSeq < unknownDamageBound) {
+    private boolean olderThanDamage(Entry e, long newestIntactSeq) {
+        Key key = e.key;
+        // Damage naming no key only concerns the keys whose newest record is in the same directory: a record that
+        // ends or changes a version goes where that version is (DiskSet).
+        Long bound = unknownDamageBounds.isEmpty() ? null
+                : unknownDamageBounds.get((long) (e.disk == null ? 0 : e.disk.region().directory()));
+        if (bound != null && newestIntactSeq < bound) {
             return true;
         }
         Long damaged = damagedSeqs.isEmpty() ? null : damagedSeqs.get(RecordFormat.fingerprint(key.bytes));
@@ -119,7 +124,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         List<Entry> gone = new ArrayList<>();
         newest.forEach(e -> {
             List<Expiry> records = expiries.get(e.key);
-            if (olderThanDamage(e.key, newestIntactSeq(e, records))) {
+            if (olderThanDamage(e, newestIntactSeq(e, records))) {
                 gone.add(e);
                 droppedForDamage++;
                 return;

@@ -764,8 +764,8 @@ public final class TieredStore implements AutoCloseable {
             gone = e.disk == loc && e.memory == null && e.state() == EntryState.DISK;
             if (gone) {
                 e.moveTo(EntryState.EVICTED, counters);
-            } else if (e.disk == loc) {
-                e.disk = null;
+            } else if (e.disk == loc && e.state().isLive()) {
+                e.disk = null; // a deleted version keeps it: its tombstone goes where the record is (DiskSet)
             }
         }
         if (gone) {

@@ -188,6 +188,73 @@ class TieredStoreDiskDirsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("given twice");
     }
 
+    @Test
+    void anEmptyDirectoryWhereAMemberIsMissingIsRefusedUnlessMarkedAsAReplacement() throws Exception {
+        Path d0 = tmp.resolve("d0");
+        Path d1 = tmp.resolve("d1");
+        try (TestStore s = open(d0, List.of(d1), 64 * MiB)) {
+            for (int i = 0; i < KEYS; i++) {
+                s.put("k" + i, value("k" + i, 1));
+            }
+        }
+        // d1's drive not mounted: its path is an empty directory of the filesystem below.
+        Path mounted = tmp.resolve("d1-drive");
+        Files.move(d1, mounted);
+        Files.createDirectories(d1);
+        assertThatThrownBy(() -> open(d0, List.of(d1), 64 * MiB).close())
+                .hasMessageContaining("if this is that drive, mount it");
+        // Mounted again: everything is there.
+        deleteTree(d1);
+        Files.move(mounted, d1);
+        try (TestStore s = open(d0, List.of(d1), 64 * MiB)) {
+            for (int i = 0; i < KEYS; i++) {
+                assertThat(versionOf(s, "k" + i, 1)).as("k%d", i).isEqualTo(1);
+            }
+        }
+        // The drive replaced, as the operator says with the mark: d1's keys are gone, d0's served.
+        deleteTree(d1);
+        Files.createDirectories(d1);
+        Files.createFile(d1.resolve("disk-set.replace"));
+        int served = 0;
+        try (TestStore s = open(d0, List.of(d1), 64 * MiB)) {
+            for (int i = 0; i < KEYS; i++) {
+                served += versionOf(s, "k" + i, 1);
+            }
+        }
+        assertThat(served).isBetween(1, KEYS - 1);
+        assertThat(d1.resolve("disk-set.replace")).doesNotExist();
+    }
+
+    @Test
+    void aDirectoryOfAnotherStoresSetIsRefused() throws IOException {
+        Path a0 = tmp.resolve("a0");
+        Path a1 = tmp.resolve("a1");
+        Path b0 = tmp.resolve("b0");
+        Path b1 = tmp.resolve("b1");
+        open(a0, List.of(a1), 32 * MiB).close();
+        open(b0, List.of(b1), 32 * MiB).close();
+        assertThatThrownBy(() -> open(a0, List.of(b1), 32 * MiB).close())
+                .hasMessageContaining("belongs to another store's disk tier");
+    }
+
+    @Test
+    void aGracefulStopWritesToTheOtherDirectoriesWhenOneShareIsFull() throws IOException {
+        Path d0 = tmp.resolve("d0");
+        Path d1 = tmp.resolve("d1");
+        // 24 MiB of memory over two directories of 16 MiB: the stop's flush fills one share before the other.
+        try (TestStore s = new TestStore(TieredStore.open(new StoreOptions(d0, 24 * MiB, 32 * MiB, 64 * MiB, 10_000,
+                MiB, IndexBudget.defaultBytes(24 * MiB, 32 * MiB), List.of(d1))))) {
+            for (int i = 0; i < 280; i++) { // 17.5 MiB, nearly all of it still in memory at the stop
+                s.put("k" + i, value("k" + i, 1));
+            }
+        }
+        try (TestStore s = open(d0, List.of(d1), 32 * MiB)) {
+            for (int i = 0; i < 280; i++) {
+                assertThat(versionOf(s, "k" + i, 1)).as("k%d after a graceful stop", i).isEqualTo(1);
+            }
+        }
+    }
+
     private static void copyTree(Path from, Path to) throws IOException {
         Files.createDirectories(to);
         try (Stream<Path> s = Files.list(from)) {

@@ -57,9 +57,12 @@ import org.slf4j.LoggerFactory;
 public final class DiskSet implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiskSet.class);
     static final String MEMBERSHIP = "disk-set";
+    /** An operator's mark on an empty directory that replaces a lost member's drive (see {@link #open}). */
+    static final String REPLACE = "disk-set.replace";
 
     private final DiskTier[] tiers;
     private final long[] ids;
+    private final long set;
     private final boolean[] live;          // writer thread writes; readers of placement are on it too
     private volatile int liveCount;
     private final ExecutorService[] flushers;
@@ -69,9 +72,10 @@ public final class DiskSet implements AutoCloseable {
     private int lastFailed = -1;           // the tier whose append or flush failed last; writer thread only
     private final java.util.concurrent.atomic.AtomicInteger nextDirect = new java.util.concurrent.atomic.AtomicInteger();
 
-    private DiskSet(DiskTier[] tiers, long[] ids, long generation, boolean membership) {
+    private DiskSet(DiskTier[] tiers, long[] ids, long set, long generation, boolean membership) {
         this.tiers = tiers;
         this.ids = ids;
+        this.set = set;
         this.generation = generation;
         this.membership = membership;
         this.live = new boolean[tiers.length];
@@ -134,11 +138,19 @@ public final class DiskSet implements AutoCloseable {
                                 DataDirLock[] locks) throws IOException {
         Membership[] found = new Membership[dirs.size()];
         long newest = -1;
+        Long setId = null;
         for (int i = 0; i < dirs.size(); i++) {
             found[i] = Membership.read(dirs.get(i));
-            if (found[i] != null) {
-                newest = Math.max(newest, found[i].generation);
+            if (found[i] == null) {
+                continue;
             }
+            if (setId != null && found[i].set != setId) {
+                throw new IOException("disk directory " + dirs.get(i).toAbsolutePath() + " belongs to another "
+                        + "store's disk tier (its " + MEMBERSHIP + " file names set " + Long.toHexString(found[i].set)
+                        + ", " + dirs.get(0).toAbsolutePath() + "'s names " + Long.toHexString(setId) + ")");
+            }
+            setId = found[i].set;
+            newest = Math.max(newest, found[i].generation);
         }
         Set<Long> members = new HashSet<>();
         for (Membership m : found) {
@@ -146,6 +158,13 @@ public final class DiskSet implements AutoCloseable {
                 members.addAll(m.members);
             }
         }
+        Set<Long> present = new HashSet<>();
+        for (Membership m : found) {
+            if (m != null && members.contains(m.id)) {
+                present.add(m.id);
+            }
+        }
+        boolean memberMissing = !present.containsAll(members);
         long[] ids = new long[dirs.size()];
         boolean changed = false;
         for (int i = 0; i < dirs.size(); i++) {
@@ -153,6 +172,7 @@ public final class DiskSet implements AutoCloseable {
             Membership m = found[i];
             if (m != null && members.contains(m.id)) {
                 ids[i] = m.id;
+                changed |= m.generation < newest; // its file was not rewritten last time (a crash between writes)
                 continue;
             }
             changed = true;
@@ -165,6 +185,14 @@ public final class DiskSet implements AutoCloseable {
                 throw new IOException("disk directory " + dir.toAbsolutePath() + " holds " + regions + " region "
                         + "files but no " + MEMBERSHIP + " file: it is not part of this store's disk tier; move them "
                         + "away or empty the directory");
+            } else if (newest >= 0 && memberMissing && !Files.exists(dir.resolve(REPLACE))) {
+                // An empty directory where a member is missing: most often that member's drive, not mounted (the
+                // path then is a directory of the filesystem below). Joining would drop the member from the set, and
+                // its drive would be emptied once mounted again.
+                throw new IOException("disk directory " + dir.toAbsolutePath() + " is empty and has no "
+                        + MEMBERSHIP + " file, while a member of the disk set (generation " + newest + ") is not among "
+                        + "the configured directories: if this is that drive, mount it; if the drive was replaced "
+                        + "(its keys are lost), create an empty file " + dir.resolve(REPLACE) + " and start again");
             }
             ids[i] = freshId(ids, i);
         }
@@ -172,11 +200,7 @@ public final class DiskSet implements AutoCloseable {
         changed |= newest >= 0 && !configured.equals(members); // a member left out of the configuration
         boolean keep = dirs.size() > 1 || newest >= 0;
         long generation = Math.max(0, newest) + (changed && newest >= 0 ? 1 : 0);
-        if (keep && (changed || found[0] == null)) {
-            for (int i = 0; i < dirs.size(); i++) {
-                Membership.write(dirs.get(i), new Membership(ids[i], generation, idsOf(ids, null)));
-            }
-        }
+        long set = setId != null ? setId : freshId(ids, ids.length);
         DiskTier[] tiers = new DiskTier[dirs.size()];
         RecoveryStats[] each = new RecoveryStats[dirs.size()];
         try {
@@ -184,8 +208,13 @@ public final class DiskSet implements AutoCloseable {
                 int n = i;
                 DataDirLock lock = locks[i];
                 locks[i] = null; // the tier owns it now, and closes it on failure
-                tiers[i] = DiskTier.open(dirs.get(i), budgets[i], regionSizeFor(budgets[i]), onEvict, recovered,
-                        s -> each[n] = s, lock);
+                // Damage that names no key is scoped to its directory: a key's records in another directory never
+                // depend on it (a tombstone or expiry record goes where the version it ends is).
+                Consumer<RecoveredRecord> tagged = r -> recovered.accept(r.type() == RecoveredRecord.DAMAGED_UNKNOWN
+                        ? RecoveredRecord.damagedUnknown(r.seq(), n) : r);
+                tiers[i] = DiskTier.open(dirs.get(i), budgets[i], regionSizeFor(budgets[i]), onEvict, tagged,
+                        x -> each[n] = x, lock);
+                tiers[i].index = i;
             }
         } catch (IOException | RuntimeException e) {
             for (DiskTier t : tiers) {
@@ -195,11 +224,27 @@ public final class DiskSet implements AutoCloseable {
             }
             throw e;
         }
+        // Only once every directory opened: a start that fails leaves the set as it was.
+        if (keep && (changed || found[0] == null)) {
+            for (int i = 0; i < dirs.size(); i++) {
+                Membership.write(dirs.get(i), new Membership(set, ids[i], generation, idsOf(ids, null)));
+            }
+            for (Path dir : dirs) {
+                Files.deleteIfExists(dir.resolve(REPLACE));
+            }
+        }
+        for (DiskTier t : tiers) {
+            if (t.usedBytes() > t.budget()) {
+                log.warn("disk directory {} holds {} bytes of regions, more than its share of --disk ({} bytes): its "
+                        + "oldest regions will be evicted as soon as it is written to; raise --disk to keep them",
+                        t.dir().toAbsolutePath(), t.usedBytes(), t.budget());
+            }
+        }
         stats.accept(total(each));
         if (dirs.size() > 1) {
             log.info("disk tier over {} directories, {} bytes each: {}", dirs.size(), budgets[0], dirs);
         }
-        return new DiskSet(tiers, ids, generation, keep);
+        return new DiskSet(tiers, ids, set, generation, keep);
     }
 
     /** The region size of a directory whose budget is {@code budget}: 1/16 of it, 1 to 64 MiB. */
@@ -272,7 +317,7 @@ public final class DiskSet implements AutoCloseable {
     // ---- placement ------------------------------------------------------------------------------------------------
 
     /** The live tier with the highest rendezvous hash of {@code key}; -1 if none is live. */
-    private int home(byte[] key) {
+    int home(byte[] key) {
         if (tiers.length == 1) {
             return live[0] ? 0 : -1;
         }
@@ -333,6 +378,20 @@ public final class DiskSet implements AutoCloseable {
             DiskLocation loc = tiers[i].append(record);
             dirty[i] = true;
             return loc;
+        } catch (DiskFullException full) {
+            // This directory's share cannot take it (its newest regions are kept: a shutdown flush): another may. A
+            // value may go anywhere (the tombstones of its older versions went where those are), and a record that
+            // ends a version here could not fit here anyway.
+            for (int j : byPreference(record.key(), i)) {
+                try {
+                    DiskLocation loc = tiers[j].append(record);
+                    dirty[j] = true;
+                    return loc;
+                } catch (DiskFullException alsoFull) {
+                    // the next one
+                }
+            }
+            throw full;
         } catch (IOException e) {
             lastFailed = i;
             if (lostNow(i)) { // gone between two checks: the record goes to the others
@@ -340,6 +399,19 @@ public final class DiskSet implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The live tiers other than {@code except}, in {@code key}'s rendezvous order. */
+    private List<Integer> byPreference(byte[] key, int except) {
+        long fp = RecordFormat.fingerprint(key);
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < tiers.length; i++) {
+            if (live[i] && i != except) {
+                out.add(i);
+            }
+        }
+        out.sort((x, y) -> Long.compareUnsigned(mix(fp ^ ids[y]), mix(fp ^ ids[x])));
+        return out;
     }
 
     /**
@@ -350,13 +422,11 @@ public final class DiskSet implements AutoCloseable {
         if (tiers.length == 1 || !live[i]) {
             return tiers.length > 1;
         }
-        try {
-            tiers[i].checkDirectory();
+        if (stillThere(i)) {
             return false;
-        } catch (DataDirLostException e) {
-            lose(i);
-            return liveCount > 0;
         }
+        lose(new ArrayList<>(List.of(i)));
+        return liveCount > 0;
     }
 
     /** Writes what the appends left in the directories' buffers, every directory at once. Writer thread only. */
@@ -385,23 +455,35 @@ public final class DiskSet implements AutoCloseable {
             try {
                 tiers[first].flush();
             } catch (IOException e) {
-                lastFailed = first;
-                failure = lostNow(first) ? null : e; // lost: what it held is evicted, and its entries stay in memory
-            }
-        }
-        for (int k = 0; k < others.size(); k++) {
-            try {
-                others.get(k).get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                failure = failure == null ? new java.io.InterruptedIOException("flush interrupted") : failure;
-            } catch (java.util.concurrent.ExecutionException e) {
-                int i = which.get(k);
-                lastFailed = i;
-                if (failure == null && !lostNow(i)) {
-                    failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                if (!lostNow(first)) { // lost: what it held is evicted, and its entries stay in memory
+                    lastFailed = first;
+                    failure = e;
                 }
             }
+        }
+        boolean interrupted = false;
+        for (int k = 0; k < others.size(); k++) {
+            // Every flush is waited for, even when interrupted: the tiers' buffers must not be touched while a flush
+            // thread still writes them (a crash's abandon clears them).
+            while (true) {
+                try {
+                    others.get(k).get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    int i = which.get(k);
+                    if (failure == null && !lostNow(i)) {
+                        lastFailed = i;
+                        failure = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    }
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+            failure = failure == null ? new java.io.InterruptedIOException("flush interrupted") : failure;
         }
         if (failure != null) {
             throw failure;
@@ -502,45 +584,76 @@ public final class DiskSet implements AutoCloseable {
      * @throws DataDirLostException once every directory is lost
      */
     public void checkDirectory() throws DataDirLostException {
+        List<Integer> lost = new ArrayList<>();
         for (int i = 0; i < tiers.length; i++) {
-            if (!live[i]) {
-                continue;
+            if (live[i] && !stillThere(i)) {
+                lost.add(i);
             }
-            try {
-                tiers[i].checkDirectory();
-            } catch (DataDirLostException e) {
-                if (tiers.length == 1) {
-                    throw e;
-                }
-                lose(i);
+        }
+        if (!lost.isEmpty()) {
+            if (tiers.length == 1) {
+                throw new DataDirLostException(tiers[0].dir());
             }
+            lose(lost);
         }
         if (liveCount == 0) {
             throw new DataDirLostException(tiers[0].dir());
         }
     }
 
-    private void lose(int i) {
-        live[i] = false;
-        liveCount--;
-        tiers[i].forgetAll();
-        log.error("disk directory {} is lost: its keys that were only there are misses from now on, values also in "
-                + "memory stay and go to the other directories; {} of {} directories left", tiers[i].dir()
-                .toAbsolutePath(), liveCount, tiers.length);
-        if (membership && liveCount > 0) {
-            generation++;
-            List<Long> members = idsOf(ids, live);
-            for (int j = 0; j < tiers.length; j++) {
-                if (live[j]) {
-                    try {
-                        Membership.write(tiers[j].dir(), new Membership(ids[j], generation, members));
-                    } catch (IOException e) {
-                        log.error("could not record the loss of {} in {}: if it comes back before this is "
-                                + "recorded, its stale keys may be served again: {}", tiers[i].dir(), tiers[j].dir(),
-                                e.toString());
+    private boolean stillThere(int i) {
+        try {
+            tiers[i].checkDirectory();
+            return true;
+        } catch (DataDirLostException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Drops the tiers {@code lost} from the set: first the survivors' disk-set files say so (each survivor checked
+     * again right before its file is written: a directory lost too is dropped with them), then the lost tiers' regions
+     * are handed to eviction. A crash in between leaves them out of the set and their regions unread: emptied at the
+     * next start.
+     */
+    private void lose(List<Integer> lost) {
+        List<Integer> gone = new ArrayList<>(lost);
+        for (int i : gone) {
+            live[i] = false;
+        }
+        if (membership) {
+            boolean again = true;
+            while (again) {
+                again = false;
+                for (int j = 0; j < tiers.length; j++) {
+                    if (live[j] && !stillThere(j)) {
+                        live[j] = false;
+                        gone.add(j);
+                        again = true;
                     }
                 }
             }
+            generation++;
+            List<Long> members = idsOf(ids, live);
+            for (int j = 0; j < tiers.length; j++) {
+                if (!live[j]) {
+                    continue;
+                }
+                try {
+                    Membership.write(tiers[j].dir(), new Membership(set, ids[j], generation, members));
+                } catch (IOException e) {
+                    log.error("could not record in {} that {} left the disk set: if it comes back before this is "
+                            + "recorded, its stale keys may be served again: {}", tiers[j].dir(),
+                            gone.stream().map(i -> tiers[i].dir().toString()).toList(), e.toString());
+                }
+            }
+        }
+        for (int i : gone) {
+            liveCount--;
+            tiers[i].forgetAll();
+            log.error("disk directory {} is lost: its keys that were only there are misses from now on, values also "
+                    + "in memory stay and go to the other directories; {} of {} directories left",
+                    tiers[i].dir().toAbsolutePath(), liveCount, tiers.length);
         }
     }
 
@@ -579,7 +692,7 @@ public final class DiskSet implements AutoCloseable {
                 most = Math.min(most, tiers[i].maxRecordLength());
             }
         }
-        return most == Long.MAX_VALUE ? 0 : most;
+        return most == Long.MAX_VALUE ? tiers[0].maxRecordLength() : most; // none live: as one lost directory
     }
 
     /** Bytes the live directories may hold. */
@@ -699,8 +812,8 @@ public final class DiskSet implements AutoCloseable {
         }
     }
 
-    /** One directory's disk-set file: its id, the set's generation and its members' ids. */
-    record Membership(long id, long generation, List<Long> members) {
+    /** One directory's disk-set file: the set's id, the directory's id, the set's generation and its members' ids. */
+    record Membership(long set, long id, long generation, List<Long> members) {
         static Membership read(Path dir) throws IOException {
             Path file = dir.resolve(MEMBERSHIP);
             if (!Files.exists(file)) {
@@ -711,6 +824,7 @@ public final class DiskSet implements AutoCloseable {
                 p.load(in);
             }
             try {
+                long set = Long.parseUnsignedLong(p.getProperty("set"), 16);
                 long id = Long.parseUnsignedLong(p.getProperty("id"), 16);
                 long generation = Long.parseLong(p.getProperty("generation"));
                 Set<Long> members = new LinkedHashSet<>();
@@ -719,7 +833,7 @@ public final class DiskSet implements AutoCloseable {
                         members.add(Long.parseUnsignedLong(m.trim(), 16));
                     }
                 }
-                return new Membership(id, generation, List.copyOf(members));
+                return new Membership(set, id, generation, List.copyOf(members));
             } catch (RuntimeException e) {
                 throw new IOException(file.toAbsolutePath() + " is not a disk-set file this version can read ("
                         + e + "); it names this directory and the others of the disk tier", e);
@@ -733,7 +847,7 @@ public final class DiskSet implements AutoCloseable {
                 members.append(members.isEmpty() ? "" : ",").append(Long.toHexString(id));
             }
             String text = "# kvtier disk tier: this directory and the others of its set (do not edit)\n"
-                    + "id=" + Long.toHexString(m.id) + "\ngeneration=" + m.generation + "\nmembers=" + members + "\n";
+                    + "set=" + Long.toHexString(m.set) + "\nid=" + Long.toHexString(m.id) + "\ngeneration=" + m.generation + "\nmembers=" + members + "\n";
             Path tmp = dir.resolve(MEMBERSHIP + ".tmp");
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {

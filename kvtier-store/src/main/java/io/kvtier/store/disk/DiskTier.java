@@ -80,6 +80,8 @@ public final class DiskTier implements AutoCloseable {
     private volatile long directWriteBytes;
     private final java.util.concurrent.atomic.AtomicLong nextDirectWrite = new java.util.concurrent.atomic.AtomicLong();
     private volatile long usedBytes;
+    /** This tier's place in its DiskSet (0 for a single directory); set once it opened. */
+    int index;
     private volatile long evictedRegions;
 
     private DiskTier(Path dir, long budget, long regionSize, Consumer<Region> onEvict, DataDirLock lock) {

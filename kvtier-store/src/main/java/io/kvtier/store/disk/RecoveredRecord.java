@@ -15,7 +15,7 @@ public record RecoveredRecord(byte[] key, long seq, long expireAt, byte type, lo
     public static final byte DAMAGED = -1;
     /**
      * Damaged records of unknown keys, each with a sequence number at most {@code seq}: no key whose newest intact
-     * record is older than {@code seq} may be served.
+     * record is older than {@code seq}, in the directory numbered {@code target} (DiskSet), may be served.
      */
     public static final byte DAMAGED_UNKNOWN = -2;
 
@@ -24,6 +24,11 @@ public record RecoveredRecord(byte[] key, long seq, long expireAt, byte type, lo
     }
 
     static RecoveredRecord damagedUnknown(long seqBound) {
-        return new RecoveredRecord(null, seqBound, 0, DAMAGED_UNKNOWN, 0, null, 0);
+        return damagedUnknown(seqBound, 0);
+    }
+
+    /** As above, found in the directory numbered {@code directory} of a DiskSet. */
+    static RecoveredRecord damagedUnknown(long seqBound, int directory) {
+        return new RecoveredRecord(null, seqBound, 0, DAMAGED_UNKNOWN, directory, null, 0);
     }
 }

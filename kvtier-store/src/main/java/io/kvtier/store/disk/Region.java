@@ -64,6 +64,11 @@ public final class Region {
         return owner;
     }
 
+    /** The index of this region's directory among the disk tier's directories (0 for a single one). */
+    public int directory() {
+        return owner == null ? 0 : owner.index;
+    }
+
     Region owner(DiskTier tier) {
         this.owner = tier;
         return this;
