@@ -188,8 +188,8 @@ class DiskFaultIT {
                     }
                 }
             }
-            // The writer says so at its next demotion that fully succeeds, within a second or so: a SET can be taken
-            // before that, into memory that a demotion cut short by the full disk had freed in part.
+            // The writer logs it once its first demotion batch since the fault is written, and that batch frees the
+            // memory a waiting SET takes as it goes: the SET can be answered a moment before the line is written.
             long logDeadline = System.nanoTime() + 10_000_000_000L;
             while (!node.logText().contains("disk tier takes writes again")) {
                 assertThat(System.nanoTime()).as("the end of the fault logged within 10 s").isLessThan(logDeadline);
