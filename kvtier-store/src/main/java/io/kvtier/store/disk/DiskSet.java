@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * the single-directory one: a key's newest record there is either its current value or a tombstone written after
  * the rest, and eviction, oldest region first, removes a directory's older records of a key before the tombstone
  * that ends them. Recovery merges all directories' records by sequence number (IndexBuilder), as it merges one
- * directory's regions. A large value streamed to a file of its own goes to the directory with the most room; its
- * later overwrite or delete tombstones it there, by the same rule.
+ * directory's regions. A large value streamed to a file of its own goes to the directory with the most room, and a
+ * value whose home's share is full (a shutdown flush keeps every new region) to the next directory in its key's
+ * order: placement is free, since the tombstones of a key's older versions went where those versions are. Damage
+ * that names no key (RegionScanner) therefore concerns only the keys whose newest record is in the same directory.
  *
  * Losing a directory. Once a second the writer asks each directory whether it is still the one locked
  * (DiskTier#checkDirectory: deleted, replaced, unmounted). A lost one's regions are handed to the eviction callback,
@@ -45,13 +47,15 @@ import org.slf4j.LoggerFactory;
  * its files are not touched (the path may now be another node's); its keys' home moves to the others. The node
  * goes on; only when every directory is lost does the tier fail as a single directory does.
  *
- * Membership. A file, disk-set, in each directory names the directory (a random id), the generation of the set and
- * its members' ids; it is written at start-up whenever the set changed and when a directory is lost. At start-up the
- * newest generation found decides: a directory it does not name was lost or left out since (its keys went
- * elsewhere, and were written, deleted or expired there), so its regions are stale and deleted before anything is
- * read (an ERROR says how many); a new, empty directory joins; a directory that holds regions but no disk-set file
- * while others have one is refused (not this store's). One directory and no file is the layout of before: nothing
- * is written.
+ * Membership. A file, disk-set, in each directory names the set (a random id), the directory (another), the set's
+ * generation and its members; it is written once every directory opened, whenever the set changed, and by the
+ * survivors when a directory is lost (before its regions are dropped). At start-up the newest generation found
+ * decides: a directory it does not name was lost or left out since (its keys went elsewhere, and were written,
+ * deleted or expired there), so its regions are stale and deleted before anything is read (an ERROR says how many);
+ * a new, empty directory joins, unless a member is missing, for then it is most often that member's drive not
+ * mounted (an operator marks a replaced drive with an empty file disk-set.replace); a directory that holds regions
+ * but no disk-set file while others have one, or another set's file, is refused. One directory and no file is the
+ * layout of before: nothing is written.
  */
 /** The disk tier over one or more directories, one DiskTier each: see the essay above. */
 public final class DiskSet implements AutoCloseable {
