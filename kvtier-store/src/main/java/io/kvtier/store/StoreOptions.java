@@ -94,6 +94,6 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
 
     /** The region size for a disk budget of {@code diskBytes}: 1/16 of it, between 1 MiB and 64 MiB. */
     public static long regionBytes(long diskBytes) {
-        return Math.max(1L << 20, Math.min(64L << 20, diskBytes / 16));
+        return io.kvtier.store.disk.RegionFiles.regionBytesFor(diskBytes);
     }
 }

@@ -216,7 +216,7 @@ public final class DiskSet implements AutoCloseable {
                 // depend on it (a tombstone or expiry record goes where the version it ends is).
                 Consumer<RecoveredRecord> tagged = r -> recovered.accept(r.type() == RecoveredRecord.DAMAGED_UNKNOWN
                         ? RecoveredRecord.damagedUnknown(r.seq(), n) : r);
-                tiers[i] = DiskTier.open(dirs.get(i), budgets[i], regionSizeFor(budgets[i]), onEvict, tagged,
+                tiers[i] = DiskTier.open(dirs.get(i), budgets[i], RegionFiles.regionBytesFor(budgets[i]), onEvict, tagged,
                         x -> each[n] = x, lock);
                 tiers[i].index = i;
             }
@@ -251,11 +251,6 @@ public final class DiskSet implements AutoCloseable {
         return new DiskSet(tiers, ids, set, generation, keep);
     }
 
-    /** The region size of a directory whose budget is {@code budget}: 1/16 of it, 1 to 64 MiB. */
-    static long regionSizeFor(long budget) {
-        return Math.max(1L << 20, Math.min(64L << 20, budget / 16));
-    }
-
     private static long freshId(long[] ids, int upTo) {
         java.security.SecureRandom random = new java.security.SecureRandom();
         while (true) {
@@ -288,7 +283,7 @@ public final class DiskSet implements AutoCloseable {
             Files.delete(p);
         }
         try (var list = Files.list(dir)) {
-            for (Path p : list.filter(f -> f.getFileName().toString().endsWith(".direct.tmp")).toList()) {
+            for (Path p : list.filter(f -> f.getFileName().toString().endsWith(DiskTier.DIRECT_SUFFIX)).toList()) {
                 Files.delete(p);
             }
         }
@@ -373,8 +368,8 @@ public final class DiskSet implements AutoCloseable {
      * while that directory is live, else to the key's home. Writer thread only.
      */
     public DiskLocation append(PendingRecord record, Region near) throws IOException {
-        int i = near != null && near.owner() != null && live[indexOf(near.owner())] ? indexOf(near.owner())
-                : home(record.key());
+        int nearIndex = near != null && near.owner() != null ? indexOf(near.owner()) : -1;
+        int i = nearIndex >= 0 && live[nearIndex] ? nearIndex : home(record.key());
         if (i < 0) {
             throw new DataDirLostException(tiers[0].dir());
         }
@@ -423,13 +418,16 @@ public final class DiskSet implements AutoCloseable {
      * last check): then it leaves the set at once, rather than at the next check a second later.
      */
     private boolean lostNow(int i) {
-        if (tiers.length == 1 || !live[i]) {
-            return tiers.length > 1;
+        if (tiers.length == 1) {
+            return false; // one directory: its failure is the tier's, as before
+        }
+        if (!live[i]) {
+            return true; // left the set already
         }
         if (stillThere(i)) {
             return false;
         }
-        lose(new ArrayList<>(List.of(i)));
+        lose(List.of(i));
         return liveCount > 0;
     }
 
@@ -701,58 +699,28 @@ public final class DiskSet implements AutoCloseable {
 
     /** Bytes the live directories may hold. */
     public long budget() {
-        long sum = 0;
-        for (int i = 0; i < tiers.length; i++) {
-            sum += live[i] ? tiers[i].budget() : 0;
-        }
-        return sum;
+        return sum(DiskTier::budget, true);
     }
 
+    /** Bytes of regions in the live directories. */
     public long usedBytes() {
+        return sum(DiskTier::usedBytes, true);
+    }
+
+    /** Regions evicted so far, in every directory. */
+    public long evictedRegions() {
+        return sum(DiskTier::evictedRegions, false);
+    }
+
+    /** Records read with O_DIRECT so far, in every directory. */
+    public long directReadCount() {
+        return sum(DiskTier::directReadCount, false);
+    }
+
+    private long sum(java.util.function.ToLongFunction<DiskTier> figure, boolean liveOnly) {
         long sum = 0;
         for (int i = 0; i < tiers.length; i++) {
-            sum += live[i] ? tiers[i].usedBytes() : 0;
-        }
-        return sum;
-    }
-
-    public long evictedRegions() {
-        long sum = 0;
-        for (DiskTier t : tiers) {
-            sum += t.evictedRegions();
-        }
-        return sum;
-    }
-
-    public long sealBytesWritten() {
-        long sum = 0;
-        for (DiskTier t : tiers) {
-            sum += t.sealBytesWritten();
-        }
-        return sum;
-    }
-
-    public boolean directIo() {
-        for (DiskTier t : tiers) {
-            if (!t.directIo()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    public long directWriteBytes() {
-        long sum = 0;
-        for (DiskTier t : tiers) {
-            sum += t.directWriteBytes();
-        }
-        return sum;
-    }
-
-    public long directReadCount() {
-        long sum = 0;
-        for (DiskTier t : tiers) {
-            sum += t.directReadCount();
+            sum += liveOnly && !live[i] ? 0 : figure.applyAsLong(tiers[i]);
         }
         return sum;
     }
@@ -764,16 +732,6 @@ public final class DiskSet implements AutoCloseable {
 
     public int liveDirectories() {
         return liveCount;
-    }
-
-    /** Whether every directory was lost (writes all fail). */
-    public boolean directoryLost() {
-        return liveCount == 0;
-    }
-
-    /** The tiers, for tests. */
-    List<DiskTier> tiers() {
-        return List.of(tiers);
     }
 
     // ---- closing ----------------------------------------------------------------------------------------------------

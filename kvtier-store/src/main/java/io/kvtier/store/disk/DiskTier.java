@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class DiskTier implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DiskTier.class);
     private static final int WRITE_BUFFER = 4 * 1024 * 1024;
-    private static final String DIRECT_SUFFIX = ".direct.tmp";
+    static final String DIRECT_SUFFIX = ".direct.tmp";
     /** Alignment of direct reads' file positions, lengths and buffer addresses: every device's logical block. */
     public static final int ALIGN = 4096;
     /** What a read's buffer needs beyond the record: room to align its address, start and end (see {@link #read}). */

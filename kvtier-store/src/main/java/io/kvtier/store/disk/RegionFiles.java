@@ -16,6 +16,11 @@ import org.slf4j.LoggerFactory;
  * and weighed against the room the filesystem leaves. Stateless.
  */
 public final class RegionFiles {
+    /** The region size for a directory whose budget is {@code budget}: 1/16 of it, between 1 MiB and 64 MiB. */
+    public static long regionBytesFor(long budget) {
+        return Math.max(1L << 20, Math.min(64L << 20, budget / 16));
+    }
+
     private static final Logger log = LoggerFactory.getLogger(RegionFiles.class);
     /** What the start-up check leaves of the filesystem's room (free space plus what the tier already holds). */
     static final double FREE_SPACE_SHARE = 0.9;

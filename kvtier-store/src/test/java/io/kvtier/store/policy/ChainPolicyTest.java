@@ -1,5 +1,6 @@
 package io.kvtier.store.policy;
 
+import static io.kvtier.store.policy.TestNode.victims;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -19,14 +20,6 @@ class ChainPolicyTest {
             nodes.add(node);
         }
         return nodes;
-    }
-
-    private static List<Long> victims(ChainPolicy policy, int n) {
-        List<Long> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(((TestNode) policy.nextVictim()).key);
-        }
-        return out;
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.kvtier.store.policy;
 
+import static io.kvtier.store.policy.TestNode.victims;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -14,14 +15,6 @@ class KvCachePolicyTest {
 
     private static TestNode chunk(long key) {
         return new TestNode(key, MIB);
-    }
-
-    private static List<Long> victims(TierPolicy policy, int n) {
-        List<Long> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(((TestNode) policy.nextVictim()).key);
-        }
-        return out;
     }
 
     @Test

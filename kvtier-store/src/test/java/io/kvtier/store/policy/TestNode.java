@@ -5,6 +5,15 @@ final class TestNode extends ChainNode {
     final long key;
     private final long weight;
 
+    /** The keys of the next {@code n} victims {@code policy} picks, in order. */
+    static java.util.List<Long> victims(TierPolicy policy, int n) {
+        java.util.List<Long> out = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(((TestNode) policy.nextVictim()).key);
+        }
+        return out;
+    }
+
     TestNode(long key, long weight) {
         this.key = key;
         this.weight = weight;
