@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run a kvtier node (Redis protocol; memory tier swapping to a disk tier).")
 final class ServerCommand implements Callable<Integer> {
-    static final List<String> SETTINGS = List.of("port", "bind", "dir", "disk-dir", "memory", "disk", "requirepass",
+    static final List<String> SETTINGS = List.of("port", "bind", "dir", "disk-dir", "memory", "disk", "disk-write-limit", "requirepass",
             "max-value", "metrics-port", "kv-events", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
@@ -56,6 +56,12 @@ final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--disk", paramLabel = "SIZE", description = "Disk tier budget (default 8g).")
     String disk;
+
+    @Option(names = "--disk-write-limit", paramLabel = "SIZE", description = "Most bytes per second the disk tier "
+            + "writes for values leaving memory; over it, KV-cache-sized values (64 KiB or more) never read since "
+            + "they were written are dropped instead, unless dropped once before (docs/simulate.md, \"Disk "
+            + "admission\"). Default 0: no limit, every value leaving memory is written.")
+    String diskWriteLimit;
 
     @Option(names = "--requirepass", paramLabel = "PASS", description = "Password for AUTH (default none).")
     String requirePass;
@@ -310,7 +316,8 @@ final class ServerCommand implements Callable<Integer> {
                 fraction("pin-share", pick(pinShare, file, "pin-share", Double.toString(d.pinShare()))),
                 size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null,
                 clientLimits(file, d.clientLimits()), null, 0);
-        options = options.withKvEvents(integer("kv-events", pick(kvEvents, file, "kv-events", "0")));
+        options = options.withKvEvents(integer("kv-events", pick(kvEvents, file, "kv-events", "0")))
+                .withDiskWriteLimit(size("disk-write-limit", pick(diskWriteLimit, file, "disk-write-limit", null), 0));
         String more = pick(diskDir, file, "disk-dir", null);
         if (more != null && !more.isBlank()) {
             List<Path> dirs = new java.util.ArrayList<>();

@@ -56,6 +56,17 @@ class ServerCommandTest {
     }
 
     @Test
+    void theDiskWriteLimitIsASizePerSecondInFlagsOrConfigFileAndReachesTheStore() throws Exception {
+        assertThat(parse().diskWriteLimit()).isZero();
+        assertThat(parse("--disk-write-limit", "1g").storeOptions().diskWriteLimit()).isEqualTo(1L << 30);
+        Path conf = tmp.resolve("w.conf");
+        Files.writeString(conf, "disk-write-limit 500m\n");
+        assertThat(parse("--config", conf.toString()).diskWriteLimit()).isEqualTo(500L << 20);
+        assertThatThrownBy(() -> parse("--disk-write-limit", "fast")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--disk-write-limit");
+    }
+
+    @Test
     void mapsEveryFlag() throws Exception {
         ServerOptions o = parse("--port", "7000", "--bind", "127.0.0.1 ::1", "--dir", "/tmp/x", "--memory", "64m",
                 "--disk", "2g", "--requirepass", "pw", "--max-value", "16m", "--metrics-port", "9100",

@@ -38,6 +38,7 @@ final class DiskWriter implements Runnable {
     }
 
     private final TieredStore store;
+    private final DiskAdmission admission; // writer thread only
     private final LinkedBlockingQueue<Job> jobs = new LinkedBlockingQueue<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
     private final Map<Region, List<Entry>> residents = new HashMap<>(); // writer thread (and recovery) only
@@ -50,6 +51,12 @@ final class DiskWriter implements Runnable {
 
     DiskWriter(TieredStore store) {
         this.store = store;
+        this.admission = new DiskAdmission(store.options.diskWriteLimit());
+        if (admission.limited()) {
+            log.info("disk write limit {} bytes/s: values of 64 KiB or more that leave memory unread are dropped "
+                    + "while demotions are over it (a value dropped once is written the next time)",
+                    admission.bytesPerSecond());
+        }
         this.thread = TieredStore.daemon(this, "kvtier-disk-writer");
     }
 
@@ -243,7 +250,17 @@ final class DiskWriter implements Runnable {
      * demoting the hot set along with the cold scan the policy is there to absorb.
      */
     private int demoteBatch(long wanted) throws IOException {
+        return demoteBatch(wanted, true);
+    }
+
+    /**
+     * As {@link #demoteBatch(long)}; with {@code admit} false (the shutdown flush) every dirty victim is written,
+     * whatever the disk write limit's {@link DiskAdmission} would say.
+     */
+    private int demoteBatch(long wanted, boolean admit) throws IOException {
         List<Entry> dirty = new ArrayList<>();
+        List<Entry> refused = new ArrayList<>();
+        long now = System.nanoTime();
         List<MemoryValue> pinned = new ArrayList<>();
         List<MemoryValue> dropped = new ArrayList<>();
         long bytes = 0;
@@ -270,6 +287,12 @@ final class DiskWriter implements Runnable {
                         e.moveTo(EntryState.DISK, store.counters);
                         cleanDemoted.add(e);
                         moved++;
+                    } else if (admit && !admission.admits(e.key.fingerprint, e.length, e.read != 0, now)) {
+                        dropped.add(e.memory); // not written: lost, as an evicted region's values are
+                        e.memory = null;
+                        e.moveTo(EntryState.EVICTED, store.counters);
+                        refused.add(e);
+                        moved++;
                     } else if (e.memory.tryRetain()) {
                         pinned.add(e.memory);
                         e.moveTo(EntryState.DEMOTING, store.counters);
@@ -283,7 +306,15 @@ final class DiskWriter implements Runnable {
         }
         dropped.forEach(MemoryValue::release);
         cleanDemoted.forEach(e -> store.moved(e, Residence.DISK));
-        store.counters.demotions.add(moved);
+        for (Entry e : refused) {
+            store.unindex(e);
+            store.counters.admissionDropped.increment();
+            store.counters.admissionDroppedBytes.add(e.length);
+            store.counters.evictions.increment();
+            store.counters.evictedBytes.add(e.length);
+            store.gone(e, KeyListener.Removal.LOST, store.sequence());
+        }
+        store.counters.demotions.add(moved - refused.size());
         return moved + writeDemoted(dirty, pinned);
     }
 
@@ -449,7 +480,7 @@ final class DiskWriter implements Runnable {
             }
             while (failure == null) {
                 try {
-                    int n = demoteBatch(Long.MAX_VALUE);
+                    int n = demoteBatch(Long.MAX_VALUE, false);
                     if (n == 0) {
                         break;
                     }

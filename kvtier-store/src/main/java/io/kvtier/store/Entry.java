@@ -26,6 +26,8 @@ final class Entry extends PolicyNode {
     private byte diskHits;  // guarded by this; decides promotion, saturates
     /** 1 while a prefetched memory copy has not been read yet (KVC.PREFETCH's used/wasted); guarded by this. */
     byte prefetched;
+    /** 1 once read from memory (a hit the policy counted): DiskAdmission writes such a value under a cap. Racy, benign. */
+    byte read;
     Entry timerPrev;        // guarded by the ExpiryWheel's lock; null when not scheduled
     Entry timerNext;        // guarded by the ExpiryWheel's lock; null when not scheduled
 

@@ -10,6 +10,7 @@ import java.util.Set;
  *     │  ▲                                  │
  *     │  └──write failed, back in memory────┘
  *     ├──demoter picks it (clean: already on disk)──────────────────▶ DISK
+ *     ├──demoter picks it, the disk write limit refuses it (DiskAdmission)──▶ EVICTED
  *     └──▶ DELETED (DEL, overwrite, expiry, FLUSHALL)                   │
  *   DISK ──second hit: promoted, keeps its disk copy (clean)──▶ MEMORY  │
  *   DISK ──its region evicted for room (the only real loss)──▶ EVICTED  │
@@ -23,7 +24,7 @@ enum EntryState {
     private Set<EntryState> next;
 
     static {
-        MEMORY.next = EnumSet.of(DEMOTING, DISK, DELETED);
+        MEMORY.next = EnumSet.of(DEMOTING, DISK, EVICTED, DELETED);
         DEMOTING.next = EnumSet.of(DISK, MEMORY, DELETED);
         DISK.next = EnumSet.of(MEMORY, EVICTED, DELETED);
         EVICTED.next = EnumSet.noneOf(EntryState.class);

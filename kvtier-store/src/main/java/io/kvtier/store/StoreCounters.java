@@ -16,6 +16,8 @@ final class StoreCounters {
     final LongAdder prefetched = new LongAdder();     // KVC.PREFETCH: values copied from disk into memory
     final LongAdder prefetchUsed = new LongAdder();   // ...read from memory before they left it
     final LongAdder prefetchWasted = new LongAdder(); // ...left memory (demoted, deleted) unread
+    final LongAdder admissionDropped = new LongAdder();      // left memory unread, not written (DiskAdmission)
+    final LongAdder admissionDroppedBytes = new LongAdder();
     final LongAdder evictions = new LongAdder();
     final LongAdder evictedBytes = new LongAdder();
     final LongAdder corruptReads = new LongAdder();

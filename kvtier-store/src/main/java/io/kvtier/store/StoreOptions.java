@@ -9,10 +9,11 @@ import java.util.List;
  * wait for memory before its write fails, how many bytes of memory pinned keys may hold (at most half the memory
  * budget: larger values bypass memory), the heap the key index may take ({@link IndexBudget}), and more directories
  * for the disk tier, one per drive ({@code moreDiskDirs}: the disk budget is shared equally between the data
- * directory and them). Validated on construction; messages name the value and limit.
+ * directory and them), and a cap on the disk tier's demotion writes in bytes per second ({@code diskWriteLimit}, 0 for
+ * none: {@link DiskAdmission}). Validated on construction; messages name the value and limit.
  */
 public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
-                          long pinBytes, long indexBytes, List<Path> moreDiskDirs) {
+                          long pinBytes, long indexBytes, List<Path> moreDiskDirs, long diskWriteLimit) {
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MIN_DISK = 16L << 20;
     /** The least a disk directory's share may be: two regions of the smallest size. */
@@ -54,10 +55,19 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
                         + "is the first disk directory)");
             }
         }
+        if (diskWriteLimit < 0) {
+            throw new IllegalArgumentException("disk write limit " + diskWriteLimit + " must be 0 (none) or positive");
+        }
         if (diskBytes / (1 + moreDiskDirs.size()) < MIN_DISK_PER_DIRECTORY) {
             throw new IllegalArgumentException("disk budget " + diskBytes + " over " + (1 + moreDiskDirs.size())
                     + " directories leaves each less than " + MIN_DISK_PER_DIRECTORY + " bytes");
         }
+    }
+
+    /** Options without a disk write limit. */
+    public StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
+                        long pinBytes, long indexBytes, List<Path> moreDiskDirs) {
+        this(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes, moreDiskDirs, 0);
     }
 
     /** Options without more disk directories. */
@@ -77,7 +87,13 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
     /** These options with {@code dirs} as more disk directories. */
     public StoreOptions withMoreDiskDirs(List<Path> dirs) {
         return new StoreOptions(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes,
-                dirs);
+                dirs, diskWriteLimit);
+    }
+
+    /** These options with demotion writes capped at {@code bytesPerSecond} (0: no cap; {@link DiskAdmission}). */
+    public StoreOptions withDiskWriteLimit(long bytesPerSecond) {
+        return new StoreOptions(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes,
+                moreDiskDirs, bytesPerSecond);
     }
 
     /** Options with the default index budget for these memory and disk budgets ({@link IndexBudget#defaultBytes}). */

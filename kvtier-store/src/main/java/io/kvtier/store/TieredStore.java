@@ -955,6 +955,7 @@ public final class TieredStore implements AutoCloseable {
      * everything else, a lock-free count (the sweep gives a counted chunk another round).
      */
     private void touched(Entry e) {
+        e.read = 1;
         if (policy.ordersOnTouch(e) && policyLock.tryLock()) {
             try {
                 if (e.isQueued()) {

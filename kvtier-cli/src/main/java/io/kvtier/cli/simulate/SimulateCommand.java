@@ -51,6 +51,11 @@ public final class SimulateCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     List<String> disk;
 
+    @Option(names = "--disk-write-limit", paramLabel = "RATES", split = ",", defaultValue = "0",
+            description = "The store's --disk-write-limit to try with each budget, bytes per second, "
+                    + "comma-separated; 0 = none (default: ${DEFAULT-VALUE}). Needs a trace with times.")
+    List<String> diskWriteLimits;
+
     @Option(names = "--trace", paramLabel = "FILE",
             description = "JSONL trace, one request a line: {\"session\": \"u1\", \"turn\": 0, \"prompt_tokens\": "
                     + "1024, \"new_tokens\": 256} (+ optional time, prefix, prefix_tokens), or Mooncake's format, "
@@ -184,13 +189,23 @@ public final class SimulateCommand implements Callable<Integer> {
                 thinkTime, arrivalWindow, maxContext, seed);
     }
 
-    /** Every memory budget with every disk budget, memory-major, in the order given. */
+    /**
+     * Every memory budget with every disk budget and every disk write limit, memory-major, in the order given (disk 0,
+     * no disk tier, once, without a limit).
+     */
     List<Budget> budgets() {
         List<Budget> budgets = new ArrayList<>();
         for (String m : memory) {
             long memoryBytes = size("--memory", m);
             for (String d : disk) {
-                budgets.add(new Budget(memoryBytes, size("--disk", d)));
+                long diskBytes = size("--disk", d);
+                if (diskBytes == 0) { // no disk tier: nothing to limit
+                    budgets.add(new Budget(memoryBytes, 0));
+                    continue;
+                }
+                for (String w : diskWriteLimits) {
+                    budgets.add(new Budget(memoryBytes, diskBytes, size("--disk-write-limit", w)));
+                }
             }
         }
         return budgets;

@@ -69,7 +69,9 @@ final class SweepJson {
                 "memory_read_bytes", r.memoryReadBytes(), "disk_read_bytes", r.diskReadBytes(),
                 "written_bytes", r.writtenBytes(), "disk_written_bytes", r.diskWrittenBytes(),
                 "evicted_bytes", r.evictedBytes(), "promotions", r.promotions(),
-                "evicted_regions", r.evictedRegions(), "policy", r.policy().label());
+                "evicted_regions", r.evictedRegions(), "policy", r.policy().label(),
+                "disk_write_limit", r.budget().diskWriteLimit(), "admission_dropped_bytes",
+                r.admissionDroppedBytes());
         if (blocks) {
             o.put("hit_blocks", r.hitChunks());
             o.put("looked_up_blocks", r.lookedUpChunks());

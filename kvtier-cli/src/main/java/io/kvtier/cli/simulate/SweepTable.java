@@ -26,12 +26,15 @@ final class SweepTable {
      * @param policies whether to add the {@code POLICY} column (several policies compared)
      */
     static String format(List<SimulationResult> results, boolean blocks, boolean policies) {
+        boolean limits = results.stream().anyMatch(r -> r.budget().diskWriteLimit() > 0);
         StringBuilder out = new StringBuilder();
-        out.append(row(blocks, policies, "MEMORY", "DISK", "TOTAL", "POLICY", "HIT", "BLK HIT", "ALL BLK",
-                "MEM HIT", "DISK HIT", "READ MEM", "READ DISK", "WRITTEN", "TO DISK", "EVICTED"));
+        out.append(row(blocks, policies, limits, "MEMORY", "DISK", "TOTAL", "W LIMIT", "POLICY", "HIT", "BLK HIT",
+                "ALL BLK", "MEM HIT", "DISK HIT", "READ MEM", "READ DISK", "WRITTEN", "TO DISK", "EVICTED"));
         for (SimulationResult r : results) {
-            out.append(row(blocks, policies, Units.bytes(r.budget().memoryBytes()),
-                    Units.bytes(r.budget().diskBytes()), Units.bytes(r.budget().totalBytes()), r.policy().label(),
+            long limit = r.budget().diskWriteLimit();
+            out.append(row(blocks, policies, limits, Units.bytes(r.budget().memoryBytes()),
+                    Units.bytes(r.budget().diskBytes()), Units.bytes(r.budget().totalBytes()),
+                    limit == 0 ? "none" : Units.bytes(limit) + "/s", r.policy().label(),
                     percent(r.hitRate()), percent(r.chunkHitRate()), percent(r.allChunkHitRate()),
                     percent(r.memoryHitRate()), percent(r.diskHitRate()), Units.bytes(r.memoryReadBytes()),
                     Units.bytes(r.diskReadBytes()), Units.bytes(r.writtenBytes()), Units.bytes(r.diskWrittenBytes()),
@@ -40,23 +43,30 @@ final class SweepTable {
         return out.toString();
     }
 
-    /** One line: the policy (4th cell) only with {@code policies}, the block rates (6th, 7th) with {@code blocks}. */
-    private static String row(boolean blocks, boolean policies, String... cells) {
+    /**
+     * One line: the write limit (4th cell) only with {@code limits}, the policy (5th) only with {@code policies},
+     * the block rates (7th, 8th) with {@code blocks}.
+     */
+    private static String row(boolean blocks, boolean policies, boolean limits, String... cells) {
         StringBuilder format = new StringBuilder("  %-9s %-9s %-9s");
         List<Object> shown = new ArrayList<>(List.of(cells[0], cells[1], cells[2]));
-        if (policies) {
-            format.append(" %-7s");
+        if (limits) {
+            format.append(" %-11s");
             shown.add(cells[3]);
         }
+        if (policies) {
+            format.append(" %-7s");
+            shown.add(cells[4]);
+        }
         format.append(" %8s");
-        shown.add(cells[4]);
+        shown.add(cells[5]);
         if (blocks) {
             format.append(" %8s %8s");
-            shown.add(cells[5]);
             shown.add(cells[6]);
+            shown.add(cells[7]);
         }
         format.append(" %8s %8s  %-10s %-10s %-10s %-10s %-10s%n");
-        for (int i = 7; i < cells.length; i++) {
+        for (int i = 8; i < cells.length; i++) {
             shown.add(cells[i]);
         }
         return String.format(Locale.ROOT, format.toString(), shown.toArray());

@@ -20,8 +20,11 @@ public final class BlockTrace implements ChunkedTrace {
     private final int[] newTokens;
     private final int[] firstBlock; // request r's ids are blockIds[firstBlock[r] .. firstBlock[r + 1])
     private final long[] blockIds;
+    private final double[] time;    // seconds, in serving order; null: the trace has no times
 
-    private BlockTrace(int blockTokens, int[] promptTokens, int[] newTokens, int[] firstBlock, long[] blockIds) {
+    private BlockTrace(int blockTokens, int[] promptTokens, int[] newTokens, int[] firstBlock, long[] blockIds,
+                       double[] time) {
+        this.time = time;
         this.blockTokens = blockTokens;
         this.promptTokens = promptTokens;
         this.newTokens = newTokens;
@@ -39,6 +42,16 @@ public final class BlockTrace implements ChunkedTrace {
 
     public int blockTokens() {
         return blockTokens;
+    }
+
+    @Override
+    public boolean timed() {
+        return time != null;
+    }
+
+    @Override
+    public double time(int request) {
+        return time == null ? 0 : time[request];
     }
 
     @Override
@@ -207,7 +220,7 @@ public final class BlockTrace implements ChunkedTrace {
                 System.arraycopy(ids, start[j], blockIds, first[i], blockCount[j]);
                 first[i + 1] = first[i] + blockCount[j];
             }
-            return new BlockTrace(blockTokens, pr, an, first, blockIds);
+            return new BlockTrace(blockTokens, pr, an, first, blockIds, order.times(served));
         }
     }
 }

@@ -14,6 +14,7 @@ final class ChunkEntry extends ChainNode {
     boolean inMemory;
     RegionLogModel.Region region; // the disk copy, or null
     int diskHits;
+    boolean read;                 // read from memory since it was stored (DiskAdmission's rule)
 
     ChunkEntry(long key, long length) {
         this.key = key;

@@ -14,6 +14,12 @@ public sealed interface ChunkedTrace permits Trace, BlockTrace {
 
     int newTokens(int request);
 
+    /** Whether the requests have arrival times ({@link #time}). */
+    boolean timed();
+
+    /** Seconds from the trace's start at which {@code request} arrives; 0 for every request of an untimed trace. */
+    double time(int request);
+
     /** Sum of all prompts' tokens: the denominator of the hit rate. */
     long totalPromptTokens();
 

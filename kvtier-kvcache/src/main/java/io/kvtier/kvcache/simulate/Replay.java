@@ -25,6 +25,7 @@ public final class Replay {
     /** As {@link #run(ChunkedTrace, ChunkOptions, Budget)}, the memory tier evicting by {@code policy}. */
     public static SimulationResult run(ChunkedTrace trace, ChunkOptions chunks, Budget budget, Policy policy) {
         checkReplayable(trace, chunks);
+        checkTimed(trace, budget);
         String refusal = TierModel.refusal(budget, chunks.chunkBytes());
         if (refusal != null) {
             throw new IllegalArgumentException(refusal);
@@ -39,6 +40,14 @@ public final class Replay {
         }
     }
 
+    /** Refuses a disk write limit on a trace without times: a rate needs a clock. */
+    static void checkTimed(ChunkedTrace trace, Budget budget) {
+        if (budget.diskWriteLimit() > 0 && !trace.timed()) {
+            throw new IllegalArgumentException("--disk-write-limit is a rate and needs a trace with times ("
+                    + "\"time\" or \"timestamp\" on every request); this trace has none");
+        }
+    }
+
     static SimulationResult replay(ChunkedTrace trace, ChunkOptions chunks, Budget budget, TierModel store,
                                    Policy policy) {
         int c = chunks.chunkTokens();
@@ -47,6 +56,7 @@ public final class Replay {
         long lookedUpChunks = 0;
         long allChunks = 0;
         for (int r = 0; r < trace.size(); r++) {
+            store.clock(trace.time(r));
             int promptChunks = trace.promptTokens(r) / c;
             lookedUpChunks += promptChunks;
             allChunks += (trace.promptTokens(r) + c - 1) / c;
@@ -76,7 +86,7 @@ public final class Replay {
                 diskHitChunks * c, store.counters.memoryReadBytes, store.counters.diskReadBytes,
                 store.counters.writtenBytes, store.counters.diskWrittenBytes, store.counters.evictedBytes,
                 store.counters.promotions, store.evictedRegions(), memoryHitChunks + diskHitChunks, lookedUpChunks,
-                allChunks, policy);
+                allChunks, policy, store.counters.admissionDroppedBytes);
     }
 
     /**

@@ -38,6 +38,18 @@ final class ServingOrder {
         time[size++] = t == null ? 0 : t;
     }
 
+    /** The times of the requests at {@code served} (input indexes), in seconds; {@code null} for a trace without. */
+    double[] times(int[] served) {
+        if (!Boolean.TRUE.equals(timed)) {
+            return null;
+        }
+        double[] t = new double[served.length];
+        for (int i = 0; i < served.length; i++) {
+            t[i] = time[served[i]];
+        }
+        return t;
+    }
+
     /** The input indexes of the requests added so far, in serving order. */
     int[] order() {
         Integer[] order = new Integer[size];

@@ -17,7 +17,8 @@ package io.kvtier.kvcache.simulate;
 public record SimulationResult(Budget budget, long requests, long promptTokens, long memoryHitTokens,
                                long diskHitTokens, long memoryReadBytes, long diskReadBytes, long writtenBytes,
                                long diskWrittenBytes, long evictedBytes, long promotions, long evictedRegions,
-                               long hitChunks, long lookedUpChunks, long allChunks, Policy policy) {
+                               long hitChunks, long lookedUpChunks, long allChunks, Policy policy,
+                               long admissionDroppedBytes) {
     public long hitTokens() {
         return memoryHitTokens + diskHitTokens;
     }

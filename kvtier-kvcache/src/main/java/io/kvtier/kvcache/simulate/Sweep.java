@@ -34,6 +34,7 @@ public final class Sweep {
                               int threads) {
         Replay.checkReplayable(trace, chunks);
         for (Budget b : budgets) {
+            Replay.checkTimed(trace, b);
             String refusal = TierModel.refusal(b, chunks.chunkBytes());
             if (refusal != null) {
                 throw new IllegalArgumentException(refusal);

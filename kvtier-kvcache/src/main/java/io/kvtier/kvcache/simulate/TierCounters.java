@@ -9,4 +9,5 @@ final class TierCounters {
     long evictedBytes;
     long evictions;
     long promotions;
+    long admissionDroppedBytes; // left memory unread, refused by the disk write limit (also in evictedBytes)
 }

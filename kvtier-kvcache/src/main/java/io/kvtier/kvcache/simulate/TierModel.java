@@ -1,5 +1,6 @@
 package io.kvtier.kvcache.simulate;
 
+import io.kvtier.store.DiskAdmission;
 import io.kvtier.store.TieringRules;
 import io.kvtier.store.disk.DirectWrite;
 import io.kvtier.store.disk.RecordFormat;
@@ -19,6 +20,8 @@ import java.util.List;
  * victims only drop their memory copy, dirty ones are appended; a record whose region a later record of the batch
  * evicted stays in memory), DiskTier's region log (RegionLogModel), DiskWriter.onRegionEvicted and
  * TieredStore.maybePromote (a disk hit promotes on the second hit if memory has room now, keeping the disk copy).
+ * Under a disk write limit the store's own DiskAdmission decides which dirty victims are written, on the trace's
+ * clock (each request's arrival time).
  *
  * Simplified: the demoter thread runs to completion right after each write or promotion that leaves free memory
  * under the watermark, where the real one runs concurrently (so a real burst of writes can briefly wait for memory;
@@ -36,6 +39,8 @@ final class TierModel {
     private final io.kvtier.store.policy.TierPolicy policy;
     private final RegionLogModel disk;             // null: no disk tier
     private final ChunkIndex index = new ChunkIndex();
+    private final DiskAdmission admission;
+    private long nowNanos;
     private long memoryUsed;
     final TierCounters counters = new TierCounters();
 
@@ -51,6 +56,12 @@ final class TierModel {
         this.policy = kind.create(memoryBudget);
         this.disk = budget.hasDisk() ? new RegionLogModel(budget.diskBytes(), budget.regionBytes(), this::evicted)
                 : null;
+        this.admission = new DiskAdmission(budget.diskWriteLimit());
+    }
+
+    /** The trace's clock, for the disk write limit's bucket: the request about to be served arrives now. */
+    void clock(double seconds) {
+        nowNanos = (long) (seconds * 1e9);
     }
 
     /** Whether the store would accept a value of {@code length} bytes, or why not. */
@@ -91,6 +102,7 @@ final class TierModel {
             e.parent = index.get(parentKey);
         }
         if (e.inMemory) {
+            e.read = true;
             policy.touch(e);
             counters.memoryReadBytes += e.length;
             return Hit.MEMORY;
@@ -170,6 +182,11 @@ final class TierModel {
             freed += MemoryTier.footprintOf(e.length);
             if (e.region != null) {
                 leaveMemory(e);
+                moved++;
+            } else if (disk != null && !admission.admits(e.fingerprint(), e.length, e.read, nowNanos)) {
+                leaveMemory(e); // DiskWriter.demoteBatch: refused by the write limit, lost
+                lose(e);
+                counters.admissionDroppedBytes += e.length;
                 moved++;
             } else {
                 dirty.add(e);

@@ -22,8 +22,11 @@ public final class Trace implements ChunkedTrace {
     private final int[] prefix;        // -1: none
     private final int[] prefixTokens;
     private final int sessions;
+    private final double[] time;       // seconds, in serving order; null: the trace has no times
 
-    private Trace(int[] session, int[] promptTokens, int[] newTokens, int[] prefix, int[] prefixTokens, int sessions) {
+    private Trace(int[] session, int[] promptTokens, int[] newTokens, int[] prefix, int[] prefixTokens, int sessions,
+                  double[] time) {
+        this.time = time;
         this.session = session;
         this.promptTokens = promptTokens;
         this.newTokens = newTokens;
@@ -34,6 +37,16 @@ public final class Trace implements ChunkedTrace {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    @Override
+    public boolean timed() {
+        return time != null;
+    }
+
+    @Override
+    public double time(int request) {
+        return time == null ? 0 : time[request];
     }
 
     @Override
@@ -248,7 +261,7 @@ public final class Trace implements ChunkedTrace {
                 px[i] = prefix[j];
                 pt[i] = prefixTokens[j];
             }
-            return new Trace(s, pr, an, px, pt, sessionIds.size());
+            return new Trace(s, pr, an, px, pt, sessionIds.size(), order.times(served));
         }
     }
 }

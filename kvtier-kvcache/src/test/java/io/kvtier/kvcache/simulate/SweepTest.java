@@ -1,6 +1,7 @@
 package io.kvtier.kvcache.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
@@ -63,6 +64,15 @@ class SweepTest {
         assertThat(r.getLast().hitRate()).as("1 GiB of disk holds nearly all")
                 .isGreaterThan(outcome.unlimited().hitRate() - 0.02);
         assertThat(r.getLast().diskHitRate()).isPositive();
+    }
+
+    @Test
+    void aDiskWriteLimitNeedsATraceWithTimes() {
+        Trace untimed = Trace.builder().add("a", 0, null, 2048, 100, null, 0).build();
+        assertThatThrownBy(() -> Sweep.run(untimed, new ChunkOptions(256, 1024, false),
+                List.of(new Budget(64L << 20, 1L << 30, 1L << 20)), 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--disk-write-limit is a rate and needs a trace with times");
     }
 
     @Test

@@ -129,4 +129,47 @@ class TierModelTest {
         assertThat(store.counters.evictedBytes).isEqualTo(7 * CHUNK);
         assertThat(store.counters.diskWrittenBytes).isZero();
     }
+
+    @Test
+    void underADiskWriteLimitUnreadChunksAreDroppedOnceTheBucketIsEmpty() {
+        // 1 byte/s: the bucket is its 64 MiB floor, 256 chunks, and refills by nothing over the test
+        TierModel store = new TierModel(new Budget(MiB, 1024 * MiB, 1));
+        store.clock(0);
+        for (long k = 0; k < 300; k++) {
+            store.put(k, CHUNK); // memory keeps the last 3: 297 leave it unread
+        }
+
+        assertThat(store.where(0)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(255)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(256)).as("the bucket was empty").isEqualTo(TierModel.Hit.MISS);
+        assertThat(store.where(296)).isEqualTo(TierModel.Hit.MISS);
+        assertThat(store.where(297)).isEqualTo(TierModel.Hit.MEMORY);
+        assertThat(store.counters.diskWrittenBytes).isEqualTo(256 * CHUNK);
+        assertThat(store.counters.admissionDroppedBytes).isEqualTo(41 * CHUNK);
+        assertThat(store.counters.evictedBytes).as("dropped chunks are lost ones").isEqualTo(41 * CHUNK);
+
+        store.get(299); // read in memory: written when it leaves, whatever the bucket holds
+        store.put(256, CHUNK); // dropped once, stored again: its second chance
+        for (long k = 300; k < 306; k++) {
+            store.put(k, CHUNK);
+        }
+        assertThat(store.where(299)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(256)).isEqualTo(TierModel.Hit.DISK);
+        assertThat(store.where(298)).isEqualTo(TierModel.Hit.MISS);
+    }
+
+    @Test
+    void theBucketRefillsOnTheTracesClock() {
+        TierModel store = new TierModel(new Budget(MiB, 1024 * MiB, CHUNK)); // 256 KiB/s, a 64 MiB bucket
+        store.clock(0);
+        for (long k = 0; k < 300; k++) {
+            store.put(k, CHUNK);
+        }
+        long dropped = store.counters.admissionDroppedBytes;
+        store.clock(10); // ten seconds: ten chunks' worth
+        for (long k = 300; k < 320; k++) {
+            store.put(k, CHUNK);
+        }
+        assertThat(store.counters.admissionDroppedBytes - dropped).isEqualTo(10 * CHUNK);
+    }
 }

@@ -349,6 +349,9 @@ final class InfoReport {
         f.put("evictions", st.evictions());
         f.put("evicted_bytes", st.evictedBytes());
         f.put("evicted_regions", st.evictedRegions());
+        f.put("disk_write_limit", st.diskWriteLimit());
+        f.put("disk_admission_dropped", st.admissionDropped());
+        f.put("disk_admission_dropped_bytes", st.admissionDroppedBytes());
         f.put("corrupt_reads", st.corruptReads());
         f.put("memory_waiting_bytes", st.waitingBytes());
     }

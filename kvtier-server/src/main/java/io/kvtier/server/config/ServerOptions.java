@@ -32,7 +32,8 @@ public record ServerOptions(
         ClientLimits clientLimits,
         TlsSettings tls,
         int kvEventsPort,
-        List<Path> moreDiskDirs) {
+        List<Path> moreDiskDirs,
+        long diskWriteLimit) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -121,7 +122,11 @@ public record ServerOptions(
                     + "--requirepass, bind 127.0.0.1, or pass --protected-mode no if the network is trusted");
         }
         moreDiskDirs = List.copyOf(moreDiskDirs == null ? List.of() : moreDiskDirs);
-        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs); // the store's half
+        if (diskWriteLimit < 0) {
+            throw new IllegalArgumentException("--disk-write-limit " + diskWriteLimit + " must be 0 (none) or a size "
+                    + "per second");
+        }
+        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs, diskWriteLimit);
     }
 
     /** Options whose disk tier is the data directory alone. */
@@ -131,24 +136,32 @@ public record ServerOptions(
                          ClusterSettings cluster, ClientLimits clientLimits, TlsSettings tls, int kvEventsPort) {
         this(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode, metricsPort,
                 maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster, clientLimits,
-                tls, kvEventsPort, List.of());
+                tls, kvEventsPort, List.of(), 0);
     }
 
     private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue, double pinShare,
-                                             long index, List<Path> moreDiskDirs) {
+                                             long index, List<Path> moreDiskDirs, long diskWriteLimit) {
         return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare), index,
-                moreDiskDirs);
+                moreDiskDirs, diskWriteLimit);
     }
 
     public StoreOptions storeOptions() {
-        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs);
+        return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs,
+                diskWriteLimit);
+    }
+
+    /** These options with demotion writes capped at {@code bytesPerSecond} (--disk-write-limit; 0: no cap). */
+    public ServerOptions withDiskWriteLimit(long bytesPerSecond) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
+                clientLimits, tls, kvEventsPort, moreDiskDirs, bytesPerSecond);
     }
 
     /** These options with the disk tier also in {@code dirs} (--disk-dir), one per drive. */
     public ServerOptions withMoreDiskDirs(List<Path> dirs) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, tls, kvEventsPort, dirs);
+                clientLimits, tls, kvEventsPort, dirs, diskWriteLimit);
     }
 
     /**
@@ -183,14 +196,14 @@ public record ServerOptions(
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings,
-                clientLimits, tls, kvEventsPort, moreDiskDirs);
+                clientLimits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit);
     }
 
     /** These options with {@code limits} on what clients may hold and how long they may idle. */
     public ServerOptions withClientLimits(ClientLimits limits) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                limits, tls, kvEventsPort, moreDiskDirs);
+                limits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit);
     }
 
     /**
@@ -200,14 +213,14 @@ public record ServerOptions(
     public ServerOptions withTls(TlsSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, settings, kvEventsPort, moreDiskDirs);
+                clientLimits, settings, kvEventsPort, moreDiskDirs, diskWriteLimit);
     }
 
     /** These options publishing store events on {@code eventsPort} (0: off), replays and snapshots on the one above. */
     public ServerOptions withKvEvents(int eventsPort) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, tls, eventsPort, moreDiskDirs);
+                clientLimits, tls, eventsPort, moreDiskDirs, diskWriteLimit);
     }
 
     /** Whether the node listens for plain (non-TLS) clients: always, unless --port 0 with a TLS port. */

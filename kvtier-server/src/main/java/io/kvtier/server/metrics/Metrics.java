@@ -90,8 +90,10 @@ public final class Metrics implements AutoCloseable {
         single("kvtier_prefetch_used", "Prefetched values read from memory", store, StoreStats::prefetchUsed);
         single("kvtier_prefetch_wasted", "Prefetched values that left memory unread", store,
                 StoreStats::prefetchWasted);
-        single("kvtier_evictions", "Values lost because the disk tier evicted their region", store,
-                StoreStats::evictions);
+        single("kvtier_evictions", "Values lost: the disk tier evicted their region, or the disk write limit refused "
+                + "them", store, StoreStats::evictions);
+        single("kvtier_disk_admission_dropped", "Values that left memory unread and were not written, under "
+                + "--disk-write-limit", store, StoreStats::admissionDropped);
         single("kvtier_corrupt_reads", "Disk records that failed their checksum (served as misses)", store,
                 StoreStats::corruptReads);
         GaugeWithCallback.builder().name("kvtier_keys").help("Keys in the store")
