@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run a kvtier node (Redis protocol; memory tier swapping to a disk tier).")
 final class ServerCommand implements Callable<Integer> {
-    static final List<String> SETTINGS = List.of("port", "bind", "dir", "disk-dir", "memory", "disk", "disk-write-limit", "requirepass",
+    static final List<String> SETTINGS = List.of("port", "bind", "dir", "disk-dir", "memory", "disk", "disk-write-limit", "shm", "requirepass",
             "max-value", "metrics-port", "kv-events", "protected-mode", "max-clients", "disk-threads", "io-threads", "pin-share",
             "index-memory", "client-query-buffer-limit", "maxmemory-clients", "timeout", "read-timeout", "seeds",
             "dns-query", "cluster-port", "cluster-name", "node-id", "weight", "announce", "replicas",
@@ -62,6 +62,11 @@ final class ServerCommand implements Callable<Integer> {
             + "they were written are dropped instead, unless dropped once before (docs/simulate.md, \"Disk "
             + "admission\"). Default 0: no limit, every value leaving memory is written.")
     String diskWriteLimit;
+
+    @Option(names = "--shm", paramLabel = "yes|no", description = "Keep the memory tier in shared memory (memfds) "
+            + "that clients on the same host, as the same user, map to load and save values without TCP (KVC.SHM; "
+            + "Linux; docs/shared-memory.md). Default: no.")
+    String shm;
 
     @Option(names = "--requirepass", paramLabel = "PASS", description = "Password for AUTH (default none).")
     String requirePass;
@@ -317,7 +322,8 @@ final class ServerCommand implements Callable<Integer> {
                 size("index-memory", pick(indexMemory, file, "index-memory", null), 0), null,
                 clientLimits(file, d.clientLimits()), null, 0);
         options = options.withKvEvents(integer("kv-events", pick(kvEvents, file, "kv-events", "0")))
-                .withDiskWriteLimit(size("disk-write-limit", pick(diskWriteLimit, file, "disk-write-limit", null), 0));
+                .withDiskWriteLimit(size("disk-write-limit", pick(diskWriteLimit, file, "disk-write-limit", null), 0))
+                .withSharedMemory(yesNo("shm", pick(shm, file, "shm", "no")));
         String more = pick(diskDir, file, "disk-dir", null);
         if (more != null && !more.isBlank()) {
             List<Path> dirs = new java.util.ArrayList<>();

@@ -295,6 +295,7 @@ public final class KvtierServer implements AutoCloseable {
         }
         try {
             context.closePrefetcher();
+            context.closeSharedLeases();
             diskReads.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -10,10 +10,12 @@ import java.util.List;
  * budget: larger values bypass memory), the heap the key index may take ({@link IndexBudget}), and more directories
  * for the disk tier, one per drive ({@code moreDiskDirs}: the disk budget is shared equally between the data
  * directory and them), and a cap on the disk tier's demotion writes in bytes per second ({@code diskWriteLimit}, 0 for
- * none: {@link DiskAdmission}). Validated on construction; messages name the value and limit.
+ * none: {@link DiskAdmission}), and whether the memory tier's slabs are shared memfds that clients on the same
+ * host may map ({@code sharedMemory}, KVC.SHM). Validated on construction; messages name the value and limit.
  */
 public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
-                          long pinBytes, long indexBytes, List<Path> moreDiskDirs, long diskWriteLimit) {
+                          long pinBytes, long indexBytes, List<Path> moreDiskDirs, long diskWriteLimit,
+                          boolean sharedMemory) {
     public static final long MIN_MEMORY = 1L << 20;
     public static final long MIN_DISK = 16L << 20;
     /** The least a disk directory's share may be: two regions of the smallest size. */
@@ -64,6 +66,13 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
         }
     }
 
+    /** Options with private memory slabs. */
+    public StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
+                        long pinBytes, long indexBytes, List<Path> moreDiskDirs, long diskWriteLimit) {
+        this(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes, moreDiskDirs,
+                diskWriteLimit, false);
+    }
+
     /** Options without a disk write limit. */
     public StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxValueBytes, long memoryWaitMillis,
                         long pinBytes, long indexBytes, List<Path> moreDiskDirs) {
@@ -87,13 +96,19 @@ public record StoreOptions(Path dir, long memoryBytes, long diskBytes, long maxV
     /** These options with {@code dirs} as more disk directories. */
     public StoreOptions withMoreDiskDirs(List<Path> dirs) {
         return new StoreOptions(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes,
-                dirs, diskWriteLimit);
+                dirs, diskWriteLimit, sharedMemory);
     }
 
     /** These options with demotion writes capped at {@code bytesPerSecond} (0: no cap; {@link DiskAdmission}). */
     public StoreOptions withDiskWriteLimit(long bytesPerSecond) {
         return new StoreOptions(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes,
-                moreDiskDirs, bytesPerSecond);
+                moreDiskDirs, bytesPerSecond, sharedMemory);
+    }
+
+    /** These options with the memory tier in shared memfds ({@code true}) or private memory. */
+    public StoreOptions withSharedMemory(boolean shared) {
+        return new StoreOptions(dir, memoryBytes, diskBytes, maxValueBytes, memoryWaitMillis, pinBytes, indexBytes,
+                moreDiskDirs, diskWriteLimit, shared);
     }
 
     /** Options with the default index budget for these memory and disk budgets ({@link IndexBudget#defaultBytes}). */

@@ -107,7 +107,7 @@ public final class TieredStore implements AutoCloseable {
         this.listener = listener;
         this.pins = new Pins(options.pinBytes());
         this.indexBudget = new IndexBudget(options.indexBytes());
-        this.memory = new MemoryTier(options.memoryBytes());
+        this.memory = new MemoryTier(options.memoryBytes(), options.sharedMemory());
         this.policy = memoryPolicy(memory.budget());
         this.writer = new DiskWriter(this);
         IndexBuilder builder = new IndexBuilder(index);
@@ -285,6 +285,27 @@ public final class TieredStore implements AutoCloseable {
     /** Keys recovery did not serve because a damaged record may have deleted or overwritten them (RegionScanner). */
     public long keysDroppedForDamage() {
         return droppedForDamage;
+    }
+
+    // ---- shared memory (KVC.SHM) ------------------------------------------------------------------------------
+
+    /** Whether the memory tier's slabs are memfds that clients on the same host may map (--shm). */
+    public boolean sharedMemory() {
+        return memory.shared();
+    }
+
+    /** Slabs the memory tier may have; each is {@link #slabBytes} long once mapped. */
+    public int slabCount() {
+        return memory.slabCount();
+    }
+
+    /** Slab {@code slab}'s memfd in this process ({@code /proc/PID/fd/FD} for a client), or -1 if not mapped yet. */
+    public int slabFd(int slab) {
+        return memory.slabFd(slab);
+    }
+
+    public long slabBytes(int slab) {
+        return memory.slabBytes(slab);
     }
 
     // ---- writes -------------------------------------------------------------------------------------------------

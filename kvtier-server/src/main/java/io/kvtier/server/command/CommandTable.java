@@ -34,6 +34,9 @@ public final class CommandTable {
         for (CommandSpec spec : KvCacheCommands.specs()) {
             add(spec);
         }
+        for (CommandSpec spec : SharedMemoryCommands.specs()) {
+            add(spec);
+        }
         for (CommandSpec spec : Transactions.specs()) {
             add(spec);
         }

@@ -59,6 +59,21 @@ public final class ServerContext {
         this.maxClients = options.maxClients();
         this.requestMemory = new io.kvtier.server.value.RequestMemory(options.clientLimits(), options.memoryBytes(),
                 options.diskBytes(), options.dir());
+        this.sharedLeases = store.sharedMemory() ? new io.kvtier.server.value.SharedLeases(store) : null;
+    }
+
+    private final io.kvtier.server.value.SharedLeases sharedLeases;
+
+    /** KVC.SHM's leases (--shm), or null when the memory tier is not shared. */
+    public io.kvtier.server.value.SharedLeases sharedLeases() {
+        return sharedLeases;
+    }
+
+    /** Ends every shared-memory lease: the server is stopping, and the store closes next. */
+    public void closeSharedLeases() {
+        if (sharedLeases != null) {
+            sharedLeases.close();
+        }
     }
 
     private io.kvtier.server.value.Prefetcher prefetcher; // guarded by this; made by the first KVC.PREFETCH

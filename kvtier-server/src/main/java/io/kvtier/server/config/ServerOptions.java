@@ -33,7 +33,8 @@ public record ServerOptions(
         TlsSettings tls,
         int kvEventsPort,
         List<Path> moreDiskDirs,
-        long diskWriteLimit) {
+        long diskWriteLimit,
+        boolean sharedMemory) {
 
     public static final String DEFAULT_BIND = "127.0.0.1";
     public static final int DEFAULT_PORT = 6379;
@@ -126,7 +127,8 @@ public record ServerOptions(
             throw new IllegalArgumentException("--disk-write-limit " + diskWriteLimit + " must be 0 (none) or a size "
                     + "per second");
         }
-        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs, diskWriteLimit);
+        storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs, diskWriteLimit,
+                sharedMemory);
     }
 
     /** Options whose disk tier is the data directory alone. */
@@ -136,32 +138,40 @@ public record ServerOptions(
                          ClusterSettings cluster, ClientLimits clientLimits, TlsSettings tls, int kvEventsPort) {
         this(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode, metricsPort,
                 maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster, clientLimits,
-                tls, kvEventsPort, List.of(), 0);
+                tls, kvEventsPort, List.of(), 0, false);
     }
 
     private static StoreOptions storeOptions(Path dir, long memory, long disk, long maxValue, double pinShare,
-                                             long index, List<Path> moreDiskDirs, long diskWriteLimit) {
+                                             long index, List<Path> moreDiskDirs, long diskWriteLimit,
+                                             boolean sharedMemory) {
         return new StoreOptions(dir, memory, disk, maxValue, 30_000, (long) (memory * pinShare), index,
-                moreDiskDirs, diskWriteLimit);
+                moreDiskDirs, diskWriteLimit, sharedMemory);
     }
 
     public StoreOptions storeOptions() {
         return storeOptions(dir, memoryBytes, diskBytes, maxValueBytes, pinShare, indexBytes, moreDiskDirs,
-                diskWriteLimit);
+                diskWriteLimit, sharedMemory);
     }
 
     /** These options with demotion writes capped at {@code bytesPerSecond} (--disk-write-limit; 0: no cap). */
     public ServerOptions withDiskWriteLimit(long bytesPerSecond) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, tls, kvEventsPort, moreDiskDirs, bytesPerSecond);
+                clientLimits, tls, kvEventsPort, moreDiskDirs, bytesPerSecond, sharedMemory);
+    }
+
+    /** These options with the memory tier in shared memory for clients on the same host (--shm; KVC.SHM). */
+    public ServerOptions withSharedMemory(boolean shared) {
+        return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
+                metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
+                clientLimits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit, shared);
     }
 
     /** These options with the disk tier also in {@code dirs} (--disk-dir), one per drive. */
     public ServerOptions withMoreDiskDirs(List<Path> dirs) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, tls, kvEventsPort, dirs, diskWriteLimit);
+                clientLimits, tls, kvEventsPort, dirs, diskWriteLimit, sharedMemory);
     }
 
     /**
@@ -196,14 +206,14 @@ public record ServerOptions(
     public ServerOptions withCluster(ClusterSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, settings,
-                clientLimits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit);
+                clientLimits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit, sharedMemory);
     }
 
     /** These options with {@code limits} on what clients may hold and how long they may idle. */
     public ServerOptions withClientLimits(ClientLimits limits) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                limits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit);
+                limits, tls, kvEventsPort, moreDiskDirs, diskWriteLimit, sharedMemory);
     }
 
     /**
@@ -213,14 +223,14 @@ public record ServerOptions(
     public ServerOptions withTls(TlsSettings settings) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, settings, kvEventsPort, moreDiskDirs, diskWriteLimit);
+                clientLimits, settings, kvEventsPort, moreDiskDirs, diskWriteLimit, sharedMemory);
     }
 
     /** These options publishing store events on {@code eventsPort} (0: off), replays and snapshots on the one above. */
     public ServerOptions withKvEvents(int eventsPort) {
         return new ServerOptions(bind, port, dir, memoryBytes, diskBytes, maxValueBytes, requirePass, protectedMode,
                 metricsPort, maxClients, diskThreads, ioThreads, diskReadBufferBytes, pinShare, indexBytes, cluster,
-                clientLimits, tls, eventsPort, moreDiskDirs, diskWriteLimit);
+                clientLimits, tls, eventsPort, moreDiskDirs, diskWriteLimit, sharedMemory);
     }
 
     /** Whether the node listens for plain (non-TLS) clients: always, unless --port 0 with a TLS port. */

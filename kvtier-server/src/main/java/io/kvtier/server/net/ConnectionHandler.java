@@ -349,6 +349,9 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
         if (session != null) {
             server.clientLeft();
             server.sessions().remove(session.id);
+            if (server.sharedLeases() != null) {
+                server.sharedLeases().sessionClosed(session.id); // a killed client's leases end with its socket
+            }
         }
         releaseRequest();
         if (reply != null) {

@@ -26,6 +26,7 @@ public final class MemoryTier implements AutoCloseable {
     private final int totalPages;
     private final int pagesPerSlab;
     private final MemorySegment[] slabs;
+    private final int[] slabFds;     // shared tiers: each slab's memfd (-1 before it is mapped); else null
     private final int[] freePages;
     private int freeCount;
     private int neverUsed;         // pages [neverUsed, totalPages) have not been handed out yet
@@ -35,8 +36,21 @@ public final class MemoryTier implements AutoCloseable {
     private volatile Runnable onFree = () -> { };
     private boolean closed;
 
-    @SuppressWarnings("unchecked")
     public MemoryTier(long budgetBytes) {
+        this(budgetBytes, false);
+    }
+
+    /**
+     * @param shared whether slabs are memfds that clients on the same host may map (KVC.SHM; Linux only): see
+     *               {@link #slabFd}, {@link MemoryValue#extents}
+     * @throws IllegalStateException if {@code shared} and this system cannot make shared slabs
+     */
+    @SuppressWarnings("unchecked")
+    public MemoryTier(long budgetBytes, boolean shared) {
+        if (shared && !SlabSource.sharesSlabs()) {
+            throw new IllegalStateException("shared memory needs Linux (memfd_create) and native access "
+                    + "(--enable-native-access)");
+        }
         if (budgetBytes < 16L * PAGE_SIZE) {
             throw new IllegalArgumentException("memory budget " + budgetBytes + " is below the minimum " + 16 * PAGE_SIZE);
         }
@@ -44,6 +58,10 @@ public final class MemoryTier implements AutoCloseable {
         this.budget = budgetOf(budgetBytes);
         this.pagesPerSlab = (int) Math.min(MAX_SLAB / PAGE_SIZE, totalPages);
         this.slabs = new MemorySegment[(totalPages + pagesPerSlab - 1) / pagesPerSlab];
+        this.slabFds = shared ? new int[slabs.length] : null;
+        if (shared) {
+            java.util.Arrays.fill(slabFds, -1);
+        }
         this.freePages = new int[totalPages];
         this.partial = new ArrayDeque[CLASS_SIZES.length];
         for (int i = 0; i < partial.length; i++) {
@@ -197,8 +215,48 @@ public final class MemoryTier implements AutoCloseable {
     private void ensureSlab(int slab) {
         if (slabs[slab] == null) {
             long pages = Math.min(pagesPerSlab, totalPages - (long) slab * pagesPerSlab);
-            slabs[slab] = SlabSource.allocate(arena, pages * PAGE_SIZE);
+            if (slabFds != null) {
+                SlabSource.Shared shared = SlabSource.allocateShared(arena, pages * PAGE_SIZE, "kvtier-slab-" + slab);
+                slabFds[slab] = shared.fd();
+                slabs[slab] = shared.segment();
+            } else {
+                slabs[slab] = SlabSource.allocate(arena, pages * PAGE_SIZE);
+            }
         }
+    }
+
+    /** Whether slabs are shared memfds (KVC.SHM). */
+    public boolean shared() {
+        return slabFds != null;
+    }
+
+    /** Slabs this tier may have (mapped or not). */
+    public int slabCount() {
+        return slabs.length;
+    }
+
+    /** Slab {@code slab}'s memfd in this process, or -1 when it is not mapped yet or the tier is not shared. */
+    public int slabFd(int slab) {
+        lock.lock();
+        try {
+            return slabFds == null || closed ? -1 : slabFds[slab];
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes of slab {@code slab} (the last one may be shorter). */
+    public long slabBytes(int slab) {
+        return Math.min(pagesPerSlab, totalPages - (long) slab * pagesPerSlab) * PAGE_SIZE;
+    }
+
+    /** The slab holding page {@code id}, and the page's offset in it. */
+    int slabOf(int id) {
+        return id / pagesPerSlab;
+    }
+
+    long offsetInSlab(int id) {
+        return (long) (id % pagesPerSlab) * PAGE_SIZE;
     }
 
     /** Page {@code id}'s bytes; the page must be in use (so its slab is mapped and published by the lock). */

@@ -136,6 +136,42 @@ public final class MemoryValue {
         return offset / MemoryTier.PAGE_SIZE * MemoryTier.PAGE_SIZE;
     }
 
+    /**
+     * Where the bytes are in the tier's slabs, in order: (slab, offset in the slab, length) triples, adjacent pages
+     * merged. For a client mapping the slabs (KVC.SHM). Caller holds a reference.
+     */
+    public long[] extents() {
+        if (length == 0) {
+            return new long[0];
+        }
+        if (pages == null) {
+            return new long[] {tier.slabOf(smallPage.pageId),
+                    tier.offsetInSlab(smallPage.pageId) + (long) chunk * smallPage.chunkSize, length};
+        }
+        long[] out = new long[3 * pages.length];
+        int n = 0;
+        long left = length;
+        for (int id : pages) {
+            long len = Math.min(MemoryTier.PAGE_SIZE, left);
+            left -= len;
+            int slab = tier.slabOf(id);
+            long offset = tier.offsetInSlab(id);
+            if (n > 0 && out[n - 3] == slab && out[n - 2] + out[n - 1] == offset) {
+                out[n - 1] += len;
+            } else {
+                out[n++] = slab;
+                out[n++] = offset;
+                out[n++] = len;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
+    /** Counts the whole value as written, after a client filled it in place through its shared mapping (KVC.SHM). */
+    public void filledInPlace() {
+        written = length;
+    }
+
     /** Views of the bytes, in order, for gathering writes to a socket or file; callers must not write through them. Caller holds a reference. */
     public ByteBuffer[] buffers() {
         ByteBuffer[] out = new ByteBuffer[partCount()];

@@ -39,7 +39,9 @@ final class SlabSource {
 
     private static final int PROT_READ = 0x1;
     private static final int PROT_WRITE = 0x2;
+    private static final int MAP_SHARED = 0x01;
     private static final int MAP_PRIVATE = 0x02;
+    private static final int MFD_CLOEXEC = 0x1;
     private static final int MAP_ANONYMOUS = 0x20;
     private static final int MADV_NOHUGEPAGE = 15;
     private static final long MAP_FAILED = -1L;
@@ -52,6 +54,44 @@ final class SlabSource {
     /** Whether slabs come from mmap (true) or from the arena's zero-filled allocations (false). */
     static boolean mapsSlabs() {
         return CALLS.isPresent();
+    }
+
+    /** Whether shared slabs ({@link #allocateShared}) can be made here: Linux, with native access. */
+    static boolean sharesSlabs() {
+        return CALLS.isPresent() && CALLS.get().memfdCreate != null;
+    }
+
+    /** A shared slab: its bytes, and the memfd that other processes of the host may map ({@code /proc/PID/fd/FD}). */
+    record Shared(MemorySegment segment, int fd) {
+    }
+
+    /**
+     * A slab of {@code bytes} in a memfd of its own, mapped shared, so that a client on the same host can map the same
+     * pages (KVC.SHM): the kernel fills its pages on first touch, as for an anonymous slab. Lives until
+     * {@code arena} closes, which unmaps it and closes the memfd; the pages go when the last mapping of any
+     * process goes.
+     *
+     * @throws SlabMapException when the system will not make or map it; nothing is left open
+     */
+    static Shared allocateShared(Arena arena, long bytes, String name) {
+        if (!sharesSlabs()) {
+            throw new SlabMapException("shared memory slabs need Linux (memfd_create) and native access", null);
+        }
+        Calls calls = CALLS.get();
+        int fd = calls.memfd(name, bytes);
+        long address;
+        try {
+            address = calls.mapShared(fd, bytes);
+        } catch (SlabMapException e) {
+            calls.close(fd);
+            throw e;
+        }
+        calls.noHugePages(address, bytes);
+        MemorySegment segment = MemorySegment.ofAddress(address).reinterpret(bytes, arena, s -> {
+            calls.unmap(address, bytes);
+            calls.close(fd);
+        });
+        return new Shared(segment, fd);
     }
 
     /**
@@ -71,7 +111,8 @@ final class SlabSource {
     }
 
     /** The libc calls, linked once. */
-    private record Calls(MethodHandle mmap, MethodHandle munmap, MethodHandle madvise) {
+    private record Calls(MethodHandle mmap, MethodHandle munmap, MethodHandle madvise, MethodHandle memfdCreate,
+                         MethodHandle ftruncate, MethodHandle closeFd) {
         static Optional<Calls> link() {
             if (!System.getProperty("os.name", "").startsWith("Linux")) {
                 return Optional.empty();
@@ -86,7 +127,14 @@ final class SlabSource {
                         ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
                 MethodHandle madvise = linker.downcallHandle(libc.findOrThrow("madvise"), FunctionDescriptor.of(
                         ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-                return Optional.of(new Calls(mmap, munmap, madvise));
+                MethodHandle memfd = libc.find("memfd_create").map(a -> linker.downcallHandle(a,
+                        FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT)))
+                        .orElse(null);
+                MethodHandle ftruncate = linker.downcallHandle(libc.findOrThrow("ftruncate"), FunctionDescriptor.of(
+                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+                MethodHandle close = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(
+                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+                return Optional.of(new Calls(mmap, munmap, madvise, memfd, ftruncate, close));
             } catch (RuntimeException e) {
                 log.warn("memory tier: cannot call mmap ({}); slabs come from zero-filled Arena allocations", e
                         .toString());
@@ -107,6 +155,57 @@ final class SlabSource {
                         + " of address space or memory (check ulimit -v and vm.overcommit_memory)", null);
             }
             return address;
+        }
+
+        /** A memfd of {@code bytes} (close-on-exec), or SlabMapException; nothing is left open on failure. */
+        int memfd(String name, long bytes) {
+            int fd;
+            try (Arena a = Arena.ofConfined()) {
+                fd = (int) memfdCreate.invokeExact(a.allocateFrom(name), MFD_CLOEXEC);
+            } catch (Throwable t) {
+                throw new SlabMapException("memfd_create for a shared memory-tier slab failed", t);
+            }
+            if (fd < 0) {
+                throw new SlabMapException("memfd_create for a shared memory-tier slab failed (out of file "
+                        + "descriptors?)", null);
+            }
+            int rc;
+            try {
+                rc = (int) ftruncate.invokeExact(fd, bytes);
+            } catch (Throwable t) {
+                close(fd);
+                throw new SlabMapException("ftruncate of a shared memory-tier slab failed", t);
+            }
+            if (rc != 0) {
+                close(fd);
+                throw new SlabMapException("ftruncate of a " + bytes + "-byte shared memory-tier slab failed", null);
+            }
+            return fd;
+        }
+
+        long mapShared(int fd, long bytes) {
+            long address;
+            try {
+                address = (long) mmap.invokeExact(0L, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
+            } catch (Throwable t) {
+                throw new SlabMapException("mmap of a " + bytes + "-byte shared memory-tier slab failed", t);
+            }
+            if (address == MAP_FAILED || address == 0) {
+                throw new SlabMapException("mmap of a " + bytes + "-byte shared memory-tier slab failed: the system "
+                        + "is out of address space or memory", null);
+            }
+            return address;
+        }
+
+        void close(int fd) {
+            try {
+                int rc = (int) closeFd.invokeExact(fd);
+                if (rc != 0) {
+                    log.error("close of a shared memory-tier slab's memfd {} failed", fd);
+                }
+            } catch (Throwable t) {
+                log.error("close of a shared memory-tier slab's memfd {} failed", fd, t);
+            }
         }
 
         /**
