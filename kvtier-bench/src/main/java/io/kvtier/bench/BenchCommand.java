@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
                     + "--rate the loop is closed (service times), with --rate it is open (from the intended send "
                     + "time, so stalls are charged)."},
         subcommands = {SetGetCommand.class, LmcacheCommand.class, OverflowCommand.class, CompareCommand.class,
-            ClusterCommand.class, FleetCommand.class})
+            ClusterCommand.class, FleetCommand.class, LocalCommand.class})
 public final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;

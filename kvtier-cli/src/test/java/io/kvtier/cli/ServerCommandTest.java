@@ -67,6 +67,14 @@ class ServerCommandTest {
     }
 
     @Test
+    void sharedMemoryIsOffUnlessAskedFor() throws Exception {
+        assertThat(parse().sharedMemory()).isFalse();
+        assertThat(parse("--shm", "yes").storeOptions().sharedMemory()).isTrue();
+        assertThatThrownBy(() -> parse("--shm", "maybe")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--shm");
+    }
+
+    @Test
     void mapsEveryFlag() throws Exception {
         ServerOptions o = parse("--port", "7000", "--bind", "127.0.0.1 ::1", "--dir", "/tmp/x", "--memory", "64m",
                 "--disk", "2g", "--requirepass", "pw", "--max-value", "16m", "--metrics-port", "9100",

@@ -35,13 +35,15 @@ public final class SharedMemoryClient implements AutoCloseable {
     private final RespConnection connection;
     private final long timeoutMillis;
     private final boolean local;
+    private final long serverPid;
     private final Arena arena = Arena.ofShared();
     private MemorySegment[] slabs = new MemorySegment[0];
 
-    private SharedMemoryClient(RespConnection connection, long timeoutMillis, boolean local) {
+    private SharedMemoryClient(RespConnection connection, long timeoutMillis, boolean local, long serverPid) {
         this.connection = connection;
         this.timeoutMillis = timeoutMillis;
         this.local = local;
+        this.serverPid = serverPid;
     }
 
     /**
@@ -49,7 +51,17 @@ public final class SharedMemoryClient implements AutoCloseable {
      * when the server offers it and this process can map it, RESP otherwise.
      */
     public static SharedMemoryClient open(RespConnection connection, long timeoutMillis) throws IOException {
+        return open(connection, timeoutMillis, true);
+    }
+
+    /** As {@link #open(RespConnection, long)}; with {@code shared} false, RESP only (a benchmark's TCP side). */
+    public static SharedMemoryClient open(RespConnection connection, long timeoutMillis, boolean shared)
+            throws IOException {
+        if (!shared) {
+            return new SharedMemoryClient(connection, timeoutMillis, false, -1);
+        }
         Reply hello = call(connection, timeoutMillis, "KVC.SHM.HELLO");
+        long pid = -1;
         boolean local = false;
         if (hello instanceof Reply.Aggregate a) {
             String check = null;
@@ -61,12 +73,19 @@ public final class SharedMemoryClient implements AutoCloseable {
                     check = text(e.get(i + 1));
                 } else if (name.equals("token")) {
                     token = text(e.get(i + 1));
+                } else if (name.equals("pid")) {
+                    pid = Long.parseLong(text(e.get(i + 1)));
                 }
             }
             local = check != null && token != null && token.equals(readToken(check, token.length()));
         }
         Reply.release(hello);
-        return new SharedMemoryClient(connection, timeoutMillis, local);
+        return new SharedMemoryClient(connection, timeoutMillis, local, local ? pid : -1);
+    }
+
+    /** The server's process id when it is local (KVC.SHM.HELLO), else -1. */
+    public long serverPid() {
+        return serverPid;
     }
 
     /** Whether loads and saves go through shared memory (else RESP). */

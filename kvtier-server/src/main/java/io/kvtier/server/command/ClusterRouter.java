@@ -253,7 +253,17 @@ final class ClusterRouter {
             return waitWritable(node, spec, s, c, r);
         }
         checkNotBehind(node, write);
-        checkServable(node, keyBytes);
+        try {
+            checkServable(node, keyBytes);
+        } catch (TryAgainException e) {
+            // Behind a handoff's fence (the other members have not yet confirmed the table that made this node the
+            // slot's primary: a renewal away) or just included: a read or a write waits it out, as a write waits for
+            // a table's install, rather than answering TRYAGAIN, which most clients do not retry.
+            if (young) {
+                return waitWritable(node, spec, s, c, r);
+            }
+            throw e;
+        }
         if (write && !allWritable(node, keyBytes)) { // early, before fetching; checked again under the keys' locks
             if (young) {
                 return waitWritable(node, spec, s, c, r);
@@ -311,10 +321,11 @@ final class ClusterRouter {
     }
 
     /**
-     * A write to a slot whose owners are all still importing it (just after a table change; the importer's report
-     * that it is complete commits with its next renewal, sent as soon as the import ends) waits for the report, up to
-     * the peer timeout from the command's start, instead of answering TRYAGAIN at once: a client sees a slower write,
-     * not an error, across an ordinary handoff. It is dispatched again from the start every {@link #WRITABLE_POLL_MS}
+     * A command this node cannot serve for a moment waits, up to the peer timeout from its start, instead of
+     * answering TRYAGAIN at once: a write to a slot whose owners are all still importing it (just after a table
+     * change; the importer's report that it is complete commits with its next renewal, sent as soon as the import
+     * ends), a write while a newer table installs, a read or write behind a handoff's fence. A client sees a slower
+     * command, not an error, across an ordinary handoff. It is dispatched again from the start every {@link #WRITABLE_POLL_MS}
      * (the table may change meanwhile); the connection's later commands wait behind it, in order.
      */
     private static CompletableFuture<Void> waitWritable(ClusterNode node, CommandSpec spec, Session s, RespCommand c,

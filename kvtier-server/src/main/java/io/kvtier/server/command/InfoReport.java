@@ -313,6 +313,14 @@ final class InfoReport {
         f.put("kvcache_prefetched", st.prefetched());
         f.put("kvcache_prefetch_used", st.prefetchUsed());
         f.put("kvcache_prefetch_wasted", st.prefetchWasted());
+        io.kvtier.server.value.SharedLeases shm = server.sharedLeases();
+        f.put("shm_enabled", shm == null ? 0 : 1);
+        f.put("shm_leases_held", shm == null ? 0 : shm.held());
+        f.put("shm_reserved_bytes", shm == null ? 0 : shm.reservedBytes());
+        f.put("shm_leases_given", shm == null ? 0 : shm.given.get());
+        f.put("shm_leases_expired", shm == null ? 0 : shm.expired.get());
+        f.put("shm_commits", shm == null ? 0 : shm.committed.get());
+        f.put("shm_leases_refused", shm == null ? 0 : shm.refused.get());
         f.put("kvcache_hidden_metadata_reads", kv.hiddenMetadata());
         f.put("pinned_keys", st.pinnedKeys());
         f.put("pinned_bytes", st.pinnedBytes());
