@@ -177,10 +177,16 @@ final class LocalCommand implements Callable<Integer> {
         return s.toString();
     }
 
+    /** Keys each connection has written so far (a GET pass reads only those). */
+    private long[] written;
+
     /** One pass: every connection SETs (or GETs) its keys in turn for {@code seconds}; GETs check every 8th value. */
     private Pass run(List<SharedMemoryClient> clients, long keys, boolean set, int seconds, long serverPid)
             throws Exception {
         int n = clients.size();
+        if (written == null || written.length != n) {
+            written = new long[n];
+        }
         Histogram[] latency = new Histogram[n];
         long[] ops = new long[n];
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -200,8 +206,9 @@ final class LocalCommand implements Callable<Integer> {
                     SharedMemoryClient c = clients.get(me);
                     start.await();
                     long i = 0;
+                    long cycle = set ? keys : Math.max(1, written[me]);
                     while (System.nanoTime() < deadline) {
-                        byte[] key = ("local-" + me + "-" + (i % keys)).getBytes();
+                        byte[] key = ("local-" + me + "-" + (i % cycle)).getBytes();
                         long t0 = System.nanoTime();
                         if (set) {
                             value.clear();
@@ -219,6 +226,9 @@ final class LocalCommand implements Callable<Integer> {
                         i++;
                     }
                     ops[me] = i;
+                    if (set) {
+                        written[me] = Math.max(written[me], Math.min(i, keys));
+                    }
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
