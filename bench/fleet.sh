@@ -16,6 +16,7 @@
 #   h100-long-dram  4 x H100, 48 users of LMCache's 20,000-token histories (1M tokens, 126 GiB of KV, against 448k
 #                   tokens per H100): no offload, and kvtier DRAM holding all of it; engines reached directly
 #   h100-long-prefix the same without offload through prefix routing
+#   h100-long-shm   kvtier DRAM at 4 requests/s, the engines loading over TCP and through the node's shared memory
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -33,7 +34,7 @@ long=(--gpu l4 --engines 4 --users 16 --rounds 4 --system-prompt 1000 --history 
       --kv-bytes-scale 0.125 --warm-up 40s --drain 90s --routing direct)
 # A thirty-second of each chunk's bytes is moved (1 MiB values).
 h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
-      --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s --rates 2,4,8)
+      --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s)
 
 for set in "${sets[@]}"; do
   case "$set" in
@@ -44,8 +45,9 @@ for set in "${sets[@]}"; do
     l4-long-dram)    args=("${long[@]}" --duration 120s --rates 0.5,1,2,3 --offload none,dram --kvtier-memory 24g) ;;
     l4-long-ssd)     args=("${long[@]}" --duration 120s --rates 0.5,1,2,3 --offload dram+ssd --kvtier-memory 6g
                            --kvtier-disk 64g) ;;
-    h100-long-dram)  args=("${h100[@]}" --offload none,dram --routing direct) ;;
-    h100-long-prefix) args=("${h100[@]}" --offload none --routing prefix) ;;
+    h100-long-dram)  args=("${h100[@]}" --rates 2,4,8 --offload none,dram --routing direct) ;;
+    h100-long-prefix) args=("${h100[@]}" --rates 2,4,8 --offload none --routing prefix) ;;
+    h100-long-shm)   args=("${h100[@]}" --rates 4 --offload dram,dram-shm --routing direct) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;

@@ -66,7 +66,9 @@ final class FleetCommand implements Callable<Integer> {
     double memoryUtilization;
 
     @Option(names = "--offload", split = ",", defaultValue = "none,dram,dram+ssd",
-            description = "Offload configurations: none, dram, dram+ssd (default: ${DEFAULT-VALUE}).")
+            description = "Offload configurations: none, dram, dram+ssd, dram-shm (dram, the engines moving chunk "
+                    + "bytes through the node's shared memory as engines on its host would; one node) (default: "
+                    + "${DEFAULT-VALUE}).")
     List<String> offloads;
 
     @Option(names = "--routing", split = ",", defaultValue = "direct",

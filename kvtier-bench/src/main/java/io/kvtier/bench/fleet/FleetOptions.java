@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param engine         one engine as modeled
  * @param servedName     the model name the engines serve and LMCache writes into keys (the Hugging Face id)
  * @param engines        engines in the fleet
- * @param offloads       {@code none}, {@code dram}, {@code dram+ssd}
+ * @param offloads       {@code none}, {@code dram}, {@code dram+ssd}, {@code dram-shm} (dram with the engines moving chunk
+ *                       bytes through the node's shared memory, as engines on its host would; one node)
  * @param routings       {@code direct} (the client spreads requests at random) or a router policy
  * @param rates          the sweep: requests/s for multi-round chats, a speed-up for a trace
  * @param trace          a Mooncake trace to replay, or null for multi-round chats
@@ -37,7 +38,7 @@ public record FleetOptions(ModeledEngine engine, String servedName, int engines,
                            Duration failureTimeout, long memoryBytes, long diskBytes, boolean keepPageCache,
                            boolean routerPrefetch, double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
                            Path launcher, Path out) {
-    public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd");
+    public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd", "dram-shm");
     public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix",
             "approx-prefix", "kvtier");
 

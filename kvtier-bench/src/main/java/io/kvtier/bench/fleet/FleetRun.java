@@ -28,6 +28,7 @@ import java.util.stream.Stream;
  *   1. a fresh kvtier is started (none for "none"): one node, or a cluster of --kvtier-nodes with one backup per slot,
  *      each node with the run's budgets divided by --kv-bytes-scale: "dram" gets the memory budget and the least disk
  *      a node takes (16 MiB: no chunk fits, so what leaves memory is gone), "dram+ssd" the memory and the disk budget;
+ *      "dram-shm" as "dram", the node with --shm yes and the engines' chunk bytes through its shared memory;
  *      the engines start fresh (empty GPU caches), offloading to it;
  *   2. the router is started in front of them with the routing's policy, following every node's store events, or,
  *      for "direct", the client spreads requests over the engines at random (as a Kubernetes Service would);
@@ -81,14 +82,15 @@ public final class FleetRun {
             if (!offload.equals("none")) {
                 store = KvtierStore.start(options.launcher(), data, options.kvtierNodes(),
                         Math.max(1 << 20, Math.round(options.memoryBytes() * options.bytesScale())),
-                        offload.equals("dram") ? 16L << 20
-                                : Math.max(16L << 20, Math.round(options.diskBytes() * options.bytesScale())),
-                        options.failureTimeout());
+                        offload.equals("dram+ssd")
+                                ? Math.max(16L << 20, Math.round(options.diskBytes() * options.bytesScale()))
+                                : 16L << 20,
+                        options.failureTimeout(), offload.equals("dram-shm"));
             }
             List<URI> urls = new ArrayList<>();
             List<String> endpoints = new ArrayList<>();
             for (int i = 0; i < options.engines(); i++) {
-                EngineSim e = startEngine(store, i);
+                EngineSim e = startEngine(store, i, offload.equals("dram-shm"));
                 engines.add(e);
                 urls.add(URI.create("http://127.0.0.1:" + e.port()));
                 endpoints.add("http://127.0.0.1:" + e.port() + ",events=tcp://127.0.0.1:" + e.eventsPort());
@@ -134,10 +136,10 @@ public final class FleetRun {
         }
     }
 
-    private EngineSim startEngine(KvtierStore store, int index) throws IOException {
+    private EngineSim startEngine(KvtierStore store, int index, boolean sharedMemory) throws IOException {
         EngineSimOptions.Offload offload = store == null ? null : options.engine().offload(store.seed(),
                 store.isCluster(), options.servedName(), options.chunkTokens(), 5_000_000_000L,
-                Duration.ofSeconds(5), options.bytesScale());
+                Duration.ofSeconds(5), options.bytesScale()).withSharedMemory(sharedMemory);
         EngineSimOptions o = options.engine().options("127.0.0.1", 0, options.servedName(), 0, -1,
                 "kv@engine-" + index + "@" + options.servedName(), Layout.MAP_V0_26, offload);
         return new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin());

@@ -78,14 +78,26 @@ final class KvtierStore implements AutoCloseable {
      */
     static KvtierStore start(Path launcher, Path dir, int nodes, long memoryBytes, long diskBytes,
             Duration failureTimeout) throws IOException, InterruptedException {
+        return start(launcher, dir, nodes, memoryBytes, diskBytes, failureTimeout, false);
+    }
+
+    /** As above; with {@code sharedMemory} the node runs with --shm yes (one node only). */
+    static KvtierStore start(Path launcher, Path dir, int nodes, long memoryBytes, long diskBytes,
+            Duration failureTimeout, boolean sharedMemory) throws IOException, InterruptedException {
         Files.createDirectories(dir);
+        if (sharedMemory && nodes != 1) {
+            throw new IllegalArgumentException("shared memory (dram-shm) needs one kvtier node, not " + nodes);
+        }
         if (nodes == 1) {
             int port = ServerProcess.freePort();
             int events = freePair();
-            ServerProcess p = ServerProcess.start("kvtier", List.of(launcher.toString(), "server", "--port",
+            List<String> command = new ArrayList<>(List.of(launcher.toString(), "server", "--port",
                     Integer.toString(port), "--dir", dir.toString(), "--memory", Long.toString(memoryBytes), "--disk",
-                    Long.toString(diskBytes), "--kv-events", Integer.toString(events)), port,
-                    dir.resolve("kvtier.log"), START_TIMEOUT);
+                    Long.toString(diskBytes), "--kv-events", Integer.toString(events)));
+            if (sharedMemory) {
+                command.addAll(List.of("--shm", "yes"));
+            }
+            ServerProcess p = ServerProcess.start("kvtier", command, port, dir.resolve("kvtier.log"), START_TIMEOUT);
             return new KvtierStore(List.of(new Member("kvtier", p, events)), null);
         }
         int[] events = new int[nodes];

@@ -110,8 +110,20 @@ public final class EngineSim implements AutoCloseable {
         }
         KvtierLink link = KvtierLink.open(o.kvtier(), o.cluster(), o.connections(), o.timeout());
         long chunkBytes = Math.max(1024, Math.round(o.chunkBytes() * o.bytesScale()));
-        return new KvConnector(link, workers, chunkBytes, Math.max(chunkBytes * o.tp(),
-                Math.round(o.bufferBytes() * o.bytesScale())), o.timeout().toMillis());
+        java.util.function.Function<byte[], SharedMemoryLanes> shm = !o.sharedMemory() ? null : body -> {
+            try {
+                return new SharedMemoryLanes(o.kvtier(), o.connections(), (int) chunkBytes, body, o.timeout());
+            } catch (IOException e) {
+                link.close();
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        try {
+            return new KvConnector(link, workers, chunkBytes, Math.max(chunkBytes * o.tp(),
+                    Math.round(o.bufferBytes() * o.bytesScale())), o.timeout().toMillis(), shm);
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     public int port() {

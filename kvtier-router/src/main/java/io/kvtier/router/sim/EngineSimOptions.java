@@ -45,11 +45,14 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
      *                      by it, so that a machine too small to move a fleet's real bytes still times each transfer
      *                      at its own measured speed, and the store buffer holds as many chunks as it would
      *                      (docs/fleet.md says where this is used)
+     * @param sharedMemory  chunk bytes through the node's shared memory (a node on this host with --shm yes; KVC.SHM)
+     *                      instead of GET and SET; lookups and metadata stay on RESP
      */
     public record Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype,
                           int chunkTokens, long chunkBytes, long bufferBytes, Duration timeout, int connections,
-                          double bytesScale) {
+                          double bytesScale, boolean sharedMemory) {
         public Offload {
+            check(!(sharedMemory && cluster), "shared memory is for a single kvtier node, not a cluster");
             check(bytesScale > 0 && bytesScale <= 1, "--kv-bytes-scale " + bytesScale + " is not within (0, 1]");
             Objects.requireNonNull(kvtier, "kvtier");
             check(tp >= 1, "--tp " + tp + " must be at least 1");
@@ -59,6 +62,19 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
                     + chunkBytes * tp + " bytes)");
             check(connections >= 1, "connections to kvtier must be at least 1");
             check(timeout != null && !timeout.isNegative() && !timeout.isZero(), "the kvtier timeout must be positive");
+        }
+
+        /** Chunk bytes over RESP. */
+        public Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype, int chunkTokens,
+                       long chunkBytes, long bufferBytes, Duration timeout, int connections, double bytesScale) {
+            this(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout, connections,
+                    bytesScale, false);
+        }
+
+        /** This offload with chunk bytes through the node's shared memory ({@code true}) or over RESP. */
+        public Offload withSharedMemory(boolean shared) {
+            return new Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout,
+                    connections, bytesScale, shared);
         }
     }
 

@@ -48,6 +48,7 @@ final class KvConnector implements AutoCloseable {
     private static final int LOADS_IN_FLIGHT = 8;
 
     private final KvtierLink link;
+    private final SharedMemoryLanes shm; // chunk bytes through a co-located node's shared memory; null: RESP
     private final LmcacheChunkKeys[] workers;
     private final int chunkTokens;
     private final int chunkBytes;
@@ -74,6 +75,15 @@ final class KvConnector implements AutoCloseable {
      */
     KvConnector(KvtierLink link, List<LmcacheChunkKeys> workers, long chunkBytes, long bufferBytes,
             long timeoutMillis) {
+        this(link, workers, chunkBytes, bufferBytes, timeoutMillis, null);
+    }
+
+    /**
+     * As above; with {@code shm} (a node on this host, --shm yes) each chunk's bytes go through its shared memory, and
+     * metadata and lookups over RESP, as an engine using TensorPool for the bytes would.
+     */
+    KvConnector(KvtierLink link, List<LmcacheChunkKeys> workers, long chunkBytes, long bufferBytes,
+            long timeoutMillis, java.util.function.Function<byte[], SharedMemoryLanes> shm) {
         if (chunkBytes > Integer.MAX_VALUE - HEADER_BYTES || chunkBytes < HEADER_BYTES) {
             throw new IllegalArgumentException("a chunk of " + chunkBytes + " bytes per worker is outside 16 B..2 GiB;"
                     + " use a smaller --lmcache-chunk-size");
@@ -94,6 +104,7 @@ final class KvConnector implements AutoCloseable {
                 .writeIntLE(this.chunkBytes / Math.max(1, 2 * chunkTokens)).writeIntLE(0).writeIntLE(1);
         this.metadata = new byte[METADATA_BYTES];
         m.readBytes(metadata);
+        this.shm = shm == null ? null : shm.apply(fill);
     }
 
     int chunkTokens() {
@@ -162,8 +173,11 @@ final class KvConnector implements AutoCloseable {
         return link.send(meta, "GET", meta).thenCompose(m -> {
             boolean found = m instanceof Reply.Bulk b && b.content().readableBytes() == METADATA_BYTES;
             Reply.release(m);
-            return found ? link.send(kv, "GET", kv).thenApply(v -> verify(v, hash, worker))
-                    : CompletableFuture.completedFuture(false);
+            if (!found) {
+                return CompletableFuture.completedFuture(false);
+            }
+            return shm != null ? shm.load(kv, hash, worker, bytesRead::addAndGet)
+                    : link.send(kv, "GET", kv).thenApply(v -> verify(v, hash, worker));
         });
     }
 
@@ -219,9 +233,15 @@ final class KvConnector implements AutoCloseable {
                 storeSlots.acquire();
                 byte[] kv = key(w, hash, KV_BYTES);
                 byte[] meta = key(w, hash, METADATA);
-                ByteBuf header = Unpooled.buffer(HEADER_BYTES).writeLong(hash).writeLong(w);
-                ByteBuf value = Unpooled.wrappedBuffer(header, body.duplicate());
-                link.send(kv, "SET", kv, value)
+                CompletableFuture<Reply> stored;
+                if (shm != null) {
+                    stored = shm.store(kv, hash, w).thenApply(ok -> ok ? new Reply.Simple("OK") : new Reply.Error(
+                            "store through shared memory failed"));
+                } else {
+                    ByteBuf header = Unpooled.buffer(HEADER_BYTES).writeLong(hash).writeLong(w);
+                    stored = link.send(kv, "SET", kv, Unpooled.wrappedBuffer(header, body.duplicate()));
+                }
+                stored
                         .thenCompose(r -> {
                             boolean ok = r instanceof Reply.Simple;
                             Reply.release(r);
@@ -274,6 +294,9 @@ final class KvConnector implements AutoCloseable {
     @Override
     public void close() {
         storer.shutdownNow();
+        if (shm != null) {
+            shm.close();
+        }
         link.close();
     }
 }

@@ -224,6 +224,22 @@ class SharedMemoryTest {
         }
     }
 
+    @Test
+    void withAPasswordTheCommandsNeedAuth() throws Exception {
+        try (KvtierServer locked = KvtierServer.start(TestNode.options(dir.resolve("locked"), "secret", 10)
+                .withSharedMemory(true));
+                RespConnection c = RespConnection.connect(resources, "127.0.0.1", locked.port(),
+                        ClientOptions.defaults()).get()) {
+            assertThat(error(call(c, "KVC.SHM.HELLO"))).startsWith("NOAUTH");
+            assertThat(error(call(c, "KVC.SHM.GET", "k"))).startsWith("NOAUTH");
+            assertThat(error(call(c, "KVC.SHM.RESERVE", "k", "10"))).startsWith("NOAUTH");
+            assertThat(call(c, "AUTH", "secret")).isEqualTo(new Reply.Simple("OK"));
+            try (SharedMemoryClient shm = SharedMemoryClient.open(c, 10_000)) {
+                assertThat(shm.local()).isTrue();
+            }
+        }
+    }
+
     private static String error(Reply r) {
         assertThat(r).isInstanceOf(Reply.Error.class);
         return ((Reply.Error) r).message();
