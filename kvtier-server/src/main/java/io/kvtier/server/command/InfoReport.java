@@ -316,7 +316,7 @@ final class InfoReport {
         io.kvtier.server.value.SharedLeases shm = server.sharedLeases();
         f.put("shm_enabled", shm == null ? 0 : 1);
         f.put("shm_leases_held", shm == null ? 0 : shm.held());
-        f.put("shm_reserved_bytes", shm == null ? 0 : shm.reservedBytes());
+        f.put("shm_leased_bytes", shm == null ? 0 : shm.heldBytes());
         f.put("shm_leases_given", shm == null ? 0 : shm.given.get());
         f.put("shm_leases_expired", shm == null ? 0 : shm.expired.get());
         f.put("shm_commits", shm == null ? 0 : shm.committed.get());

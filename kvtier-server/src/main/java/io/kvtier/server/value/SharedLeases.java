@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * put). A lease ends at release or commit, when its connection closes (a killed client leaks nothing: the server sees
  * the socket close), or when it expires (LEASE_MILLIS after it was given: a client stuck in a read): an expired read
  * lease's pages may then hold another value, so KVC.SHM.RELEASE answers 0 for it and the client must discard what it
- * copied (the check after the read). Leases are bounded per client and in all, in count and in reserved bytes, so no
- * client can pin the memory tier.
+ * copied (the check after the read). Leases are bounded per client and in all, in count and in the bytes they hold
+ * (a read lease's value stays in memory while it is held, even if the key is demoted or deleted), so no client can
+ * pin the memory tier.
  *
  * Who may map: the slabs are memfds, reachable as /proc/PID/fd/N by processes the kernel lets open them (the same
  * user, or root, in a PID namespace that sees this process). KVC.SHM.HELLO hands out a token in a small memfd of its
@@ -129,7 +130,7 @@ public final class SharedLeases implements AutoCloseable {
         }
     }
 
-    /** One connection's count and reserved bytes. */
+    /** One connection's count and bytes held (read and write leases alike). */
     private static final class Client {
         final AtomicInteger leases = new AtomicInteger();
         final AtomicLong reserved = new AtomicLong();
@@ -207,7 +208,8 @@ public final class SharedLeases implements AutoCloseable {
         return total.get();
     }
 
-    public long reservedBytes() {
+    /** Bytes the leases hold: values being read, memory reserved for values being written. */
+    public long heldBytes() {
         return reserved.get();
     }
 
@@ -218,7 +220,7 @@ public final class SharedLeases implements AutoCloseable {
      */
     public ReadLease read(long session, ValueRef ref) {
         try {
-            admit(session, 0);
+            admit(session, ref.length());
         } catch (LeaseLimitException e) {
             ref.close();
             throw e;
@@ -288,10 +290,10 @@ public final class SharedLeases implements AutoCloseable {
                 total.decrementAndGet();
                 refused.incrementAndGet();
                 throw new LeaseLimitException(mine > maxReservedPerClient
-                        ? "this connection's reservations would pass " + maxReservedPerClient + " bytes (a quarter "
-                                + "of the memory budget): commit or release some first"
-                        : "reservations of all connections would pass " + maxReserved + " bytes (half the memory "
-                                + "budget): try again later");
+                        ? "this connection's leases would hold more than " + maxReservedPerClient + " bytes (a "
+                                + "quarter of the memory budget): commit or release some first"
+                        : "the leases of all connections would hold more than " + maxReserved + " bytes (half the "
+                                + "memory budget): try again later");
             }
         }
     }
@@ -342,11 +344,9 @@ public final class SharedLeases implements AutoCloseable {
             c.leases.decrementAndGet();
             c.ids.remove(lease.id);
         }
-        if (lease instanceof WriteLease) {
-            reserved.addAndGet(-lease.bytes);
-            if (c != null) {
-                c.reserved.addAndGet(-lease.bytes);
-            }
+        reserved.addAndGet(-lease.bytes);
+        if (c != null) {
+            c.reserved.addAndGet(-lease.bytes);
         }
         return true;
     }

@@ -57,13 +57,13 @@ class SharedLeasesTest {
         try (TieredStore store = open(); SharedLeases leases = new SharedLeases(store, 100, 20)) {
             leases.reserve(7, MiB);
             SharedLeases.WriteLease lease = leases.write(7, "k".getBytes(), store.allocate(MiB).get());
-            assertThat(leases.reservedBytes()).isEqualTo(MiB);
+            assertThat(leases.heldBytes()).isEqualTo(MiB);
             long deadline = System.nanoTime() + 5_000_000_000L;
             while (leases.held() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             assertThat(leases.commit(lease)).isFalse();
-            assertThat(leases.reservedBytes()).isZero();
+            assertThat(leases.heldBytes()).isZero();
             assertThat(store.stats().memoryUsedBytes()).isZero();
             assertThat(leases.find(7, lease.id())).isNull();
         }
