@@ -71,6 +71,12 @@ final class FleetCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     List<String> offloads;
 
+    @Option(names = "--load-mode", defaultValue = "sync",
+            description = "How the engines wait for KV loaded from kvtier: sync (the batch waits, LMCache's default), "
+                    + "async (the request waits off the batch, vLLM's WAITING_FOR_REMOTE_KVS), layerwise (layer i+1's "
+                    + "transfer overlaps layer i's compute) (default: ${DEFAULT-VALUE}).")
+    String loadMode;
+
     @Option(names = "--routing", split = ",", defaultValue = "direct",
             description = "direct (the client picks an engine at random for each request, as a Kubernetes Service "
                     + "spreads them) or router policies: round-robin, least-load, prefix, approx-prefix, kvtier "
@@ -194,7 +200,7 @@ final class FleetCommand implements Callable<Integer> {
                 rates.getFirst(), seed, 0);
         return new FleetOptions(engine, served, engines, offloads, routings, rates, trace, qa, warmUp, duration, drain,
                 kvtierNodes, failureTimeout, memory, disk, keepPageCache, routerPrefetch, bytesScale, chunkTokens, requestTimeout, killAfter,
-                launcher != null ? launcher : Launcher.discover(), out);
+                launcher != null ? launcher : Launcher.discover(), out, io.kvtier.router.sim.LoadMode.of(loadMode));
     }
 
     @Override

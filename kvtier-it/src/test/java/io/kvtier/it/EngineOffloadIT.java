@@ -50,9 +50,14 @@ class EngineOffloadIT {
 
     /** {@code bufferBytes}: LMCache's store buffer in real bytes; {@code bytesScale}: share of each chunk moved. */
     private static EngineSim engine(int kvtierPort, long bufferBytes, double bytesScale) throws Exception {
+        return engine(kvtierPort, bufferBytes, bytesScale, io.kvtier.router.sim.LoadMode.SYNC);
+    }
+
+    private static EngineSim engine(int kvtierPort, long bufferBytes, double bytesScale,
+                                    io.kvtier.router.sim.LoadMode mode) throws Exception {
         ModeledEngine m = new ModeledEngine(ModelTable.find(MODEL), Gpu.H100, 1, 0.9, 2L << 30, 16, 64, 8192);
         EngineSimOptions.Offload offload = m.offload(new HostPort("127.0.0.1", kvtierPort), false, MODEL, CHUNK,
-                bufferBytes, Duration.ofSeconds(2), bytesScale);
+                bufferBytes, Duration.ofSeconds(2), bytesScale).withLoadMode(mode, 32);
         EngineSimOptions o = m.options("127.0.0.1", 0, MODEL, 0, -1, "kv@it@" + MODEL, Layout.MAP_V0_26, offload);
         return new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin());
     }
@@ -122,6 +127,38 @@ class EngineOffloadIT {
                 assertThat(System.nanoTime() - start).as("answered within the kvtier timeout")
                         .isLessThan(Duration.ofSeconds(5).toNanos());
                 await(() -> fourth.stats().storeFailures() > 0);
+            }
+        } finally {
+            node.close();
+        }
+    }
+
+    /**
+     * Every load mode serves the same prompt from kvtier the same way (160 of 170 tokens loaded, 10 computed, the
+     * load timed): synchronous, asynchronous (the request waits off the batch and joins it once loaded), layerwise.
+     */
+    @Test
+    void everyLoadModeLoadsTheSameChunks() throws Exception {
+        KvtierProcess node = KvtierProcess.start(dir.resolve("modes"), "--memory", "256m", "--disk", "256m");
+        int[] prompt = IntStream.range(0, 170).map(t -> 7_000 + t).toArray();
+        try {
+            try (EngineSim first = engine(node.port())) {
+                complete(first, prompt);
+                await(() -> first.stats().bytesWritten() == 10L * (2 << 20));
+            }
+            for (io.kvtier.router.sim.LoadMode mode : io.kvtier.router.sim.LoadMode.values()) {
+                try (EngineSim e = engine(node.port(), 64L << 20, 1.0, mode)) {
+                    JsonNode answer = complete(e, prompt);
+                    assertThat(answer.path("usage").path("prompt_tokens_details").path("cached_tokens").asInt())
+                            .as(mode.label()).isEqualTo(160);
+                    assertThat(answer.path("usage").path("completion_tokens").asInt()).isEqualTo(2);
+                    EngineStats s = e.stats();
+                    assertThat(s.externalHitTokens()).as(mode.label()).isEqualTo(160);
+                    assertThat(s.prefillTokens()).as(mode.label()).isEqualTo(10);
+                    assertThat(s.bytesRead()).as(mode.label()).isEqualTo(10L * (2 << 20));
+                    assertThat(s.loadSeconds()).as(mode.label()).isPositive();
+                    assertThat(s.loadFailures()).isZero();
+                }
             }
         } finally {
             node.close();

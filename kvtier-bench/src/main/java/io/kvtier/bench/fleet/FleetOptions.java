@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param engine         one engine as modeled
  * @param servedName     the model name the engines serve and LMCache writes into keys (the Hugging Face id)
  * @param engines        engines in the fleet
+ * @param loadMode       how the engines wait for KV loaded from kvtier (sync, async, layerwise)
  * @param offloads       {@code none}, {@code dram}, {@code dram+ssd}, {@code dram-shm} (dram with the engines moving chunk
  *                       bytes through the node's shared memory, as engines on its host would; one node)
  * @param routings       {@code direct} (the client spreads requests at random) or a router policy
@@ -37,7 +38,7 @@ public record FleetOptions(ModeledEngine engine, String servedName, int engines,
                            Duration warmUp, Duration duration, Duration drain, int kvtierNodes,
                            Duration failureTimeout, long memoryBytes, long diskBytes, boolean keepPageCache,
                            boolean routerPrefetch, double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
-                           Path launcher, Path out) {
+                           Path launcher, Path out, io.kvtier.router.sim.LoadMode loadMode) {
     public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd", "dram-shm");
     public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix",
             "approx-prefix", "kvtier");

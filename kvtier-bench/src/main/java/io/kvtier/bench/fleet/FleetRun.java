@@ -139,7 +139,8 @@ public final class FleetRun {
     private EngineSim startEngine(KvtierStore store, int index, boolean sharedMemory) throws IOException {
         EngineSimOptions.Offload offload = store == null ? null : options.engine().offload(store.seed(),
                 store.isCluster(), options.servedName(), options.chunkTokens(), 5_000_000_000L,
-                Duration.ofSeconds(5), options.bytesScale()).withSharedMemory(sharedMemory);
+                Duration.ofSeconds(5), options.bytesScale()).withSharedMemory(sharedMemory)
+                .withLoadMode(options.loadMode(), options.engine().model().attention().layers());
         EngineSimOptions o = options.engine().options("127.0.0.1", 0, options.servedName(), 0, -1,
                 "kv@engine-" + index + "@" + options.servedName(), Layout.MAP_V0_26, offload);
         return new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin());
@@ -219,7 +220,10 @@ public final class FleetRun {
         double length = options.duration().toNanos() / 1e9;
         FleetTimeline timeline = FleetTimeline.of(everything, start, length, Math.max(1, Math.round(length / 60)),
                 killed.get() == null ? Double.NaN : (killedAt.get() - start) / 1e9, killed.get());
-        return new FleetPoint(offload, routing, workload.rateLabel(), workload.requestsPerSecond(), options.gpus(),
+        // A point says how its engines loaded: "dram async", "dram+ssd layerwise"; plain "dram" is synchronous.
+        String shown = offload.equals("none") || options.loadMode() == io.kvtier.router.sim.LoadMode.SYNC ? offload
+                : offload + " " + options.loadMode().label();
+        return new FleetPoint(shown, routing, workload.rateLabel(), workload.requestsPerSecond(), options.gpus(),
                 LatencyStats.of(measured, seconds), counters, timeline);
     }
 

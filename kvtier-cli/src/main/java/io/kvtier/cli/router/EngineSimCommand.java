@@ -88,6 +88,12 @@ public final class EngineSimCommand implements Callable<Integer> {
     @Option(names = "--kvtier-cluster", description = "The --kvtier node is a cluster node: route by slot.")
     boolean kvtierCluster;
 
+    @Option(names = "--load-mode", defaultValue = "sync",
+            description = "How a step waits for KV loaded from kvtier: sync (the batch waits, LMCache's default), async "
+                    + "(the request waits off the batch, vLLM's WAITING_FOR_REMOTE_KVS), layerwise (layer i+1's "
+                    + "transfer overlaps layer i's compute) (default: ${DEFAULT-VALUE}).")
+    String loadMode;
+
     @Option(names = "--lmcache-chunk-size", defaultValue = "256",
             description = "Tokens per LMCache chunk (default: ${DEFAULT-VALUE}).")
     int chunkTokens;
@@ -119,7 +125,8 @@ public final class EngineSimCommand implements Callable<Integer> {
             ModeledEngine engine = new ModeledEngine(ModelTable.find(model), Gpu.parse(gpu), tp, memoryUtilization,
                     2L << 30, blockSize, maxSeqs, maxBatchedTokens);
             EngineSimOptions.Offload offload = kvtier == null ? null : engine.offload(HostPort.parse(kvtier,
-                    "--kvtier"), kvtierCluster, model, chunkTokens, 5_000_000_000L, Duration.ofSeconds(2), 1.0);
+                    "--kvtier"), kvtierCluster, model, chunkTokens, 5_000_000_000L, Duration.ofSeconds(2), 1.0)
+                    .withLoadMode(io.kvtier.router.sim.LoadMode.of(loadMode), engine.model().attention().layers());
             options = engine.options(host, port, model, eventsPort, replayPort, t, layout, offload);
             if (gpuBlocks != null) {
                 options = new EngineSimOptions(host, port, model, eventsPort, replayPort, t, layout, blockSize,

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * text is filler.
  *
  * One platform thread per engine runs the steps: take new requests, schedule, load what the connector found (real
- * transfers; the step waits), sleep the step's modeled compute time, then apply it (tokens to the requests, KV events
+ * transfers; the step waits, or with LoadMode.LAYERWISE overlaps them layer by layer, or with LoadMode.ASYNC the
+ * request waits off the batch while its load runs on another thread), sleep the step's modeled compute time, then apply it (tokens to the requests, KV events
  * out, new chunks queued for storing). HTTP requests run on virtual threads that hand a request to the step thread and
  * wait for its tokens; a streaming request gets one SSE event per token, or several tokens in one event when its
  * writer falls behind, as vLLM's API server does. Everything a client, a router or kvtier sees is real (HTTP, SSE, ZMQ,
@@ -60,6 +61,13 @@ public final class EngineSim implements AutoCloseable {
     private final BlockPool pool;
     private final Scheduler scheduler;
     private final KvConnector connector;
+    private final LoadMode loadMode;
+    /** ASYNC: loads running off the batch, and those done, with the time the model says they are done. */
+    private final java.util.concurrent.ExecutorService loaders = Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("engine-sim-loads-", 0).factory());
+    private final java.util.concurrent.ConcurrentLinkedQueue<LoadDone> loadsDone =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.List<LoadDone> loadsDueLater = new java.util.ArrayList<>();
     private final java.util.concurrent.LinkedBlockingQueue<Object> inbox = new java.util.concurrent.LinkedBlockingQueue<>();
     private final Thread stepper;
     private volatile boolean closed;
@@ -74,13 +82,19 @@ public final class EngineSim implements AutoCloseable {
     private record Gauges(int running, int waiting, double usage) {
     }
 
+    /** An asynchronous load's outcome, due at {@code dueNanos} (its real time scaled to the real bytes' time). */
+    private record LoadDone(SimRequest request, boolean ok, long beginNanos, long dueNanos) {
+    }
+
     public EngineSim(EngineSimOptions options, Tokenizer tokenizer, ChatTemplate chatTemplate) throws IOException {
         this.options = options;
         this.tokenizer = tokenizer;
         this.chatTemplate = chatTemplate;
         this.pool = new BlockPool(options.gpuBlocks(), options.blockSize(), new java.security.SecureRandom().nextLong());
         this.connector = options.offload() == null ? null : connect(options.offload());
-        this.scheduler = new Scheduler(pool, options.maxSeqs(), options.maxBatchedTokens(), connector);
+        this.loadMode = options.offload() == null ? LoadMode.SYNC : options.offload().loadMode();
+        this.scheduler = new Scheduler(pool, options.maxSeqs(), options.maxBatchedTokens(), connector,
+                loadMode == LoadMode.ASYNC);
         this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
                 options.topic(), options.layout() == Layout.MAP_V0_26, 10_000, null);
@@ -265,28 +279,44 @@ public final class EngineSim implements AutoCloseable {
         Set<SimRequest> failed = new HashSet<>();
         while (!closed) {
             try {
-                take(scheduler.running() == 0 && scheduler.waiting() == 0);
+                boolean asyncPending = scheduler.loading() > 0;
+                if (asyncPending && scheduler.running() == 0 && scheduler.waiting() == 0) {
+                    takeFor(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1)); // nothing to run until a load is in
+                } else {
+                    take(scheduler.running() == 0 && scheduler.waiting() == 0);
+                }
+                collectLoads();
                 Scheduler.Step step = scheduler.schedule();
-                gauges = new Gauges(scheduler.running(), scheduler.waiting(), pool.usage());
+                gauges = new Gauges(scheduler.running(), scheduler.waiting() + scheduler.loading(), pool.usage());
+                if (loadMode == LoadMode.ASYNC) {
+                    for (SimRequest r : step.loads()) {
+                        startLoad(r);
+                    }
+                }
                 if (step.isEmpty()) {
-                    if (scheduler.waiting() > 0) {
+                    if (scheduler.waiting() > 0 && scheduler.loading() == 0) {
                         take(true); // waiting for blocks that only finishing requests free: none run, so new input
                     }
                     continue;
                 }
                 long start = System.nanoTime();
                 failed.clear();
-                for (SimRequest r : step.loads()) {
-                    if (!connector.load(r.chunkHashes, r.loadFrom, r.loadTo)) {
-                        failed.add(r);
+                long loaded = start;
+                if (loadMode != LoadMode.ASYNC) {
+                    for (SimRequest r : step.loads()) {
+                        if (!connector.load(r.chunkHashes, r.loadFrom, r.loadTo)) {
+                            failed.add(r);
+                        }
+                    }
+                    loaded = System.nanoTime();
+                    if (!step.loads().isEmpty() && options.offload().bytesScale() < 1) { // the real bytes' transfer
+                        loaded = start + (long) ((loaded - start) / options.offload().bytesScale());
                     }
                 }
-                long loaded = System.nanoTime();
-                if (!step.loads().isEmpty() && options.offload().bytesScale() < 1) { // the transfer of the real bytes
-                    loaded = start + (long) ((loaded - start) / options.offload().bytesScale());
-                }
                 long compute = (long) (options.cost().seconds(step.batch()) * 1e9);
-                long end = loaded + compute;
+                long end = loadMode == LoadMode.LAYERWISE && loaded > start
+                        ? start + LoadMode.pipelined(loaded - start, compute, options.offload().layers())
+                        : loaded + compute;
                 long now;
                 while ((now = System.nanoTime()) < end) {
                     java.util.concurrent.locks.LockSupport.parkNanos(end - now);
@@ -310,6 +340,58 @@ public final class EngineSim implements AutoCloseable {
             }
         }
         scheduler.abortAll("the engine is shutting down");
+    }
+
+    /**
+     * ASYNC: loads a request's chunks off the step thread; its outcome is due once the load's real time, scaled to
+     * the real bytes' time, has passed since it started.
+     */
+    private void startLoad(SimRequest r) {
+        long begin = System.nanoTime();
+        long[] hashes = r.chunkHashes;
+        int from = r.loadFrom;
+        int to = r.loadTo;
+        double scale = options.offload().bytesScale();
+        loaders.execute(() -> {
+            boolean ok;
+            try {
+                ok = connector.load(hashes, from, to);
+            } catch (RuntimeException e) {
+                ok = false;
+            }
+            long took = (long) ((System.nanoTime() - begin) / scale);
+            loadsDone.add(new LoadDone(r, ok, begin, begin + took));
+            inbox.offer(NUDGE);
+        });
+    }
+
+    private static final Runnable NUDGE = () -> { };
+
+    /** ASYNC: hands the scheduler the loads whose time has come; the others wait for theirs. */
+    private void collectLoads() {
+        for (LoadDone d; (d = loadsDone.poll()) != null; ) {
+            loadsDueLater.add(d);
+        }
+        long now = System.nanoTime();
+        for (java.util.Iterator<LoadDone> it = loadsDueLater.iterator(); it.hasNext(); ) {
+            LoadDone d = it.next();
+            if (now - d.dueNanos() >= 0) {
+                it.remove();
+                loadNanos += d.dueNanos() - d.beginNanos(); // the load's time, off the batch
+                scheduler.loaded(d.request(), d.ok());
+            }
+        }
+    }
+
+    /** Moves what arrives within {@code nanos} from the inbox to the scheduler, without waiting longer. */
+    private void takeFor(long nanos) throws InterruptedException {
+        Object o = inbox.poll(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        if (o instanceof SimRequest r) {
+            scheduler.add(r);
+        } else if (o != null) {
+            ((Runnable) o).run();
+        }
+        take(false);
     }
 
     /** Moves new requests (and other tasks) from the inbox to the scheduler; waits for one first if {@code idle}. */
@@ -483,6 +565,7 @@ public final class EngineSim implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         requests.shutdownNow();
+        loaders.shutdownNow();
         events.close();
         if (connector != null) {
             connector.close();

@@ -47,11 +47,15 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
      *                      (docs/fleet.md says where this is used)
      * @param sharedMemory  chunk bytes through the node's shared memory (a node on this host with --shm yes; KVC.SHM)
      *                      instead of GET and SET; lookups and metadata stay on RESP
+     * @param loadMode      how the engine waits for loads ({@link LoadMode})
+     * @param layers        the model's layers: LAYERWISE pipelines a step's load over them
      */
     public record Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype,
                           int chunkTokens, long chunkBytes, long bufferBytes, Duration timeout, int connections,
-                          double bytesScale, boolean sharedMemory) {
+                          double bytesScale, boolean sharedMemory, LoadMode loadMode, int layers) {
         public Offload {
+            Objects.requireNonNull(loadMode, "loadMode");
+            check(layers >= 1, "layers " + layers + " must be at least 1");
             check(!(sharedMemory && cluster), "shared memory is for a single kvtier node, not a cluster");
             check(bytesScale > 0 && bytesScale <= 1, "--kv-bytes-scale " + bytesScale + " is not within (0, 1]");
             Objects.requireNonNull(kvtier, "kvtier");
@@ -68,13 +72,19 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
         public Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype, int chunkTokens,
                        long chunkBytes, long bufferBytes, Duration timeout, int connections, double bytesScale) {
             this(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout, connections,
-                    bytesScale, false);
+                    bytesScale, false, LoadMode.SYNC, 32);
         }
 
         /** This offload with chunk bytes through the node's shared memory ({@code true}) or over RESP. */
         public Offload withSharedMemory(boolean shared) {
             return new Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout,
-                    connections, bytesScale, shared);
+                    connections, bytesScale, shared, loadMode, layers);
+        }
+
+        /** This offload loading in {@code mode}, over a model of {@code layers} layers (LAYERWISE's pipeline). */
+        public Offload withLoadMode(LoadMode mode, int layers) {
+            return new Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout,
+                    connections, bytesScale, sharedMemory, mode, layers);
         }
     }
 

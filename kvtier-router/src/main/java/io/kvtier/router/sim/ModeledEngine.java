@@ -56,6 +56,7 @@ public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtili
             default -> model.dtype().label();
         };
         return new EngineSimOptions.Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens,
-                chunkBytes(chunkTokens), bufferBytes, timeout, Math.max(2, 4 * tp), bytesScale);
+                chunkBytes(chunkTokens), bufferBytes, timeout, Math.max(2, 4 * tp), bytesScale, false, LoadMode.SYNC,
+                model.attention().layers());
     }
 }

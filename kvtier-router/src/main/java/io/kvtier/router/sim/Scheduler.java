@@ -20,7 +20,10 @@ import java.util.Set;
  *   token is always computed, as vLLM recomputes the last token of a prompt that is cached whole;
  * - after the step, computed tokens advance; a request whose tokens are all computed samples one (the first token
  *   ends its prefill); full prompt blocks enter the prefix cache; a finished request frees its blocks.
- * Answer blocks are not cached (see BlockPool). Owned by one engine's step thread.
+ * Answer blocks are not cached (see BlockPool). With asynchronous loads (LoadMode.ASYNC, vLLM's WAITING_FOR_REMOTE_KVS)
+ * a request whose chunks are to be loaded takes the blocks for them and waits off the batch ("loading") until the
+ * engine reports the load done ({@link #loaded}); it then starts before any waiting request, its loaded tokens
+ * computed. Owned by one engine's step thread.
  */
 
 /** vLLM-style continuous batching over a {@link BlockPool}, optionally with an LMCache-like connector. */
@@ -43,6 +46,9 @@ final class Scheduler {
     private final KvConnector connector;
     private final ArrayDeque<SimRequest> waiting = new ArrayDeque<>();
     private final List<SimRequest> running = new ArrayList<>();
+    private final boolean asyncLoads;
+    private final List<SimRequest> loading = new ArrayList<>();
+    private final ArrayDeque<SimRequest> loaded = new ArrayDeque<>();
     long promptTokens;
     long gpuHitTokens;
     long externalHitTokens;
@@ -52,6 +58,12 @@ final class Scheduler {
 
     /** {@code connector} null: no offload. */
     Scheduler(BlockPool pool, int maxSeqs, int maxBatchedTokens, KvConnector connector) {
+        this(pool, maxSeqs, maxBatchedTokens, connector, false);
+    }
+
+    /** With {@code asyncLoads}, loads happen off the batch (see the essay above). */
+    Scheduler(BlockPool pool, int maxSeqs, int maxBatchedTokens, KvConnector connector, boolean asyncLoads) {
+        this.asyncLoads = asyncLoads;
         if (maxSeqs < 1 || maxBatchedTokens < 1) {
             throw new IllegalArgumentException("max seqs and max batched tokens must be at least 1");
         }
@@ -71,7 +83,36 @@ final class Scheduler {
     }
 
     int waiting() {
-        return waiting.size();
+        return waiting.size() + loaded.size();
+    }
+
+    /** Requests whose chunks are being loaded off the batch (asynchronous loads). */
+    int loading() {
+        return loading.size();
+    }
+
+    /**
+     * An asynchronous load of {@code r} ended: with {@code ok} it starts next (its loaded tokens computed), else it
+     * gives back the blocks past its GPU hit and waits at the head of the queue to recompute them.
+     */
+    void loaded(SimRequest r, boolean ok) {
+        if (!loading.remove(r)) {
+            return;
+        }
+        r.loadTo = 0;
+        if (ok) {
+            loaded.addLast(r);
+            return;
+        }
+        if (r.externalHitTokens > 0) {
+            externalHitTokens -= r.externalHitTokens;
+            r.externalHitTokens = 0;
+        }
+        pool.release(r.blocks);
+        r.computed = 0;
+        r.cachedBlocks = 0;
+        r.externalChunks = 0; // do not look again: recompute and store
+        waiting.addFirst(r);
     }
 
     Step schedule() {
@@ -100,6 +141,19 @@ final class Scheduler {
                 budget -= n;
             }
         }
+        while (!preempted && budget > 0 && running.size() < maxSeqs && !loaded.isEmpty()) {
+            SimRequest r = loaded.peekFirst(); // its loaded tokens are computed; it needs blocks for what follows
+            int n = Math.min(r.tokens() - r.computed, budget);
+            int fresh = blocksFor(r.computed + n) - r.blocks.size();
+            if (fresh > 0 && !pool.grow(r.blocks, fresh)) {
+                break;
+            }
+            loaded.removeFirst();
+            running.add(r);
+            batch = shape(batch, r, n);
+            work.add(new Work(r, n));
+            budget -= n;
+        }
         while (!preempted && budget > 0 && running.size() < maxSeqs && !waiting.isEmpty()) {
             SimRequest r = waiting.peekFirst();
             int hits = Math.min(pool.cachedPrefix(r.blockHashes), (r.tokens() - 1) / blockSize);
@@ -120,12 +174,17 @@ final class Scheduler {
                     start = external;
                 }
             }
+            boolean offBatch = asyncLoads && loadTo > 0;
             int n = Math.min(r.tokens() - start, budget);
-            if (!pool.acquire(r.blocks, r.blockHashes, hits, blocksFor(start + n) - hits)) {
+            if (!pool.acquire(r.blocks, r.blockHashes, hits, blocksFor(offBatch ? start : start + n) - hits)) {
                 break;
             }
             waiting.removeFirst();
-            running.add(r);
+            if (offBatch) {
+                loading.add(r);
+            } else {
+                running.add(r);
+            }
             r.computed = start;
             r.cachedBlocks = hits;
             r.loadFrom = loadFrom;
@@ -140,6 +199,9 @@ final class Scheduler {
                 promptTokens += r.prompt.length;
                 gpuHitTokens += r.gpuHitTokens;
                 externalHitTokens += r.externalHitTokens;
+            }
+            if (offBatch) {
+                continue; // loads off the batch: the engine starts it, and this request joins once it is in
             }
             batch = shape(batch, r, n);
             work.add(new Work(r, n));
@@ -222,6 +284,10 @@ final class Scheduler {
 
     /** Fails every request, waiting or running, and frees their blocks (the engine is closing). */
     void abortAll(String why) {
+        running.addAll(loading);
+        running.addAll(loaded);
+        loading.clear();
+        loaded.clear();
         for (SimRequest r : running) {
             pool.release(r.blocks);
             r.listener.finished(why);

@@ -1,0 +1,26 @@
+package io.kvtier.router.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The load modes' names and the layerwise pipeline's length. */
+class LoadModeTest {
+    @Test
+    void aLayerwiseStepOverlapsAllButOneLayerOfTheShorterPart() {
+        // 32 layers: a load of 320 and a compute of 32 take 10 + 31 x 10 + 1, not 352 as one after the other
+        assertThat(LoadMode.pipelined(320, 32, 32)).isEqualTo(321);
+        assertThat(LoadMode.pipelined(32, 320, 32)).isEqualTo(321);
+        assertThat(LoadMode.pipelined(320, 320, 32)).isEqualTo(330);
+        assertThat(LoadMode.pipelined(320, 0, 32)).as("no compute: the load alone").isEqualTo(320);
+        assertThat(LoadMode.pipelined(320, 32, 1)).as("one layer: no overlap").isEqualTo(352);
+    }
+
+    @Test
+    void namesAreTheFlagsValues() {
+        assertThat(LoadMode.of("Async")).isEqualTo(LoadMode.ASYNC);
+        assertThat(LoadMode.LAYERWISE.label()).isEqualTo("layerwise");
+        assertThatThrownBy(() -> LoadMode.of("eager")).hasMessageContaining("choose sync, async or layerwise");
+    }
+}
