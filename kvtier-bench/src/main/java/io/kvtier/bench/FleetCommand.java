@@ -67,8 +67,10 @@ final class FleetCommand implements Callable<Integer> {
 
     @Option(names = "--offload", split = ",", defaultValue = "none,dram,dram+ssd",
             description = "Offload configurations: none, dram, dram+ssd, dram-shm (dram, the engines moving chunk "
-                    + "bytes through the node's shared memory as engines on its host would; one node) (default: "
-                    + "${DEFAULT-VALUE}).")
+                    + "bytes through the node's shared memory as engines on its host would; one node), and the "
+                    + "baselines vllm-cpu (vLLM's native CPU offloading: each engine's own CPU memory, --kvtier-memory "
+                    + "split between them, loaded asynchronously at the GPU's host link rate) and lmcache-cpu "
+                    + "(LMCache's local CPU tier, the same memory, loaded per --load-mode) (default: ${DEFAULT-VALUE}).")
     List<String> offloads;
 
     @Option(names = "--load-mode", defaultValue = "sync",

@@ -16,7 +16,10 @@ import java.util.Objects;
  * @param engines        engines in the fleet
  * @param loadMode       how the engines wait for KV loaded from kvtier (sync, async, layerwise)
  * @param offloads       {@code none}, {@code dram}, {@code dram+ssd}, {@code dram-shm} (dram with the engines moving chunk
- *                       bytes through the node's shared memory, as engines on its host would; one node)
+ *                       bytes through the node's shared memory, as engines on its host would; one node),
+ *                       {@code vllm-cpu} and {@code lmcache-cpu} (the baselines: each engine's own CPU memory, a
+ *                       share of {@code memoryBytes}, loaded at the GPU's host link rate; vLLM's native CPU offloading
+ *                       loads asynchronously, LMCache's local CPU tier in {@code loadMode})
  * @param routings       {@code direct} (the client spreads requests at random) or a router policy
  * @param rates          the sweep: requests/s for multi-round chats, a speed-up for a trace
  * @param trace          a Mooncake trace to replay, or null for multi-round chats
@@ -39,7 +42,10 @@ public record FleetOptions(ModeledEngine engine, String servedName, int engines,
                            Duration failureTimeout, long memoryBytes, long diskBytes, boolean keepPageCache,
                            boolean routerPrefetch, double bytesScale, int chunkTokens, Duration requestTimeout, Duration killAfter,
                            Path launcher, Path out, io.kvtier.router.sim.LoadMode loadMode) {
-    public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd", "dram-shm");
+    public static final List<String> OFFLOADS = List.of("none", "dram", "dram+ssd", "dram-shm", "vllm-cpu",
+            "lmcache-cpu");
+    /** The baselines: each engine's own CPU memory (--kvtier-memory split between the engines), no kvtier. */
+    public static final List<String> LOCAL_OFFLOADS = List.of("vllm-cpu", "lmcache-cpu");
     public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix",
             "approx-prefix", "kvtier");
 

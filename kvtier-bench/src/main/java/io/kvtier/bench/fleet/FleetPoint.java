@@ -24,7 +24,11 @@ public record FleetPoint(String offload, String routing, String rateLabel, doubl
 
     /** The configuration's name, one line in a plot: e.g. {@code kvtier dram+ssd / prefix}. */
     public String config() {
-        return (offload.equals("none") ? "no offload" : "kvtier " + offload) + " / " + routing;
+        String what = offload.equals("none") ? "no offload"
+                : offload.startsWith("vllm-cpu") ? "vllm cpu offload" + offload.substring("vllm-cpu".length())
+                : offload.startsWith("lmcache-cpu") ? "lmcache local cpu" + offload.substring("lmcache-cpu".length())
+                : "kvtier " + offload;
+        return what + " / " + routing;
     }
 
     public double rpsPerGpu() {

@@ -56,8 +56,8 @@ public final class FleetRun {
         MooncakeTrace trace = options.trace() == null ? null : MooncakeTrace.load(options.trace());
         for (String offload : options.offloads()) {
             for (String routing : options.routings()) {
-                if (routing.equals("kvtier") && offload.equals("none")) {
-                    continue; // nothing for it to price
+                if (routing.equals("kvtier") && (offload.equals("none") || FleetOptions.LOCAL_OFFLOADS.contains(offload))) {
+                    continue; // no kvtier chunks for it to price
                 }
                 for (double rate : options.rates()) {
                     FleetWorkload workload = trace == null ? new MultiRoundQa(options.qa().withQps(rate))
@@ -79,7 +79,7 @@ public final class FleetRun {
         List<EngineSim> engines = new ArrayList<>();
         RouterProcess router = null;
         try {
-            if (!offload.equals("none")) {
+            if (!offload.equals("none") && !FleetOptions.LOCAL_OFFLOADS.contains(offload)) {
                 store = KvtierStore.start(options.launcher(), data, options.kvtierNodes(),
                         Math.max(1 << 20, Math.round(options.memoryBytes() * options.bytesScale())),
                         offload.equals("dram+ssd")
@@ -90,7 +90,7 @@ public final class FleetRun {
             List<URI> urls = new ArrayList<>();
             List<String> endpoints = new ArrayList<>();
             for (int i = 0; i < options.engines(); i++) {
-                EngineSim e = startEngine(store, i, offload.equals("dram-shm"));
+                EngineSim e = startEngine(store, i, offload);
                 engines.add(e);
                 urls.add(URI.create("http://127.0.0.1:" + e.port()));
                 endpoints.add("http://127.0.0.1:" + e.port() + ",events=tcp://127.0.0.1:" + e.eventsPort());
@@ -136,7 +136,16 @@ public final class FleetRun {
         }
     }
 
-    private EngineSim startEngine(KvtierStore store, int index, boolean sharedMemory) throws IOException {
+    private EngineSim startEngine(KvtierStore store, int index, String kind) throws IOException {
+        boolean sharedMemory = kind.equals("dram-shm");
+        if (FleetOptions.LOCAL_OFFLOADS.contains(kind)) { // the baselines: each engine's own CPU memory
+            EngineSimOptions.Offload local = options.engine().localCpu(options.servedName(), options.chunkTokens(),
+                    options.memoryBytes() / options.engines(), options.bytesScale(),
+                    kind.equals("vllm-cpu") ? io.kvtier.router.sim.LoadMode.ASYNC : options.loadMode());
+            return new EngineSim(options.engine().options("127.0.0.1", 0, options.servedName(), 0, -1,
+                    "kv@engine-" + index + "@" + options.servedName(), Layout.MAP_V0_26, local), Tokenizer.bytes(),
+                    ChatTemplate.builtin());
+        }
         EngineSimOptions.Offload offload = store == null ? null : options.engine().offload(store.seed(),
                 store.isCluster(), options.servedName(), options.chunkTokens(), 5_000_000_000L,
                 Duration.ofSeconds(5), options.bytesScale()).withSharedMemory(sharedMemory)
@@ -221,8 +230,10 @@ public final class FleetRun {
         FleetTimeline timeline = FleetTimeline.of(everything, start, length, Math.max(1, Math.round(length / 60)),
                 killed.get() == null ? Double.NaN : (killedAt.get() - start) / 1e9, killed.get());
         // A point says how its engines loaded: "dram async", "dram+ssd layerwise"; plain "dram" is synchronous.
-        String shown = offload.equals("none") || options.loadMode() == io.kvtier.router.sim.LoadMode.SYNC ? offload
-                : offload + " " + options.loadMode().label();
+        io.kvtier.router.sim.LoadMode mode = offload.equals("vllm-cpu") ? io.kvtier.router.sim.LoadMode.ASYNC
+                : options.loadMode();
+        String shown = offload.equals("none") || mode == io.kvtier.router.sim.LoadMode.SYNC ? offload
+                : offload + " " + mode.label();
         return new FleetPoint(shown, routing, workload.rateLabel(), workload.requestsPerSecond(), options.gpus(),
                 LatencyStats.of(measured, seconds), counters, timeline);
     }

@@ -60,7 +60,7 @@ public final class EngineSim implements AutoCloseable {
     private final EventPublisher events;
     private final BlockPool pool;
     private final Scheduler scheduler;
-    private final KvConnector connector;
+    private final ChunkOffload connector;
     private final LoadMode loadMode;
     /** ASYNC: loads running off the batch, and those done, with the time the model says they are done. */
     private final java.util.concurrent.ExecutorService loaders = Executors.newCachedThreadPool(
@@ -112,15 +112,23 @@ public final class EngineSim implements AutoCloseable {
                 options.host(), port(), options.host(), events.port(),
                 events.replayPort() < 0 ? "" : ", replay " + events.replayPort(), options.gpuBlocks(),
                 options.blockSize(), options.cost().describe(), options.offload() == null ? ""
-                        : ", offload to kvtier at " + options.offload().kvtier());
+                        : options.offload().localCpuBytes() > 0 ? ", offload to its own CPU memory ("
+                        + options.offload().localCpuBytes() + " bytes at " + options.offload().hostBytesPerSecond()
+                        + " B/s), " + options.offload().loadMode().label()
+                        : ", offload to kvtier at " + options.offload().kvtier() + ", "
+                        + options.offload().loadMode().label());
     }
 
-    private static KvConnector connect(EngineSimOptions.Offload o) throws IOException {
+    private static ChunkOffload connect(EngineSimOptions.Offload o) throws IOException {
         List<io.kvtier.kvcache.key.LmcacheChunkKeys> workers = new java.util.ArrayList<>();
         var hash = io.kvtier.kvcache.key.LmcacheChunkKeys.Algorithm.BUILTIN;
         for (int w = 0; w < o.tp(); w++) {
             workers.add(new io.kvtier.kvcache.key.LmcacheChunkKeys(o.lmcacheModel(), o.tp(), w, o.dtype(),
                     o.chunkTokens(), hash, hash.seedZeroNoneHash()));
+        }
+        if (o.localCpuBytes() > 0) {
+            return new LocalCpuCache(workers, o.chunkBytes(), o.localCpuBytes(), o.hostBytesPerSecond(),
+                    o.bytesScale());
         }
         KvtierLink link = KvtierLink.open(o.kvtier(), o.cluster(), o.connections(), o.timeout());
         long chunkBytes = Math.max(1024, Math.round(o.chunkBytes() * o.bytesScale()));
@@ -418,7 +426,7 @@ public final class EngineSim implements AutoCloseable {
     /** The engine's counters: the scheduler's as of its last step, the offload path's as of now. */
     public EngineStats stats() {
         EngineStats s = stats;
-        KvConnector c = connector;
+        ChunkOffload c = connector;
         if (c == null) {
             return s;
         }

@@ -49,16 +49,21 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
      *                      instead of GET and SET; lookups and metadata stay on RESP
      * @param loadMode      how the engine waits for loads ({@link LoadMode})
      * @param layers        the model's layers: LAYERWISE pipelines a step's load over them
+     * @param localCpuBytes the engine's own CPU tier instead of kvtier (0: kvtier), real bytes ({@link LocalCpuCache})
+     * @param hostBytesPerSecond that tier's host-to-device rate
      */
     public record Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype,
                           int chunkTokens, long chunkBytes, long bufferBytes, Duration timeout, int connections,
-                          double bytesScale, boolean sharedMemory, LoadMode loadMode, int layers) {
+                          double bytesScale, boolean sharedMemory, LoadMode loadMode, int layers,
+                          long localCpuBytes, double hostBytesPerSecond) {
         public Offload {
             Objects.requireNonNull(loadMode, "loadMode");
+            check(localCpuBytes >= 0, "the local CPU tier's size " + localCpuBytes + " is negative");
+            check(localCpuBytes == 0 || hostBytesPerSecond > 0, "a local CPU tier needs a host-to-device rate");
             check(layers >= 1, "layers " + layers + " must be at least 1");
             check(!(sharedMemory && cluster), "shared memory is for a single kvtier node, not a cluster");
             check(bytesScale > 0 && bytesScale <= 1, "--kv-bytes-scale " + bytesScale + " is not within (0, 1]");
-            Objects.requireNonNull(kvtier, "kvtier");
+            check(kvtier != null || localCpuBytes > 0, "kvtier's address is required");
             check(tp >= 1, "--tp " + tp + " must be at least 1");
             check(chunkTokens >= 1, "--lmcache-chunk-size " + chunkTokens + " must be at least 1");
             check(chunkBytes >= 1024, "a chunk of " + chunkBytes + " bytes is too small to be a chunk");
@@ -72,19 +77,28 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
         public Offload(HostPort kvtier, boolean cluster, String lmcacheModel, int tp, String dtype, int chunkTokens,
                        long chunkBytes, long bufferBytes, Duration timeout, int connections, double bytesScale) {
             this(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout, connections,
-                    bytesScale, false, LoadMode.SYNC, 32);
+                    bytesScale, false, LoadMode.SYNC, 32, 0, 0);
         }
 
         /** This offload with chunk bytes through the node's shared memory ({@code true}) or over RESP. */
         public Offload withSharedMemory(boolean shared) {
             return new Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout,
-                    connections, bytesScale, shared, loadMode, layers);
+                    connections, bytesScale, shared, loadMode, layers, localCpuBytes, hostBytesPerSecond);
         }
 
         /** This offload loading in {@code mode}, over a model of {@code layers} layers (LAYERWISE's pipeline). */
         public Offload withLoadMode(LoadMode mode, int layers) {
             return new Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout,
-                    connections, bytesScale, sharedMemory, mode, layers);
+                    connections, bytesScale, sharedMemory, mode, layers, localCpuBytes, hostBytesPerSecond);
+        }
+
+        /**
+         * This offload to the engine's own CPU memory instead of kvtier ({@link LocalCpuCache}): {@code bytes} of
+         * it, loads at {@code bytesPerSecond}.
+         */
+        public Offload withLocalCpu(long bytes, double bytesPerSecond) {
+            return new Offload(kvtier, false, lmcacheModel, tp, dtype, chunkTokens, chunkBytes, bufferBytes, timeout,
+                    connections, bytesScale, false, loadMode, layers, bytes, bytesPerSecond);
         }
     }
 

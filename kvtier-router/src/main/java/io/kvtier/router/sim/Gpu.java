@@ -9,18 +9,21 @@ import java.util.Locale;
  * in docs/fleet.md.
  */
 public enum Gpu {
-    L4(121e12, 242e12, 300e9, 23_034L << 20, 32e9),
-    A100(312e12, 312e12, 2_039e9, 81_920L << 20, 300e9),
-    H100(989e12, 1_979e12, 3_350e9, 81_559L << 20, 450e9),
-    H200(989e12, 1_979e12, 4_800e9, 143_771L << 20, 450e9);
+    L4(121e12, 242e12, 300e9, 23_034L << 20, 32e9, 25e9),
+    A100(312e12, 312e12, 2_039e9, 81_920L << 20, 300e9, 25e9),
+    H100(989e12, 1_979e12, 3_350e9, 81_559L << 20, 450e9, 50e9),
+    H200(989e12, 1_979e12, 4_800e9, 143_771L << 20, 450e9, 50e9);
 
     private final double peakFlops;
     private final double fp8PeakFlops;
     private final double hbmBandwidth;
     private final long memoryBytes;
     private final double linkBandwidth;
+    private final double hostLinkBandwidth;
 
-    Gpu(double peakFlops, double fp8PeakFlops, double hbmBandwidth, long memoryBytes, double linkBandwidth) {
+    Gpu(double peakFlops, double fp8PeakFlops, double hbmBandwidth, long memoryBytes, double linkBandwidth,
+        double hostLinkBandwidth) {
+        this.hostLinkBandwidth = hostLinkBandwidth;
         this.peakFlops = peakFlops;
         this.fp8PeakFlops = fp8PeakFlops;
         this.hbmBandwidth = hbmBandwidth;
@@ -49,6 +52,15 @@ public enum Gpu {
     /** Device memory in bytes. */
     public long memoryBytes() {
         return memoryBytes;
+    }
+
+    /**
+     * Bytes/s a copy from pinned host memory to the GPU runs at, stated: about 80% of PCIe x16's 32 GB/s (Gen4: L4,
+     * A100) or 64 GB/s (Gen5: H100, H200), what pinned copies reach on such links; a GPU calibration measures it
+     * (docs/fleet.md).
+     */
+    public double hostLinkBandwidth() {
+        return hostLinkBandwidth;
     }
 
     /** Bytes/s one GPU sends to its tensor-parallel peers. */

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 
 /** An engine's LMCache-like connector to kvtier: lookup, synchronous retrieve, asynchronous store. Thread-safe. */
-final class KvConnector implements AutoCloseable {
+final class KvConnector implements ChunkOffload {
     private static final Logger log = LoggerFactory.getLogger(KvConnector.class);
     static final String KV_BYTES = "kv_bytes";
     static final String METADATA = "metadata";
@@ -107,12 +107,14 @@ final class KvConnector implements AutoCloseable {
         this.shm = shm == null ? null : shm.apply(fill);
     }
 
-    int chunkTokens() {
+    @Override
+    public int chunkTokens() {
         return chunkTokens;
     }
 
     /** The chain hashes of {@code tokens}' full chunks (LMCache's; the same for every worker). */
-    long[] chunkHashes(int[] tokens) {
+    @Override
+    public long[] chunkHashes(int[] tokens) {
         return workers[0].hashes(tokens);
     }
 
@@ -120,7 +122,8 @@ final class KvConnector implements AutoCloseable {
      * Chunks, from the first, that kvtier holds: one EXISTS per chunk, in turn, until the first miss or error (an error
      * is a miss: the engine recomputes). Blocks for the round trips.
      */
-    int lookup(long[] hashes) {
+    @Override
+    public int lookup(long[] hashes) {
         lookups.incrementAndGet();
         for (int c = 0; c < hashes.length; c++) {
             byte[] key = key(0, hashes[c], METADATA);
@@ -147,7 +150,8 @@ final class KvConnector implements AutoCloseable {
      * them: true when every one arrived whole. A missing, short or foreign value, an error or a timeout makes it false (the caller recomputes those
      * tokens) and is counted.
      */
-    boolean load(long[] hashes, int from, int to) {
+    @Override
+    public boolean load(long[] hashes, int from, int to) {
         boolean all = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         List<CompletableFuture<Boolean>> window = new ArrayList<>();
@@ -214,7 +218,8 @@ final class KvConnector implements AutoCloseable {
      * Queues chunks {@code [from, to)} for storing (every worker's value, then its metadata) and returns at once;
      * chunks that would take the queue past its bound are dropped and counted.
      */
-    void store(long[] hashes, int from, int to) {
+    @Override
+    public void store(long[] hashes, int from, int to) {
         for (int c = from; c < to; c++) {
             long bytes = (long) chunkBytes * workers.length;
             if (queuedBytes.addAndGet(bytes) > bufferBytes) {
@@ -271,23 +276,28 @@ final class KvConnector implements AutoCloseable {
         return (workers[worker].key(hash) + suffix).getBytes(StandardCharsets.UTF_8);
     }
 
-    long bytesRead() {
+    @Override
+    public long bytesRead() {
         return bytesRead.get();
     }
 
-    long bytesWritten() {
+    @Override
+    public long bytesWritten() {
         return bytesWritten.get();
     }
 
-    long storesDropped() {
+    @Override
+    public long storesDropped() {
         return storesDropped.get();
     }
 
-    long storeFailures() {
+    @Override
+    public long storeFailures() {
         return storeFailures.get();
     }
 
-    long loadFailures() {
+    @Override
+    public long loadFailures() {
         return loadFailures.get();
     }
 

@@ -46,6 +46,17 @@ public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtili
                 hbm().blocks(), maxSeqs, maxBatchedTokens, roofline(), offload);
     }
 
+    /**
+     * The engine's own CPU memory as its offload tier ({@link LocalCpuCache}: vLLM's native CPU offloading, LMCache's
+     * local CPU backend): {@code cpuBytes} real bytes, loaded at this GPU's host-to-device rate, in {@code mode}.
+     */
+    public EngineSimOptions.Offload localCpu(String lmcacheModel, int chunkTokens, long cpuBytes, double bytesScale,
+            LoadMode mode) {
+        return new EngineSimOptions.Offload(null, false, lmcacheModel, tp, "bfloat16", chunkTokens,
+                chunkBytes(chunkTokens), chunkBytes(chunkTokens) * tp, Duration.ofSeconds(5), 1, bytesScale, false, mode,
+                model.attention().layers(), cpuBytes, gpu.hostLinkBandwidth());
+    }
+
     /** LMCache's offload to kvtier at {@code kvtier} with its defaults: 256-token chunks, 5 GB of CPU buffer. */
     public EngineSimOptions.Offload offload(HostPort kvtier, boolean cluster, String lmcacheModel, int chunkTokens,
             long bufferBytes, Duration timeout, double bytesScale) {
@@ -57,6 +68,6 @@ public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtili
         };
         return new EngineSimOptions.Offload(kvtier, cluster, lmcacheModel, tp, dtype, chunkTokens,
                 chunkBytes(chunkTokens), bufferBytes, timeout, Math.max(2, 4 * tp), bytesScale, false, LoadMode.SYNC,
-                model.attention().layers());
+                model.attention().layers(), 0, 0);
     }
 }

@@ -43,7 +43,7 @@ final class Scheduler {
     private final int blockSize;
     private final int maxSeqs;
     private final int maxBatchedTokens;
-    private final KvConnector connector;
+    private final ChunkOffload connector;
     private final ArrayDeque<SimRequest> waiting = new ArrayDeque<>();
     private final List<SimRequest> running = new ArrayList<>();
     private final boolean asyncLoads;
@@ -57,12 +57,12 @@ final class Scheduler {
     long finished;
 
     /** {@code connector} null: no offload. */
-    Scheduler(BlockPool pool, int maxSeqs, int maxBatchedTokens, KvConnector connector) {
+    Scheduler(BlockPool pool, int maxSeqs, int maxBatchedTokens, ChunkOffload connector) {
         this(pool, maxSeqs, maxBatchedTokens, connector, false);
     }
 
     /** With {@code asyncLoads}, loads happen off the batch (see the essay above). */
-    Scheduler(BlockPool pool, int maxSeqs, int maxBatchedTokens, KvConnector connector, boolean asyncLoads) {
+    Scheduler(BlockPool pool, int maxSeqs, int maxBatchedTokens, ChunkOffload connector, boolean asyncLoads) {
         this.asyncLoads = asyncLoads;
         if (maxSeqs < 1 || maxBatchedTokens < 1) {
             throw new IllegalArgumentException("max seqs and max batched tokens must be at least 1");
