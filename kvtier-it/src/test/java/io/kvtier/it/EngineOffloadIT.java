@@ -166,6 +166,47 @@ class EngineOffloadIT {
     }
 
     /**
+     * Only a transfer's per-byte part is scaled by --kv-bytes-scale: a load of ten 2 MiB chunks that moves 1/64 of their
+     * bytes is modeled at about the time of moving them all, not 64 times its round trips (the rule before issue 32,
+     * which made small scales overstate loads several-fold). Two scales against a real node; bounds loose for a noisy
+     * machine (each side within 4x of the other).
+     */
+    @Test
+    void theBytesScaleScalesOnlyTheBytes() throws Exception {
+        KvtierProcess node = KvtierProcess.start(dir.resolve("scale"), "--memory", "256m", "--disk", "256m");
+        try {
+            double[] modeled = new double[2];
+            double[] scales = {1.0, 1.0 / 64};
+            for (int i = 0; i < scales.length; i++) {
+                int[] prompt = IntStream.range(0, 170).map(t -> 11_000 + t).toArray();
+                try (EngineSim writer = engine(node.port(), 64L << 20, scales[i])) {
+                    complete(writer, prompt);
+                    long chunk = Math.max(1024, Math.round((2 << 20) * scales[i]));
+                    await(() -> writer.stats().bytesWritten() == 10 * chunk);
+                }
+                double best = Double.MAX_VALUE;
+                for (int round = 0; round < 3; round++) { // the least of three: the machine's noise is one-sided
+                    try (EngineSim reader = engine(node.port(), 64L << 20, scales[i])) {
+                        complete(reader, prompt);
+                        assertThat(reader.stats().externalHitTokens()).isEqualTo(160);
+                        best = Math.min(best, reader.stats().loadSeconds());
+                    }
+                }
+                modeled[i] = best;
+                try (Jedis j = node.jedis(5_000)) {
+                    j.flushAll();
+                }
+            }
+            System.out.printf("EngineOffloadIT: ten 2 MiB chunks loaded in %.1f ms (all bytes moved), modeled %.1f ms "
+                    + "moving 1/64 of them%n", modeled[0] * 1e3, modeled[1] * 1e3);
+            assertThat(modeled[1]).as("modeled load at 1/64 against 1: %s", java.util.Arrays.toString(modeled))
+                    .isLessThan(4 * modeled[0]).isGreaterThan(modeled[0] / 4);
+        } finally {
+            node.close();
+        }
+    }
+
+    /**
      * LMCache's store buffer holds real bytes: ten chunks queued at once against a buffer of four are partly dropped
      * (and counted), also when only a quarter of each chunk's bytes is moved (the buffer is scaled with the chunks).
      */

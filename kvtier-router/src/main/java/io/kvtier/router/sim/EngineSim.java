@@ -142,7 +142,7 @@ public final class EngineSim implements AutoCloseable {
         };
         try {
             return new KvConnector(link, workers, chunkBytes, Math.max(chunkBytes * o.tp(),
-                    Math.round(o.bufferBytes() * o.bytesScale())), o.timeout().toMillis(), shm);
+                    Math.round(o.bufferBytes() * o.bytesScale())), o.timeout().toMillis(), shm, o.bytesScale());
         } catch (java.io.UncheckedIOException e) {
             throw e.getCause();
         }
@@ -311,15 +311,15 @@ public final class EngineSim implements AutoCloseable {
                 failed.clear();
                 long loaded = start;
                 if (loadMode != LoadMode.ASYNC) {
+                    long modeled = 0; // the loads' time for the real bytes (ChunkOffload.Loaded)
                     for (SimRequest r : step.loads()) {
-                        if (!connector.load(r.chunkHashes, r.loadFrom, r.loadTo)) {
+                        ChunkOffload.Loaded l = connector.load(r.chunkHashes, r.loadFrom, r.loadTo);
+                        modeled += l.nanos();
+                        if (!l.ok()) {
                             failed.add(r);
                         }
                     }
-                    loaded = System.nanoTime();
-                    if (!step.loads().isEmpty() && options.offload().bytesScale() < 1) { // the real bytes' transfer
-                        loaded = start + (long) ((loaded - start) / options.offload().bytesScale());
-                    }
+                    loaded = start + Math.max(modeled, 0);
                 }
                 long compute = (long) (options.cost().seconds(step.batch()) * 1e9);
                 long end = loadMode == LoadMode.LAYERWISE && loaded > start
@@ -359,16 +359,14 @@ public final class EngineSim implements AutoCloseable {
         long[] hashes = r.chunkHashes;
         int from = r.loadFrom;
         int to = r.loadTo;
-        double scale = options.offload().bytesScale();
         loaders.execute(() -> {
-            boolean ok;
+            ChunkOffload.Loaded l;
             try {
-                ok = connector.load(hashes, from, to);
+                l = connector.load(hashes, from, to);
             } catch (RuntimeException e) {
-                ok = false;
+                l = new ChunkOffload.Loaded(false, System.nanoTime() - begin);
             }
-            long took = (long) ((System.nanoTime() - begin) / scale);
-            loadsDone.add(new LoadDone(r, ok, begin, begin + took));
+            loadsDone.add(new LoadDone(r, l.ok(), begin, begin + l.nanos()));
             inbox.offer(NUDGE);
         });
     }

@@ -49,6 +49,7 @@ final class KvConnector implements ChunkOffload {
 
     private final KvtierLink link;
     private final SharedMemoryLanes shm; // chunk bytes through a co-located node's shared memory; null: RESP
+    private final double bytesScale;     // share of each chunk's real bytes moved (the run's --kv-bytes-scale)
     private final LmcacheChunkKeys[] workers;
     private final int chunkTokens;
     private final int chunkBytes;
@@ -75,7 +76,7 @@ final class KvConnector implements ChunkOffload {
      */
     KvConnector(KvtierLink link, List<LmcacheChunkKeys> workers, long chunkBytes, long bufferBytes,
             long timeoutMillis) {
-        this(link, workers, chunkBytes, bufferBytes, timeoutMillis, null);
+        this(link, workers, chunkBytes, bufferBytes, timeoutMillis, null, 1.0);
     }
 
     /**
@@ -83,7 +84,8 @@ final class KvConnector implements ChunkOffload {
      * metadata and lookups over RESP, as an engine using TensorPool for the bytes would.
      */
     KvConnector(KvtierLink link, List<LmcacheChunkKeys> workers, long chunkBytes, long bufferBytes,
-            long timeoutMillis, java.util.function.Function<byte[], SharedMemoryLanes> shm) {
+            long timeoutMillis, java.util.function.Function<byte[], SharedMemoryLanes> shm, double bytesScale) {
+        this.bytesScale = bytesScale;
         if (chunkBytes > Integer.MAX_VALUE - HEADER_BYTES || chunkBytes < HEADER_BYTES) {
             throw new IllegalArgumentException("a chunk of " + chunkBytes + " bytes per worker is outside 16 B..2 GiB;"
                     + " use a smaller --lmcache-chunk-size");
@@ -151,30 +153,40 @@ final class KvConnector implements ChunkOffload {
      * tokens) and is counted.
      */
     @Override
-    public boolean load(long[] hashes, int from, int to) {
+    public Loaded load(long[] hashes, int from, int to) {
         boolean all = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         List<CompletableFuture<Boolean>> window = new ArrayList<>();
+        AtomicLong roundTrip = new AtomicLong(); // the window's longest metadata GET: one round trip, no payload
+        long windowStart = System.nanoTime();
+        long modeled = 0;
         for (int c = from; c < to && all; c++) {
             for (int w = 0; w < workers.length; w++) {
-                window.add(fetch(hashes[c], w));
+                window.add(fetch(hashes[c], w, roundTrip));
             }
             if (window.size() >= LOADS_IN_FLIGHT || c == to - 1) {
                 all = awaitAll(window, deadline);
                 window.clear();
+                long now = System.nanoTime();
+                // Each value costs two round trips (its metadata, then its bytes) and its bytes' transfer: only the
+                // transfer is of the real bytes' size (issue 32: scaling the round trips too overstated small scales).
+                modeled += ChunkOffload.modeled(now - windowStart, 2 * roundTrip.getAndSet(0), bytesScale);
+                windowStart = now;
             }
         }
         if (!all) {
             loadFailures.incrementAndGet();
         }
-        return all;
+        return new Loaded(all, modeled);
     }
 
     /** One worker's chunk: its metadata, then its bytes, checked. */
-    private CompletableFuture<Boolean> fetch(long hash, int worker) {
+    private CompletableFuture<Boolean> fetch(long hash, int worker, AtomicLong roundTrip) {
         byte[] meta = key(worker, hash, METADATA);
         byte[] kv = key(worker, hash, KV_BYTES);
+        long sent = System.nanoTime();
         return link.send(meta, "GET", meta).thenCompose(m -> {
+            roundTrip.accumulateAndGet(System.nanoTime() - sent, Math::max);
             boolean found = m instanceof Reply.Bulk b && b.content().readableBytes() == METADATA_BYTES;
             Reply.release(m);
             if (!found) {

@@ -68,11 +68,11 @@ final class LocalCpuCache implements ChunkOffload {
     }
 
     @Override
-    public boolean load(long[] hashes, int from, int to) {
+    public Loaded load(long[] hashes, int from, int to) {
         synchronized (this) {
             for (int c = from; c < to; c++) {
                 if (chunks.get(hashes[c]) == null) {
-                    return false; // evicted since the lookup
+                    return new Loaded(false, 0); // evicted since the lookup
                 }
             }
         }
@@ -83,7 +83,7 @@ final class LocalCpuCache implements ChunkOffload {
             java.util.concurrent.locks.LockSupport.parkNanos(end - now);
         }
         bytesRead.addAndGet((long) (real * bytesScale));
-        return true;
+        return new Loaded(true, (long) (real / bytesPerSecond * 1e9)); // all of it per byte: the real bytes' time
     }
 
     @Override

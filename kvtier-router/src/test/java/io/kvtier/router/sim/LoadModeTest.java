@@ -23,4 +23,14 @@ class LoadModeTest {
         assertThat(LoadMode.LAYERWISE.label()).isEqualTo("layerwise");
         assertThatThrownBy(() -> LoadMode.of("eager")).hasMessageContaining("choose sync, async or layerwise");
     }
+
+    @Test
+    void onlyATransfersPerBytePartIsScaledUp() {
+        // measured 10 ms, 4 of them round trips, a quarter of the bytes moved: 4 + 6 x 4
+        assertThat(ChunkOffload.modeled(10_000_000, 4_000_000, 0.25)).isEqualTo(28_000_000);
+        assertThat(ChunkOffload.modeled(10_000_000, 4_000_000, 1.0)).isEqualTo(10_000_000);
+        assertThat(ChunkOffload.modeled(10_000_000, 12_000_000, 0.25)).as("round trips at most the whole")
+                .isEqualTo(10_000_000);
+        assertThat(ChunkOffload.modeled(10_000_000, -1, 0.5)).isEqualTo(20_000_000);
+    }
 }
