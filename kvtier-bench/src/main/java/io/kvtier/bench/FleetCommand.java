@@ -73,6 +73,12 @@ final class FleetCommand implements Callable<Integer> {
                     + "(LMCache's local CPU tier, the same memory, loaded per --load-mode) (default: ${DEFAULT-VALUE}).")
     List<String> offloads;
 
+    @Option(names = "--port-range", paramLabel = "LOW-HIGH",
+            description = "Ports for every process the run starts (kvtier nodes and their events, engines and their "
+                    + "events, the router), e.g. 40000-41000 (default: 20000-32099, below the kernel's ephemeral "
+                    + "ports).")
+    String portRange;
+
     @Option(names = "--load-mode", defaultValue = "sync",
             description = "How the engines wait for KV loaded from kvtier: sync (the batch waits, LMCache's default), "
                     + "async (the request waits off the batch, vLLM's WAITING_FOR_REMOTE_KVS), layerwise (layer i+1's "
@@ -207,6 +213,9 @@ final class FleetCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (portRange != null) {
+            io.kvtier.bench.compare.ServerProcess.usePortRange(portRange);
+        }
         if (!chartsFrom.isEmpty()) {
             return replot();
         }

@@ -133,7 +133,7 @@ public final class ServerProcess implements AutoCloseable {
         // local end of an outgoing connection: a node of ClusterBenchIT once failed to bind its port that way.
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 1000; attempt++) {
-            int port = random.nextInt(20_000, 32_000);
+            int port = random.nextInt(rangeLow, rangeHigh - 100);
             if (!RECENT_PORTS.contains(port) && !RECENT_PORTS.contains(port + 100) && bindable(port)
                     && bindable(port + 100)) {
                 RECENT_PORTS.addLast(port);
@@ -144,7 +144,49 @@ public final class ServerProcess implements AutoCloseable {
                 return port;
             }
         }
-        throw new IOException("no free port in 20000..32099 after 1000 tries");
+        throw new IOException("no free port in " + rangeLow + ".." + (rangeHigh - 1) + " after 1000 tries");
+    }
+
+    private static int rangeLow = 20_000;
+    private static int rangeHigh = 32_100; // exclusive
+
+    /**
+     * Makes {@link #freePort} (and so every process a benchmark starts) pick ports in {@code low..high} (inclusive;
+     * at least 300 ports, since a port's neighbour 100 above is taken too): --port-range, for machines whose
+     * firewall or other services leave only a range.
+     */
+    public static synchronized void usePortRange(int low, int high) {
+        if (low < 1024 || high > 65535 || high - low < 299) {
+            throw new IllegalArgumentException("--port-range " + low + "-" + high + ": needs at least 300 ports within "
+                    + "1024..65535");
+        }
+        rangeLow = low;
+        rangeHigh = high + 1;
+    }
+
+    /** Parses {@code LOW-HIGH} for {@link #usePortRange}. */
+    public static void usePortRange(String range) {
+        String[] parts = range.trim().split("-");
+        try {
+            if (parts.length != 2) {
+                throw new NumberFormatException(range);
+            }
+            usePortRange(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--port-range " + range + ": give LOW-HIGH, e.g. 40000-41000");
+        }
+    }
+
+    /** A free port whose next port is free too (a node's --kv-events binds both), from the same range. */
+    public static synchronized int freePair() throws IOException {
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            int p = freePort();
+            if (!RECENT_PORTS.contains(p + 1) && bindable(p + 1)) {
+                RECENT_PORTS.addLast(p + 1);
+                return p;
+            }
+        }
+        throw new IOException("no two consecutive free ports in " + rangeLow + ".." + (rangeHigh - 1));
     }
 
     /** Ports handed out last: two picks in a row never give the same one, even before either is bound. */

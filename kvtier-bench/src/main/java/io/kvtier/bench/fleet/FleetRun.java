@@ -1,5 +1,6 @@
 package io.kvtier.bench.fleet;
 
+import io.kvtier.bench.compare.ServerProcess;
 import io.kvtier.router.events.Layout;
 import io.kvtier.router.sim.EngineSim;
 import io.kvtier.router.sim.EngineSimOptions;
@@ -142,7 +143,8 @@ public final class FleetRun {
             EngineSimOptions.Offload local = options.engine().localCpu(options.servedName(), options.chunkTokens(),
                     options.memoryBytes() / options.engines(), options.bytesScale(),
                     kind.equals("vllm-cpu") ? io.kvtier.router.sim.LoadMode.ASYNC : options.loadMode());
-            return new EngineSim(options.engine().options("127.0.0.1", 0, options.servedName(), 0, -1,
+            return new EngineSim(options.engine().options("127.0.0.1", ServerProcess.freePort(), options.servedName(),
+                    ServerProcess.freePort(), -1,
                     "kv@engine-" + index + "@" + options.servedName(), Layout.MAP_V0_26, local), Tokenizer.bytes(),
                     ChatTemplate.builtin());
         }
@@ -150,7 +152,8 @@ public final class FleetRun {
                 store.isCluster(), options.servedName(), options.chunkTokens(), 5_000_000_000L,
                 Duration.ofSeconds(5), options.bytesScale()).withSharedMemory(sharedMemory)
                 .withLoadMode(options.loadMode(), options.engine().model().attention().layers());
-        EngineSimOptions o = options.engine().options("127.0.0.1", 0, options.servedName(), 0, -1,
+        EngineSimOptions o = options.engine().options("127.0.0.1", ServerProcess.freePort(), options.servedName(),
+                ServerProcess.freePort(), -1,
                 "kv@engine-" + index + "@" + options.servedName(), Layout.MAP_V0_26, offload);
         return new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin());
     }

@@ -9,13 +9,11 @@ import io.kvtier.client.HostPort;
 import io.kvtier.client.Reply;
 import io.kvtier.client.RespConnection;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -114,17 +112,9 @@ final class KvtierStore implements AutoCloseable {
         return new KvtierStore(members, c);
     }
 
-    /** A port whose next port is free too (--kv-events binds both), below the ephemeral range. */
+    /** A port whose next port is free too (--kv-events binds both), in the run's port range. */
     private static int freePair() throws IOException {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int p = 20_000 + ThreadLocalRandom.current().nextInt(10_000);
-            try (ServerSocket a = new ServerSocket(p); ServerSocket b = new ServerSocket(p + 1)) {
-                return p;
-            } catch (IOException busy) {
-                // try another
-            }
-        }
-        throw new IOException("no two consecutive free ports for kvtier's events");
+        return ServerProcess.freePair();
     }
 
     /** A cluster (route by slot), not one node. */
