@@ -17,6 +17,10 @@
 #                   tokens per H100): no offload, and kvtier DRAM holding all of it; engines reached directly
 #   h100-long-prefix the same without offload through prefix routing
 #   h100-long-shm   kvtier DRAM at 4 requests/s, the engines loading over TCP and through the node's shared memory
+#   h100-sync, h100-async, h100-layerwise
+#                   the same at 4 requests/s in shorter points: no offload, kvtier DRAM, and the baselines (vLLM's
+#                   native CPU offloading, LMCache's local CPU tier, each engine's share of the same 160 GiB) per
+#                   load mode
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -35,6 +39,9 @@ long=(--gpu l4 --engines 4 --users 16 --rounds 4 --system-prompt 1000 --history 
 # A thirty-second of each chunk's bytes is moved (1 MiB values).
 h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
       --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s)
+# The same workload in shorter points (issue 32's load modes and baselines: eight points).
+h100q=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
+       --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 60s --warm-up 30s --drain 60s --rates 4)
 
 for set in "${sets[@]}"; do
   case "$set" in
@@ -48,6 +55,9 @@ for set in "${sets[@]}"; do
     h100-long-dram)  args=("${h100[@]}" --rates 2,4,8 --offload none,dram --routing direct) ;;
     h100-long-prefix) args=("${h100[@]}" --rates 2,4,8 --offload none --routing prefix) ;;
     h100-long-shm)   args=("${h100[@]}" --rates 4 --offload dram,dram-shm --routing direct) ;;
+    h100-sync)       args=("${h100q[@]}" --offload none,dram,vllm-cpu,lmcache-cpu --load-mode sync) ;;
+    h100-async)      args=("${h100q[@]}" --offload dram,lmcache-cpu --load-mode async) ;;
+    h100-layerwise)  args=("${h100q[@]}" --offload dram,lmcache-cpu --load-mode layerwise) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;
