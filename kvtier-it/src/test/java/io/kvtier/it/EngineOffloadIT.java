@@ -166,17 +166,50 @@ class EngineOffloadIT {
     }
 
     /**
-     * Only a transfer's per-byte part is scaled by --kv-bytes-scale: a load of ten 2 MiB chunks that moves 1/64 of their
-     * bytes is modeled at about the time of moving them all, not 64 times its round trips (the rule before issue 32,
-     * which made small scales overstate loads several-fold). Two scales against a real node; bounds loose for a noisy
-     * machine (each side within 4x of the other).
+     * The baselines' engine-local CPU tier (vLLM's native CPU offloading, LMCache's local CPU backend): a prompt the
+     * GPU no longer holds comes back from the engine's own CPU memory, in both load modes they use.
+     */
+    @Test
+    void theLocalCpuTierServesWhatTheGpuEvicted() throws Exception {
+        for (io.kvtier.router.sim.LoadMode mode : List.of(io.kvtier.router.sim.LoadMode.SYNC,
+                io.kvtier.router.sim.LoadMode.ASYNC)) {
+            ModeledEngine m = new ModeledEngine(ModelTable.find(MODEL), Gpu.H100, 1, 0.9, 2L << 30, 16, 64, 8192);
+            EngineSimOptions.Offload local = m.localCpu(MODEL, CHUNK, 1L << 30, 1.0, mode);
+            // 12 GPU blocks: one 170-token prompt (11 blocks) fits; the next two take every block a's prefix had
+            EngineSimOptions o = new EngineSimOptions("127.0.0.1", 0, MODEL, 0, -1, "kv@local@" + MODEL,
+                    Layout.MAP_V0_26, 16, 12, 64, 8192, m.roofline(), local);
+            try (EngineSim e = new EngineSim(o, Tokenizer.bytes(), ChatTemplate.builtin())) {
+                int[] a = IntStream.range(0, 170).map(t -> 20_000 + t).toArray();
+                int[] b = IntStream.range(0, 170).map(t -> 30_000 + t).toArray();
+                int[] c = IntStream.range(0, 170).map(t -> 40_000 + t).toArray();
+                complete(e, a);
+                complete(e, b);
+                complete(e, c); // takes the GPU blocks a's prefix had (the least recently freed)
+                JsonNode again = complete(e, a);
+                assertThat(again.path("usage").path("prompt_tokens_details").path("cached_tokens").asInt())
+                        .as(mode.label()).isEqualTo(160);
+                EngineStats s = e.stats();
+                assertThat(s.externalHitTokens()).as(mode.label()).isEqualTo(160);
+                assertThat(s.gpuHitTokens()).as("from the CPU, not the GPU").isZero();
+                assertThat(s.bytesRead()).as(mode.label()).isEqualTo(10L * (2 << 20));
+                assertThat(s.loadSeconds()).as("10 x 2 MiB at the H100's 50 GB/s").isCloseTo(20.0 * (1 << 20) / 50e9,
+                        org.assertj.core.data.Offset.offset(1e-4));
+            }
+        }
+    }
+
+    /**
+     * Only a transfer's per-byte part is scaled by --kv-bytes-scale: a load of ten 2 MiB chunks that moves 1/8 of their
+     * bytes is modeled at about the time of moving them all, not 8 times its round trips too (the rule before issue
+     * 32, which made small scales overstate loads). Two scales against a real node; bounds loose for a noisy machine
+     * (each side within 4x of the other).
      */
     @Test
     void theBytesScaleScalesOnlyTheBytes() throws Exception {
         KvtierProcess node = KvtierProcess.start(dir.resolve("scale"), "--memory", "256m", "--disk", "256m");
         try {
             double[] modeled = new double[2];
-            double[] scales = {1.0, 1.0 / 64};
+            double[] scales = {1.0, 1.0 / 8};
             for (int i = 0; i < scales.length; i++) {
                 int[] prompt = IntStream.range(0, 170).map(t -> 11_000 + t).toArray();
                 try (EngineSim writer = engine(node.port(), 64L << 20, scales[i])) {
@@ -198,8 +231,8 @@ class EngineOffloadIT {
                 }
             }
             System.out.printf("EngineOffloadIT: ten 2 MiB chunks loaded in %.1f ms (all bytes moved), modeled %.1f ms "
-                    + "moving 1/64 of them%n", modeled[0] * 1e3, modeled[1] * 1e3);
-            assertThat(modeled[1]).as("modeled load at 1/64 against 1: %s", java.util.Arrays.toString(modeled))
+                    + "moving 1/8 of them%n", modeled[0] * 1e3, modeled[1] * 1e3);
+            assertThat(modeled[1]).as("modeled load at 1/8 against 1: %s", java.util.Arrays.toString(modeled))
                     .isLessThan(4 * modeled[0]).isGreaterThan(modeled[0] / 4);
         } finally {
             node.close();

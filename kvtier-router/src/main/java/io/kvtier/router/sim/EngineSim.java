@@ -288,8 +288,9 @@ public final class EngineSim implements AutoCloseable {
         while (!closed) {
             try {
                 boolean asyncPending = scheduler.loading() > 0;
-                if (asyncPending && scheduler.running() == 0 && scheduler.waiting() == 0) {
-                    takeFor(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1)); // nothing to run until a load is in
+                if (asyncPending && scheduler.running() == 0) {
+                    // Nothing runs until a load is in (waiting requests, if any, wait for blocks): look every ms.
+                    takeFor(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1));
                 } else {
                     take(scheduler.running() == 0 && scheduler.waiting() == 0);
                 }

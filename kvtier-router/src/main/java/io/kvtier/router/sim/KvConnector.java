@@ -157,20 +157,18 @@ final class KvConnector implements ChunkOffload {
         boolean all = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         List<CompletableFuture<Boolean>> window = new ArrayList<>();
-        AtomicLong roundTrip = new AtomicLong(); // the window's longest metadata GET: one round trip, no payload
+        AtomicLong windowModel = new AtomicLong(); // the window's longest fetch, as the real bytes would take it
         long windowStart = System.nanoTime();
         long modeled = 0;
         for (int c = from; c < to && all; c++) {
             for (int w = 0; w < workers.length; w++) {
-                window.add(fetch(hashes[c], w, roundTrip));
+                window.add(fetch(hashes[c], w, windowModel));
             }
             if (window.size() >= LOADS_IN_FLIGHT || c == to - 1) {
                 all = awaitAll(window, deadline);
                 window.clear();
                 long now = System.nanoTime();
-                // Each value costs two round trips (its metadata, then its bytes) and its bytes' transfer: only the
-                // transfer is of the real bytes' size (issue 32: scaling the round trips too overstated small scales).
-                modeled += ChunkOffload.modeled(now - windowStart, 2 * roundTrip.getAndSet(0), bytesScale);
+                modeled += Math.max(now - windowStart, windowModel.getAndSet(0));
                 windowStart = now;
             }
         }
@@ -180,20 +178,31 @@ final class KvConnector implements ChunkOffload {
         return new Loaded(all, modeled);
     }
 
-    /** One worker's chunk: its metadata, then its bytes, checked. */
-    private CompletableFuture<Boolean> fetch(long hash, int worker, AtomicLong roundTrip) {
+    /**
+     * One worker's chunk: its metadata, then its bytes, checked. Records in {@code model} (the window's longest) the
+     * fetch's time as the real bytes would take it: its metadata GET as measured (a round trip, no payload), its value
+     * GET's own round trip as the metadata's, and the rest of the value GET's time, the per-byte part, scaled up by
+     * the bytes scale (issue 32: scaling the round trips too overstated small scales several-fold).
+     */
+    private CompletableFuture<Boolean> fetch(long hash, int worker, AtomicLong model) {
         byte[] meta = key(worker, hash, METADATA);
         byte[] kv = key(worker, hash, KV_BYTES);
         long sent = System.nanoTime();
         return link.send(meta, "GET", meta).thenCompose(m -> {
-            roundTrip.accumulateAndGet(System.nanoTime() - sent, Math::max);
+            long roundTrip = System.nanoTime() - sent;
             boolean found = m instanceof Reply.Bulk b && b.content().readableBytes() == METADATA_BYTES;
             Reply.release(m);
             if (!found) {
                 return CompletableFuture.completedFuture(false);
             }
-            return shm != null ? shm.load(kv, hash, worker, bytesRead::addAndGet)
+            long asked = System.nanoTime();
+            CompletableFuture<Boolean> got = shm != null ? shm.load(kv, hash, worker, bytesRead::addAndGet)
                     : link.send(kv, "GET", kv).thenApply(v -> verify(v, hash, worker));
+            return got.thenApply(ok -> {
+                long value = System.nanoTime() - asked;
+                model.accumulateAndGet(roundTrip + ChunkOffload.modeled(value, roundTrip, bytesScale), Math::max);
+                return ok;
+            });
         });
     }
 

@@ -89,6 +89,10 @@ final class LocalCpuCache implements ChunkOffload {
     @Override
     public synchronized void store(long[] hashes, int from, int to) {
         for (int c = from; c < to; c++) {
+            if (chunks.containsKey(hashes[c])) {
+                chunks.get(hashes[c]); // held already: now the most recently used
+                continue;
+            }
             if ((long) (chunks.size() + 1) * chunkBytes > capacity) {
                 var eldest = chunks.keySet().iterator();
                 if (!eldest.hasNext()) {
@@ -98,9 +102,8 @@ final class LocalCpuCache implements ChunkOffload {
                 eldest.next();
                 eldest.remove();
             }
-            if (chunks.put(hashes[c], Boolean.TRUE) == null) {
-                bytesWritten.addAndGet((long) (chunkBytes * bytesScale));
-            }
+            chunks.put(hashes[c], Boolean.TRUE);
+            bytesWritten.addAndGet((long) (chunkBytes * bytesScale));
         }
     }
 
