@@ -18,8 +18,8 @@
 #   h100-long-prefix the same without offload through prefix routing
 #   h100-long-shm   kvtier DRAM at 4 requests/s, the engines loading over TCP and through the node's shared memory
 #   h100-sync, h100-async, h100-layerwise
-#                   the same at 4 requests/s in shorter points, 640 GiB of DRAM: no offload, kvtier DRAM (one node),
-#                   and the baselines (vLLM's native CPU offloading, LMCache's local CPU tier: 160 GiB per engine)
+#                   the same at 4 requests/s in shorter points, 320 GiB of DRAM: no offload, kvtier DRAM (one node),
+#                   and the baselines (vLLM's native CPU offloading, LMCache's local CPU tier: 80 GiB per engine)
 #                   per load mode
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
@@ -40,9 +40,10 @@ long=(--gpu l4 --engines 4 --users 16 --rounds 4 --system-prompt 1000 --history 
 h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
       --kvtier-memory 160g --kv-bytes-scale 0.03125 --duration 120s --warm-up 40s --drain 90s)
 # The same workload in shorter points (issue 32's load modes and baselines: eight points).
-# 640 GiB of DRAM in all: kvtier's one node, or 160 GiB of each engine's own (the baselines).
+# 320 GiB of DRAM in all: kvtier's one node, or 80 GiB of each engine's own (the baselines; more than the 56 GiB of KV
+# an H100 holds, so that a CPU tier can add to it).
 h100q=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
-       --kvtier-memory 640g --kv-bytes-scale 0.03125 --duration 60s --warm-up 30s --drain 60s --rates 4)
+       --kvtier-memory 320g --kv-bytes-scale 0.03125 --duration 60s --warm-up 30s --drain 60s --rates 4)
 
 for set in "${sets[@]}"; do
   case "$set" in
