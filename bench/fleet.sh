@@ -20,7 +20,7 @@
 #   h100-sync, h100-async, h100-layerwise
 #                   the same at 4 requests/s in shorter points, 320 GiB of DRAM: no offload, kvtier DRAM (one node),
 #                   and the baselines (vLLM's native CPU offloading, LMCache's local CPU tier: 80 GiB per engine)
-#                   per load mode
+#                   per load mode; h100-prefix-async the same with prefix routing, loading asynchronously
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -60,6 +60,7 @@ for set in "${sets[@]}"; do
     h100-sync)       args=("${h100q[@]}" --offload none,dram,vllm-cpu,lmcache-cpu --load-mode sync) ;;
     h100-async)      args=("${h100q[@]}" --offload dram,lmcache-cpu --load-mode async) ;;
     h100-layerwise)  args=("${h100q[@]}" --offload dram,lmcache-cpu --load-mode layerwise) ;;
+    h100-prefix-async) args=("${h100q[@]}" --offload none,vllm-cpu,dram --routing prefix --load-mode async) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;
