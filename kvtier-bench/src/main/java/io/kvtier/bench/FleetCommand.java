@@ -80,9 +80,7 @@ final class FleetCommand implements Callable<Integer> {
     String portRange;
 
     @Option(names = "--load-mode", defaultValue = "sync",
-            description = "How the engines wait for KV loaded from kvtier: sync (the batch waits, LMCache's default), "
-                    + "async (the request waits off the batch, vLLM's WAITING_FOR_REMOTE_KVS), layerwise (layer i+1's "
-                    + "transfer overlaps layer i's compute) (default: ${DEFAULT-VALUE}).")
+            description = io.kvtier.router.sim.LoadMode.FLAG_DESCRIPTION)
     String loadMode;
 
     @Option(names = "--routing", split = ",", defaultValue = "direct",

@@ -88,7 +88,7 @@ final class KvtierStore implements AutoCloseable {
         }
         if (nodes == 1) {
             int port = ServerProcess.freePort();
-            int events = freePair();
+            int events = ServerProcess.freePair(); // --kv-events binds it and the next
             List<String> command = new ArrayList<>(List.of(launcher.toString(), "server", "--port",
                     Integer.toString(port), "--dir", dir.toString(), "--memory", Long.toString(memoryBytes), "--disk",
                     Long.toString(diskBytes), "--kv-events", Integer.toString(events)));
@@ -100,7 +100,7 @@ final class KvtierStore implements AutoCloseable {
         }
         int[] events = new int[nodes];
         for (int i = 0; i < nodes; i++) {
-            events[i] = freePair();
+            events[i] = ServerProcess.freePair();
         }
         LocalCluster c = LocalCluster.start(new NodeSettings(launcher, memoryBytes, diskBytes, 1, failureTimeout),
                 dir, "kvtier-fleet", nodes, 0, i -> List.of("--kv-events", Integer.toString(events[i])));
@@ -110,11 +110,6 @@ final class KvtierStore implements AutoCloseable {
             members.add(new Member(n.id(), n.process(), events[i]));
         }
         return new KvtierStore(members, c);
-    }
-
-    /** A port whose next port is free too (--kv-events binds both), in the run's port range. */
-    private static int freePair() throws IOException {
-        return ServerProcess.freePair();
     }
 
     /** A cluster (route by slot), not one node. */

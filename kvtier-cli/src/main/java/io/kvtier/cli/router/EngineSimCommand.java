@@ -89,9 +89,7 @@ public final class EngineSimCommand implements Callable<Integer> {
     boolean kvtierCluster;
 
     @Option(names = "--load-mode", defaultValue = "sync",
-            description = "How a step waits for KV loaded from kvtier: sync (the batch waits, LMCache's default), async "
-                    + "(the request waits off the batch, vLLM's WAITING_FOR_REMOTE_KVS), layerwise (layer i+1's "
-                    + "transfer overlaps layer i's compute) (default: ${DEFAULT-VALUE}).")
+            description = io.kvtier.router.sim.LoadMode.FLAG_DESCRIPTION)
     String loadMode;
 
     @Option(names = "--lmcache-chunk-size", defaultValue = "256",

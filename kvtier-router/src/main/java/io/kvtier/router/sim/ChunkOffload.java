@@ -1,18 +1,29 @@
 package io.kvtier.router.sim;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * Where an engine keeps the KV chunks its GPU cannot: kvtier, over RESP or shared memory ({@link KvConnector}), or the
  * engine's own CPU memory ({@link LocalCpuCache}: vLLM's native CPU offloading, LMCache's local CPU tier). The
- * scheduler looks up and the step loop loads and stores through it, on the engine's threads.
+ * scheduler looks up and the step loop loads and stores through it, on the engine's threads. It keeps the counters
+ * every kind reports (the engine's stats).
  */
-interface ChunkOffload extends AutoCloseable {
-    int chunkTokens();
+abstract class ChunkOffload implements AutoCloseable {
+    /** Bytes moved: loaded, stored (of the run's scaled values). */
+    final AtomicLong bytesRead = new AtomicLong();
+    final AtomicLong bytesWritten = new AtomicLong();
+    /** Chunks not stored (the store buffer or the tier full), stores that failed, loads that did not come whole. */
+    final AtomicLong storesDropped = new AtomicLong();
+    final AtomicLong storeFailures = new AtomicLong();
+    final AtomicLong loadFailures = new AtomicLong();
+
+    abstract int chunkTokens();
 
     /** The chain hashes of {@code tokens}' full chunks. */
-    long[] chunkHashes(int[] tokens);
+    abstract long[] chunkHashes(int[] tokens);
 
     /** Chunks, from the first, held; blocks for the round trips. */
-    int lookup(long[] hashes);
+    abstract int lookup(long[] hashes);
 
     /**
      * A load's outcome: whether every chunk came whole, and how long the load of the real bytes takes in the model:
@@ -22,7 +33,7 @@ interface ChunkOffload extends AutoCloseable {
     }
 
     /** Loads chunks {@code [from, to)} and waits for them. */
-    Loaded load(long[] hashes, int from, int to);
+    abstract Loaded load(long[] hashes, int from, int to);
 
     /**
      * The model's time for a transfer measured at {@code measured} nanoseconds, {@code fixed} of them round trips,
@@ -34,18 +45,28 @@ interface ChunkOffload extends AutoCloseable {
     }
 
     /** Queues chunks {@code [from, to)} for storing; returns at once. */
-    void store(long[] hashes, int from, int to);
+    abstract void store(long[] hashes, int from, int to);
 
-    long bytesRead();
+    final long bytesRead() {
+        return bytesRead.get();
+    }
 
-    long bytesWritten();
+    final long bytesWritten() {
+        return bytesWritten.get();
+    }
 
-    long storesDropped();
+    final long storesDropped() {
+        return storesDropped.get();
+    }
 
-    long storeFailures();
+    final long storeFailures() {
+        return storeFailures.get();
+    }
 
-    long loadFailures();
+    final long loadFailures() {
+        return loadFailures.get();
+    }
 
     @Override
-    void close();
+    public abstract void close();
 }

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 
 /** An engine's LMCache-like connector to kvtier: lookup, synchronous retrieve, asynchronous store. Thread-safe. */
-final class KvConnector implements ChunkOffload {
+final class KvConnector extends ChunkOffload {
     private static final Logger log = LoggerFactory.getLogger(KvConnector.class);
     static final String KV_BYTES = "kv_bytes";
     static final String METADATA = "metadata";
@@ -59,11 +59,6 @@ final class KvConnector implements ChunkOffload {
     private final byte[] metadata;
     private final java.util.concurrent.Semaphore storeSlots = new java.util.concurrent.Semaphore(STORES_IN_FLIGHT);
     private final AtomicLong queuedBytes = new AtomicLong();
-    private final AtomicLong bytesRead = new AtomicLong();
-    private final AtomicLong bytesWritten = new AtomicLong();
-    private final AtomicLong storesDropped = new AtomicLong();
-    private final AtomicLong storeFailures = new AtomicLong();
-    private final AtomicLong loadFailures = new AtomicLong();
     private final AtomicLong lookups = new AtomicLong();
     private final java.util.concurrent.ExecutorService storer = java.util.concurrent.Executors.newSingleThreadExecutor(
             Thread.ofPlatform().daemon().name("kvtier-engine-sim-store").factory());
@@ -110,13 +105,13 @@ final class KvConnector implements ChunkOffload {
     }
 
     @Override
-    public int chunkTokens() {
+    int chunkTokens() {
         return chunkTokens;
     }
 
     /** The chain hashes of {@code tokens}' full chunks (LMCache's; the same for every worker). */
     @Override
-    public long[] chunkHashes(int[] tokens) {
+    long[] chunkHashes(int[] tokens) {
         return workers[0].hashes(tokens);
     }
 
@@ -125,7 +120,7 @@ final class KvConnector implements ChunkOffload {
      * is a miss: the engine recomputes). Blocks for the round trips.
      */
     @Override
-    public int lookup(long[] hashes) {
+    int lookup(long[] hashes) {
         lookups.incrementAndGet();
         for (int c = 0; c < hashes.length; c++) {
             byte[] key = key(0, hashes[c], METADATA);
@@ -153,7 +148,7 @@ final class KvConnector implements ChunkOffload {
      * tokens) and is counted.
      */
     @Override
-    public Loaded load(long[] hashes, int from, int to) {
+    Loaded load(long[] hashes, int from, int to) {
         boolean all = true;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         List<CompletableFuture<Boolean>> window = new ArrayList<>();
@@ -240,7 +235,7 @@ final class KvConnector implements ChunkOffload {
      * chunks that would take the queue past its bound are dropped and counted.
      */
     @Override
-    public void store(long[] hashes, int from, int to) {
+    void store(long[] hashes, int from, int to) {
         for (int c = from; c < to; c++) {
             long bytes = (long) chunkBytes * workers.length;
             if (queuedBytes.addAndGet(bytes) > bufferBytes) {
@@ -295,31 +290,6 @@ final class KvConnector implements ChunkOffload {
 
     private byte[] key(int worker, long hash, String suffix) {
         return (workers[worker].key(hash) + suffix).getBytes(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public long bytesRead() {
-        return bytesRead.get();
-    }
-
-    @Override
-    public long bytesWritten() {
-        return bytesWritten.get();
-    }
-
-    @Override
-    public long storesDropped() {
-        return storesDropped.get();
-    }
-
-    @Override
-    public long storeFailures() {
-        return storeFailures.get();
-    }
-
-    @Override
-    public long loadFailures() {
-        return loadFailures.get();
     }
 
     @Override

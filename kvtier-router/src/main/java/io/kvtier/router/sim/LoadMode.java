@@ -17,6 +17,11 @@ import java.util.Locale;
 public enum LoadMode {
     SYNC, ASYNC, LAYERWISE;
 
+    /** The --load-mode flag's help, for engine-sim and bench fleet. */
+    public static final String FLAG_DESCRIPTION = "How a step waits for KV loaded from kvtier: sync (the batch "
+            + "waits, LMCache's default), async (the request waits off the batch, vLLM's WAITING_FOR_REMOTE_KVS), "
+            + "layerwise (layer i+1's transfer overlaps layer i's compute) (default: ${DEFAULT-VALUE}).";
+
     public static LoadMode of(String name) {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT));

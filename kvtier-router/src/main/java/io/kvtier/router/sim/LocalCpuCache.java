@@ -3,7 +3,6 @@ package io.kvtier.router.sim;
 import io.kvtier.kvcache.key.LmcacheChunkKeys;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /*
  * The baselines kvtier is compared against: the engine's own CPU memory as its KV offload tier, as vLLM's native CPU
@@ -15,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * the compute). Capacity is in real bytes, one worker's chunk times the tensor-parallel workers.
  */
 /** An engine-local CPU KV tier: see the essay above. Thread-safe. */
-final class LocalCpuCache implements ChunkOffload {
+final class LocalCpuCache extends ChunkOffload {
     private final LmcacheChunkKeys keys;
     private final int chunkTokens;
     private final long chunkBytes;   // real bytes of one chunk, all workers
@@ -23,9 +22,6 @@ final class LocalCpuCache implements ChunkOffload {
     private final double bytesPerSecond;
     private final double bytesScale;
     private final LinkedHashMap<Long, Boolean> chunks = new LinkedHashMap<>(1024, 0.75f, true);
-    private final AtomicLong bytesRead = new AtomicLong();
-    private final AtomicLong bytesWritten = new AtomicLong();
-    private final AtomicLong storesDropped = new AtomicLong();
 
     /**
      * @param workerChunkBytes real bytes of one worker's chunk
@@ -48,17 +44,17 @@ final class LocalCpuCache implements ChunkOffload {
     }
 
     @Override
-    public int chunkTokens() {
+    int chunkTokens() {
         return chunkTokens;
     }
 
     @Override
-    public long[] chunkHashes(int[] tokens) {
+    long[] chunkHashes(int[] tokens) {
         return keys.hashes(tokens);
     }
 
     @Override
-    public synchronized int lookup(long[] hashes) {
+    synchronized int lookup(long[] hashes) {
         for (int c = 0; c < hashes.length; c++) {
             if (chunks.get(hashes[c]) == null) {
                 return c;
@@ -68,7 +64,7 @@ final class LocalCpuCache implements ChunkOffload {
     }
 
     @Override
-    public Loaded load(long[] hashes, int from, int to) {
+    Loaded load(long[] hashes, int from, int to) {
         synchronized (this) {
             for (int c = from; c < to; c++) {
                 if (chunks.get(hashes[c]) == null) {
@@ -87,7 +83,7 @@ final class LocalCpuCache implements ChunkOffload {
     }
 
     @Override
-    public synchronized void store(long[] hashes, int from, int to) {
+    synchronized void store(long[] hashes, int from, int to) {
         for (int c = from; c < to; c++) {
             if (chunks.containsKey(hashes[c])) {
                 chunks.get(hashes[c]); // held already: now the most recently used
@@ -105,31 +101,6 @@ final class LocalCpuCache implements ChunkOffload {
             chunks.put(hashes[c], Boolean.TRUE);
             bytesWritten.addAndGet((long) (chunkBytes * bytesScale));
         }
-    }
-
-    @Override
-    public long bytesRead() {
-        return bytesRead.get();
-    }
-
-    @Override
-    public long bytesWritten() {
-        return bytesWritten.get();
-    }
-
-    @Override
-    public long storesDropped() {
-        return storesDropped.get();
-    }
-
-    @Override
-    public long storeFailures() {
-        return 0;
-    }
-
-    @Override
-    public long loadFailures() {
-        return 0;
     }
 
     @Override
