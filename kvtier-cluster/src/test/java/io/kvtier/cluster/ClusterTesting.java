@@ -2,11 +2,9 @@ package io.kvtier.cluster;
 
 import static org.assertj.core.api.Assertions.fail;
 
+import io.kvtier.testkit.LocalPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /** Helpers for tests that run real cluster nodes in one JVM: free ports, polling, elapsed time. */
@@ -14,22 +12,9 @@ public final class ClusterTesting {
     private ClusterTesting() {
     }
 
-    /** {@code n} distinct free local ports. */
+    /** {@code n} distinct free local ports, below the ephemeral range: {@link LocalPorts#free(int)}. */
     public static int[] freePorts(int n) throws IOException {
-        int[] ports = new int[n];
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < n; i++) { // held open together so the n ports are distinct
-                ServerSocket socket = new ServerSocket(0);
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-        } finally {
-            for (ServerSocket socket : sockets) {
-                socket.close();
-            }
-        }
-        return ports;
+        return LocalPorts.free(n);
     }
 
     /** Polls {@code condition} every 50 ms until it holds, failing after {@code max}. */

@@ -1,9 +1,9 @@
 package io.kvtier.it;
 
+import io.kvtier.testkit.LocalPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -318,39 +318,11 @@ public final class KvtierProcess implements AutoCloseable {
         }
     }
 
-    /** The blocks of 200 ports handed out last, one port (and its +100 partner) each: a test's ports never collide. */
-    private static final java.util.ArrayDeque<Integer> RECENT_BLOCKS = new java.util.ArrayDeque<>();
-
-    /**
-     * A port that is free now, below the kernel's ephemeral range (32768 and up on Linux by default): ports are
-     * picked before the nodes start (seeds name them), and a port from the ephemeral range can meanwhile become the
-     * local end of one of the many outgoing connections these tests open. The port 100 above it (failure detection's)
-     * is free too.
-     */
-    static synchronized int freePort() throws IOException {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 1000; attempt++) {
-            int block = random.nextInt(50, 160); // ports 200 * block + 0..99 (10000..31999) and their partners + 100
-            int port = block * 200 + random.nextInt(100);
-            if (!RECENT_BLOCKS.contains(block) && bindable(port) && bindable(port + 100)) {
-                RECENT_BLOCKS.addLast(block);
-                if (RECENT_BLOCKS.size() > 32) {
-                    RECENT_BLOCKS.removeFirst();
-                }
-                return port;
-            }
-        }
-        throw new IOException("no free port in 10000..32099 after 1000 tries");
+    /** A port for a node, below the kernel's ephemeral range: {@link LocalPorts#free}. */
+    static int freePort() throws IOException {
+        return LocalPorts.free();
     }
 
-    private static boolean bindable(int port) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", port));
-            return true;
-        } catch (IOException taken) {
-            return false;
-        }
-    }
 
     private static void sleep(long ms) {
         try {

@@ -388,18 +388,7 @@ class RouterIT {
 
     /** A port below the ephemeral range whose next port is free too (a node's --kv-events binds both). */
     private static int freePair() throws java.io.IOException {
-        java.util.Random random = new java.util.Random();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int p = 20_000 + random.nextInt(10_000);
-            try (java.net.ServerSocket a = new java.net.ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress());
-                    java.net.ServerSocket b = new java.net.ServerSocket(p + 1, 1,
-                            java.net.InetAddress.getLoopbackAddress())) {
-                return p;
-            } catch (java.io.IOException taken) {
-                // try another
-            }
-        }
-        throw new java.io.IOException("no two free ports in a row below 30000");
+        return io.kvtier.testkit.LocalPorts.freePair();
     }
 
     private static Object storeOf(HttpProcess router, String prompt) throws Exception {

@@ -2,7 +2,6 @@ package io.kvtier.testkit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,11 +89,9 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    /** A port nothing listens on now. */
+    /** A port nothing listens on now, below the ephemeral range: {@link LocalPorts#free}. */
     public static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return LocalPorts.free();
     }
 
     private void awaitListening() throws IOException, InterruptedException {

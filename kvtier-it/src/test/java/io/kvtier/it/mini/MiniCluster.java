@@ -6,9 +6,9 @@ import io.kvtier.cluster.node.ClusterSettings;
 import io.kvtier.server.KvtierServer;
 import io.kvtier.server.config.ClientLimits;
 import io.kvtier.server.config.ServerOptions;
+import io.kvtier.testkit.LocalPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -357,9 +357,8 @@ public final class MiniCluster implements AutoCloseable {
     }
 
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+        try {
+            return LocalPorts.free();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
