@@ -21,6 +21,12 @@
 #                   the same at 4 requests/s in shorter points, 320 GiB of DRAM: no offload, kvtier DRAM (one node),
 #                   and the baselines (vLLM's native CPU offloading, LMCache's local CPU tier: 80 GiB per engine)
 #                   per load mode; h100-prefix-async the same with prefix routing, loading asynchronously
+# The seed's question (issue 32): requests/s per GPU against tokens/s per user, with no offload, kvtier DRAM and kvtier
+# DRAM + SSD, the engines loading asynchronously (as vLLM's OffloadingConnector and LMCache's multiprocess mode do):
+#   seed-l4         the chats on 4 x L4 at 0.5, 1 and 2 requests/s (4 GiB of DRAM, 64 GiB of SSD), direct routing
+#   seed-h100       the H100 workload above at 4 and 8 requests/s, DRAM holding half of it (64 GiB), SSD the rest
+#   seed-h200       the same on 4 x H200 (143 GiB each: 822k tokens of KV per GPU)
+#   seed-l4-kvtier, seed-h100-kvtier, seed-h200-kvtier: DRAM + SSD through kvtier-aware routing, at the middle rate
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -45,6 +51,14 @@ h100=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --histor
 h100q=(--gpu h100 --engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
        --kvtier-memory 320g --kv-bytes-scale 0.03125 --duration 60s --warm-up 30s --drain 60s --rates 4)
 
+# Shorter points for the seed's question: the engines load asynchronously.
+seedl4=(--gpu l4 --engines 4 --users 16 --rounds 6 --system-prompt 1000 --history 4000 --question 50 --answer 100
+        --kvtier-memory 4g --kvtier-disk 64g --kv-bytes-scale 0.125 --duration 60s --warm-up 30s --drain 60s
+        --load-mode async)
+seedh=(--engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --question 50 --answer 20
+       --kvtier-memory 64g --kvtier-disk 256g --kv-bytes-scale 0.03125 --duration 60s --warm-up 30s --drain 60s
+       --load-mode async)
+
 for set in "${sets[@]}"; do
   case "$set" in
     l4-tiers)        args=("${l4[@]}" --duration 120s --rates 0.5,1,2,3 --offload none,dram,dram+ssd
@@ -61,6 +75,12 @@ for set in "${sets[@]}"; do
     h100-async)      args=("${h100q[@]}" --offload dram,lmcache-cpu --load-mode async) ;;
     h100-layerwise)  args=("${h100q[@]}" --offload dram,lmcache-cpu --load-mode layerwise) ;;
     h100-prefix-async) args=("${h100q[@]}" --offload none,vllm-cpu,dram --routing prefix --load-mode async) ;;
+    seed-l4)         args=("${seedl4[@]}" --rates 0.5,1,2 --offload none,dram,dram+ssd --routing direct) ;;
+    seed-h100)       args=(--gpu h100 "${seedh[@]}" --rates 4,8 --offload none,dram,dram+ssd --routing direct) ;;
+    seed-h200)       args=(--gpu h200 "${seedh[@]}" --rates 4,8 --offload none,dram,dram+ssd --routing direct) ;;
+    seed-l4-kvtier)  args=("${seedl4[@]}" --rates 1 --offload dram+ssd --routing kvtier) ;;
+    seed-h100-kvtier) args=(--gpu h100 "${seedh[@]}" --rates 4 --offload dram+ssd --routing kvtier) ;;
+    seed-h200-kvtier) args=(--gpu h200 "${seedh[@]}" --rates 4 --offload dram+ssd --routing kvtier) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;
@@ -68,6 +88,12 @@ for set in "${sets[@]}"; do
                            --kill-kvtier-after 90s --kvtier-nodes 3) ;;
     *) echo "unknown set $set" >&2; exit 2 ;;
   esac
+  # A calibration measured on the set's GPU (bench/gpu-calibrate.py), where one is committed, calibrates its roofline.
+  for ((i = 0; i < ${#args[@]} - 1; i++)); do
+    if [ "${args[$i]}" = --gpu ] && [ -f "$root/docs/benchmarks/gpu-calibration-${args[$((i + 1))]}.json" ]; then
+      args+=(--gpu-calibration "$root/docs/benchmarks/gpu-calibration-${args[$((i + 1))]}.json")
+    fi
+  done
   mkdir -p "$out/$set"
   echo "== $set: kvtier bench fleet ${args[*]}" | tee "$out/$set/command.txt"
   "$root/kvtier" bench fleet "${args[@]}" --out "$out/$set" > "$out/$set/stdout.txt" 2> "$out/$set/stderr.txt" ||

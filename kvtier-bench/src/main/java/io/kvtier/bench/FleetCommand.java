@@ -48,6 +48,11 @@ final class FleetCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     String gpu;
 
+    @Option(names = "--gpu-calibration", paramLabel = "FILE", description = "What bench/gpu-calibrate.py measured "
+            + "on this GPU (its JSON): the roofline takes its compute efficiency and the CPU tiers its pinned "
+            + "host-to-device rate (default: the datasheet and published anchors, docs/fleet.md).")
+    java.nio.file.Path gpuCalibration;
+
     @Option(names = "--tp", defaultValue = "1", description = "Tensor parallelism per engine (default: ${DEFAULT-VALUE}).")
     int tp;
 
@@ -195,10 +200,12 @@ final class FleetCommand implements Callable<Integer> {
             description = "kvtier's launcher script (default: the executable 'kvtier' above the running jar).")
     Path launcher;
 
-    FleetOptions options() {
+    FleetOptions options() throws java.io.IOException {
         var spec = ModelTable.find(model);
-        ModeledEngine engine = new ModeledEngine(spec, Gpu.parse(gpu), tp, memoryUtilization, 2L << 30, 16, maxSeqs,
-                maxBatchedTokens);
+        Gpu modeled = Gpu.parse(gpu);
+        ModeledEngine engine = new ModeledEngine(spec, modeled, tp, memoryUtilization, 2L << 30, 16, maxSeqs,
+                maxBatchedTokens, gpuCalibration == null ? null
+                        : io.kvtier.router.sim.GpuCalibration.read(gpuCalibration, modeled));
         engine.hbm().blocks(); // the model fits, or a clear error now
         String served = ModelTable.entries().stream().filter(e -> e.spec() == spec).map(ModelTable.Entry::hfId)
                 .findFirst().orElse(model);

@@ -74,6 +74,11 @@ public final class EngineSimCommand implements Callable<Integer> {
             + "--model must then be in `kvtier size`'s table (its short name or Hugging Face id).")
     String gpu;
 
+    @Option(names = "--gpu-calibration", paramLabel = "FILE", description = "With --gpu: what bench/gpu-calibrate.py measured "
+            + "on this GPU (its JSON): the roofline takes its compute efficiency and the CPU tiers its pinned "
+            + "host-to-device rate (default: the datasheet and published anchors, docs/fleet.md).")
+    java.nio.file.Path gpuCalibration;
+
     @Option(names = "--tp", defaultValue = "1", description = "Tensor parallelism with --gpu (default: ${DEFAULT-VALUE}).")
     int tp;
 
@@ -113,6 +118,9 @@ public final class EngineSimCommand implements Callable<Integer> {
         String t = topic != null ? topic : "kv@" + host + ":" + port + "@" + model;
         EngineSimOptions options;
         if (gpu == null) {
+            if (gpuCalibration != null) {
+                throw new IllegalArgumentException("--gpu-calibration needs --gpu: it calibrates the GPU's roofline");
+            }
             if (kvtier != null) {
                 throw new IllegalArgumentException("--kvtier needs --gpu: chunk sizes come from the modeled model");
             }
@@ -120,8 +128,10 @@ public final class EngineSimCommand implements Callable<Integer> {
                     gpuBlocks == null ? 4096 : gpuBlocks, maxSeqs, maxBatchedTokens,
                     StepCost.perToken(prefillMicros, decodeMicros), null);
         } else {
-            ModeledEngine engine = new ModeledEngine(ModelTable.find(model), Gpu.parse(gpu), tp, memoryUtilization,
-                    2L << 30, blockSize, maxSeqs, maxBatchedTokens);
+            Gpu modeled = Gpu.parse(gpu);
+            ModeledEngine engine = new ModeledEngine(ModelTable.find(model), modeled, tp, memoryUtilization,
+                    2L << 30, blockSize, maxSeqs, maxBatchedTokens, gpuCalibration == null ? null
+                            : io.kvtier.router.sim.GpuCalibration.read(gpuCalibration, modeled));
             EngineSimOptions.Offload offload = kvtier == null ? null : engine.offload(HostPort.parse(kvtier,
                     "--kvtier"), kvtierCluster, model, chunkTokens, 5_000_000_000L, Duration.ofSeconds(2), 1.0)
                     .withLoadMode(io.kvtier.router.sim.LoadMode.of(loadMode), engine.model().attention().layers());

@@ -10,10 +10,22 @@ import java.util.Objects;
 /**
  * An engine as the fleet model sees it: a model from {@code kvtier size}'s table served on a GPU with tensor
  * parallelism {@code tp}, vLLM's memory and scheduler settings; from these come its step cost (the calibrated
- * {@link Roofline}), its GPU blocks ({@link HbmBudget}) and its LMCache chunk size in bytes. Immutable.
+ * {@link Roofline}, with what a {@link GpuCalibration} measured where one is given, else null), its GPU blocks
+ * ({@link HbmBudget}) and its LMCache chunk size in bytes. Immutable.
  */
 public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtilization, long activationReserveBytes,
-                            int blockSize, int maxSeqs, int maxBatchedTokens) {
+                            int blockSize, int maxSeqs, int maxBatchedTokens, GpuCalibration calibration) {
+    public ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtilization, long activationReserveBytes,
+                         int blockSize, int maxSeqs, int maxBatchedTokens) {
+        this(model, gpu, tp, memoryUtilization, activationReserveBytes, blockSize, maxSeqs, maxBatchedTokens, null);
+    }
+
+    /** This engine with the figures {@code measured} on its GPU (null: none). */
+    public ModeledEngine withCalibration(GpuCalibration measured) {
+        return new ModeledEngine(model, gpu, tp, memoryUtilization, activationReserveBytes, blockSize, maxSeqs,
+                maxBatchedTokens, measured);
+    }
+
     /** vLLM's defaults: 90% of the GPU's memory, 16-token blocks, 256 sequences, 8192 batched tokens. */
     public static ModeledEngine defaults(ModelSpec model, Gpu gpu, int tp) {
         return new ModeledEngine(model, gpu, tp, 0.9, 2L << 30, 16, 256, 8192);
@@ -26,7 +38,13 @@ public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtili
     }
 
     public Roofline roofline() {
-        return Roofline.calibrated(model, gpu, tp);
+        return Roofline.calibrated(model, gpu, tp, calibration);
+    }
+
+    /** Bytes/s of a pinned host-to-device copy: measured where the calibration has it, else the GPU's stated one. */
+    public double hostLinkBandwidth() {
+        return calibration != null && calibration.hasHostToDeviceBandwidth() ? calibration.hostToDeviceBandwidth()
+                : gpu.hostLinkBandwidth();
     }
 
     public HbmBudget hbm() {
@@ -48,13 +66,13 @@ public record ModeledEngine(ModelSpec model, Gpu gpu, int tp, double memoryUtili
 
     /**
      * The engine's own CPU memory as its offload tier ({@link LocalCpuCache}: vLLM's native CPU offloading, LMCache's
-     * local CPU backend): {@code cpuBytes} real bytes, loaded at this GPU's host-to-device rate, in {@code mode}.
+     * local CPU backend): {@code cpuBytes} real bytes, loaded at {@link #hostLinkBandwidth}, in {@code mode}.
      */
     public EngineSimOptions.Offload localCpu(String lmcacheModel, int chunkTokens, long cpuBytes, double bytesScale,
             LoadMode mode) {
         return new EngineSimOptions.Offload(null, false, lmcacheModel, tp, "bfloat16", chunkTokens,
                 chunkBytes(chunkTokens), chunkBytes(chunkTokens) * tp, Duration.ofSeconds(5), 1, bytesScale, false, mode,
-                model.attention().layers(), cpuBytes, gpu.hostLinkBandwidth());
+                model.attention().layers(), cpuBytes, hostLinkBandwidth());
     }
 
     /** LMCache's offload to kvtier at {@code kvtier} with its defaults: 256-token chunks, 5 GB of CPU buffer. */

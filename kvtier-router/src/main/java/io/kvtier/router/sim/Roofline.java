@@ -27,8 +27,17 @@ import java.util.Locale;
 
 /** A roofline model of one engine's step time: dense model, one tensor-parallel group. Immutable. */
 public record Roofline(ModelSpec model, Gpu gpu, int tp, Precision kvDtype, double computeEfficiency,
-                       double memoryEfficiency, double overheadSeconds, double allReduceLatencySeconds)
-        implements StepCost {
+                       double memoryEfficiency, double overheadSeconds, double allReduceLatencySeconds,
+                       String provenance) implements StepCost {
+    /** Where the figures come from when nobody says: the datasheet and the published anchors. */
+    public static final String DATASHEET = "datasheet figures and published anchors; not calibrated on a GPU";
+
+    public Roofline(ModelSpec model, Gpu gpu, int tp, Precision kvDtype, double computeEfficiency,
+                    double memoryEfficiency, double overheadSeconds, double allReduceLatencySeconds) {
+        this(model, gpu, tp, kvDtype, computeEfficiency, memoryEfficiency, overheadSeconds, allReduceLatencySeconds,
+                DATASHEET);
+    }
+
     public Roofline {
         if (model.expertParameters() > 0) {
             throw new IllegalArgumentException(model.name() + " is a mixture of experts; the roofline models dense"
@@ -51,6 +60,21 @@ public record Roofline(ModelSpec model, Gpu gpu, int tp, Precision kvDtype, doub
     public static Roofline calibrated(ModelSpec model, Gpu gpu, int tp) {
         return new Roofline(model, gpu, tp, model.dtype(), Calibration.COMPUTE_EFFICIENCY,
                 Calibration.MEMORY_EFFICIENCY, Calibration.STEP_OVERHEAD_SECONDS, Calibration.ALL_REDUCE_SECONDS);
+    }
+
+    /**
+     * The defaults for {@code gpu}, with the compute efficiency {@code measured} on it where it has one (the rest:
+     * datasheet and published anchors). {@code measured} may be null.
+     */
+    public static Roofline calibrated(ModelSpec model, Gpu gpu, int tp, GpuCalibration measured) {
+        if (measured == null || !measured.hasComputeEfficiency()) {
+            return measured == null ? calibrated(model, gpu, tp) : new Roofline(model, gpu, tp, model.dtype(),
+                    Calibration.COMPUTE_EFFICIENCY, Calibration.MEMORY_EFFICIENCY, Calibration.STEP_OVERHEAD_SECONDS,
+                    Calibration.ALL_REDUCE_SECONDS, DATASHEET + " (" + measured.describe() + ")");
+        }
+        return new Roofline(model, gpu, tp, model.dtype(), measured.computeEfficiency(),
+                Calibration.MEMORY_EFFICIENCY, Calibration.STEP_OVERHEAD_SECONDS, Calibration.ALL_REDUCE_SECONDS,
+                measured.describe() + "; memory efficiency and step overhead: published anchors");
     }
 
     /** The fitted constants, one place. */
@@ -111,7 +135,8 @@ public record Roofline(ModelSpec model, Gpu gpu, int tp, Precision kvDtype, doub
     @Override
     public String describe() {
         return String.format(Locale.ROOT, "roofline: %s on %s x%d (%.0f TFLOP/s at %.0f%%, %.0f GB/s at %.0f%%,"
-                        + " %.2f ms per step)", model.name(), gpu, tp, gpu.peakFlops(model.weights()) / 1e12, computeEfficiency * 100,
-                gpu.hbmBandwidth() / 1e9, memoryEfficiency * 100, overheadSeconds * 1e3);
+                        + " %.2f ms per step; %s)", model.name(), gpu, tp, gpu.peakFlops(model.weights()) / 1e12,
+                computeEfficiency * 100, gpu.hbmBandwidth() / 1e9, memoryEfficiency * 100, overheadSeconds * 1e3,
+                provenance);
     }
 }
