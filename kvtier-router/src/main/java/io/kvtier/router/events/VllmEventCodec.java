@@ -187,10 +187,13 @@ public final class VllmEventCodec {
             }
             return switch (tag) {
                 case BLOCK_STORED -> {
-                    if (hashes == null || tokens == null || blockSize == null || blockSize <= 0
+                    // vLLM's OffloadingConnector reports its CPU tier's blocks by hash alone: token_ids empty and
+                    // block_size 0 or the offloaded block's size; every other store names its tokens.
+                    boolean hashOnly = tokens != null && tokens.length == 0 && blockSize != null && blockSize == 0;
+                    if (hashes == null || tokens == null || blockSize == null || (blockSize <= 0 && !hashOnly)
                             || blockSize > Integer.MAX_VALUE) {
                         throw new MalformedEventException("BlockStored needs block_hashes, token_ids and a positive "
-                                + "block_size");
+                                + "block_size (0 only where token_ids is empty)");
                     }
                     if (extraKeys != null && extraKeys.length != hashes.length) {
                         throw new MalformedEventException("BlockStored has " + extraKeys.length + " extra_keys for "

@@ -12,6 +12,8 @@ final class EngineBlocks {
     final String engine;
     final String model;
     private final Map<String, HeldBlocks> media = new TreeMap<>();
+    /** The block size that hash-only stores of a medium named (an offloaded block of k GPU blocks), where they did. */
+    private final Map<String, Integer> hashOnlyBlockSizes = new TreeMap<>();
     private int blockSize;
     long stored;
     long removed;
@@ -36,6 +38,10 @@ final class EngineBlocks {
      */
     synchronized void stored(String medium, long[] engineHashes, Long parent, int[] tokens, int size, String lora,
             long[] salts) {
+        if (tokens.length == 0 && engineHashes.length > 0) {
+            storedByHash(medium, engineHashes, size);
+            return;
+        }
         if (size <= 0 || (long) size * engineHashes.length != tokens.length) {
             throw new IllegalArgumentException(engine + ": " + engineHashes.length + " blocks of " + size
                     + " tokens do not match " + tokens.length + " token ids");
@@ -66,6 +72,39 @@ final class EngineBlocks {
         stored += engineHashes.length;
     }
 
+    /**
+     * Blocks stored with their hashes only: vLLM's OffloadingConnector reports what it copied to its CPU tier that way
+     * ({@code token_ids} empty, no parent, {@code block_size} 0 or the offloaded block's size). Each hash is the hash
+     * of a block the engine computed on its GPU (for an offloaded block of k GPU blocks, the hash of its last one, whose
+     * last 8 bytes are what the map keys by), so it takes that block's prefix hash from the medium that knows it; one
+     * no medium knows (the GPU block was evicted before the map listened) is counted as an orphan, not placed. Nothing is cleared
+     * and the block size of GPU events is left alone.
+     */
+    private void storedByHash(String medium, long[] engineHashes, int size) {
+        HeldBlocks held = media.computeIfAbsent(medium, m -> new HeldBlocks());
+        if (size > 0) {
+            hashOnlyBlockSizes.put(medium, size);
+        }
+        for (long h : engineHashes) {
+            if (held.knows(h)) {
+                continue; // stored again
+            }
+            HeldBlocks source = null;
+            for (Map.Entry<String, HeldBlocks> other : media.entrySet()) {
+                if (other.getValue() != held && other.getValue().knows(h)) {
+                    source = other.getValue();
+                    break;
+                }
+            }
+            if (source == null) {
+                orphans++; // cannot be placed in a prompt, as a block whose parent is unknown
+            } else {
+                held.add(h, source.prefixOf(h));
+                stored++;
+            }
+        }
+    }
+
     synchronized void removed(String medium, long[] engineHashes) {
         HeldBlocks held = media.get(medium);
         for (long h : engineHashes) {
@@ -81,16 +120,24 @@ final class EngineBlocks {
     synchronized void clear() {
         media.values().forEach(HeldBlocks::clear);
         media.clear();
+        hashOnlyBlockSizes.clear();
         clears++;
     }
 
-    /** How many leading blocks of {@code prefixHashes} this engine holds on each medium (media holding none left out). */
+    /**
+     * How many leading blocks of {@code prefixHashes} this engine holds on each medium (media holding none left out).
+     * A medium whose blocks span k of the prompt's blocks (a CPU tier offloading blocks of k GPU blocks, as its
+     * events' block size says) holds the prefix hash of every k-th one, the k-th, 2k-th, ...; where the events gave
+     * no size (0), k is taken as 1, which can only under-count.
+     */
     synchronized Map<String, Integer> prefixBlocks(long[] prefixHashes) {
         Map<String, Integer> out = new TreeMap<>();
         media.forEach((medium, held) -> {
+            Integer unit = hashOnlyBlockSizes.get(medium);
+            int stride = unit != null && blockSize > 0 && unit % blockSize == 0 ? unit / blockSize : 1;
             int n = 0;
-            while (n < prefixHashes.length && held.holds(prefixHashes[n])) {
-                n++;
+            while (n + stride <= prefixHashes.length && held.holds(prefixHashes[n + stride - 1])) {
+                n += stride;
             }
             if (n > 0) {
                 out.put(medium, n);

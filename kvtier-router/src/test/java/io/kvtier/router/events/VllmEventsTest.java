@@ -92,6 +92,39 @@ class VllmEventsTest {
         assertThat(stats.unknownRemovals()).isZero();
     }
 
+    /**
+     * vLLM's OffloadingConnector beside the GPU's events (issue 33): its CPU stores carry block hashes only, with
+     * block_size 0 or the offloaded block's size (8: two GPU blocks of 4). No map is cleared, the GPU prefix stays
+     * known, and the CPU tier is found by the hashes of the GPU blocks it copied.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"array-v0.23-offload0", "array-v0.23-offload8", "map-v0.26-offload0", "map-v0.26-offload8",
+        "array-v0.23-offload0-bytes", "array-v0.23-offload8-bytes", "map-v0.26-offload0-bytes",
+        "map-v0.26-offload8-bytes"})
+    void offloadingConnectorCpuStoresKeepTheGpuPrefixAndAddTheCpuTier(String name) throws Exception {
+        KvCacheMap map = new KvCacheMap();
+        map.addEngine("engine-1", MODEL);
+        EngineFeed feed = new EngineFeed(map, "engine-1");
+        int[] prompt = IntStream.rangeClosed(1, 20).toArray(); // 4 full blocks of 4, and more
+        List<Map<String, Integer>> held = new ArrayList<>();
+        for (Message m : stream(name)) {
+            feed.apply(VllmEventCodec.decode(m.payload()));
+            held.add(held(map, null, prompt));
+        }
+        if (name.contains("offload0")) { // block_size 0: one GPU block per CPU block, three of them
+            assertThat(held).containsExactly(Map.of("GPU", 16), Map.of("GPU", 16, "CPU", 12), Map.of("CPU", 12),
+                    Map.of("CPU", 8));
+        } else { // two CPU blocks of 8 tokens
+            assertThat(held).containsExactly(Map.of("GPU", 16), Map.of("GPU", 16, "CPU", 16), Map.of("CPU", 16),
+                    Map.of("CPU", 8));
+        }
+        KvCacheMap.EngineStats stats = map.stats().get(0);
+        assertThat(stats.clears()).isZero();
+        assertThat(stats.orphans()).isZero();
+        assertThat(stats.unknownRemovals()).isZero();
+        assertThat(stats.blockSize()).isEqualTo(4);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"array-v0.11", "array-v0.15", "array-v0.23", "map-v0.26"})
     void encodesEachLayoutByteForByteAsVllmsMsgspecDoes(String name) throws Exception {

@@ -74,6 +74,44 @@ class KvCacheMapTest {
         assertThat(map.stats().get(0).orphans()).isEqualTo(1);
     }
 
+    /**
+     * vLLM's OffloadingConnector: BlockStored with the GPU blocks' hashes, no token ids, no parent, block_size 0 or the
+     * offloaded block's size, medium CPU. The GPU prefix stays known; the CPU blocks take the GPU blocks' places.
+     */
+    @Test
+    void cpuBlocksReportedByHashAloneTakeThePlacesOfTheGpuBlocksWithThatHash() {
+        KvCacheMap map = new KvCacheMap();
+        map.addEngine("e1", MODEL);
+        int[] prompt = tokens(3, 64); // 4 GPU blocks of 16: hashes 1..4
+        map.stored("e1", "GPU", new long[] {1, 2, 3, 4}, null, prompt, 16, null, null);
+        map.stored("e1", "CPU", new long[] {1, 2, 3}, null, new int[0], 0, null, null); // block_size 0: unit of 1
+        map.stored("e1", "CPU", new long[] {99}, null, new int[0], 0, null, null); // no GPU block of that hash
+        assertThat(map.lookup(MODEL, null, prompt)).containsExactly(
+                new KvCacheMap.EnginePrefix("e1", 16, Map.of("GPU", 64, "CPU", 48)));
+        KvCacheMap.EngineStats s = map.stats().get(0);
+        assertThat(s.clears()).isZero();
+        assertThat(s.orphans()).isEqualTo(1);
+        assertThat(s.blocksByMedium()).containsEntry("GPU", 4).containsEntry("CPU", 3);
+        // The GPU evicts its blocks: the CPU tier still holds the prefix; a CPU removal ends it there.
+        map.removed("e1", "GPU", new long[] {1, 2, 3, 4});
+        assertThat(map.lookup(MODEL, null, prompt)).extracting(p -> p.tokensByMedium()).containsExactly(
+                Map.of("CPU", 48));
+        map.removed("e1", "CPU", new long[] {2});
+        assertThat(map.lookup(MODEL, null, prompt)).extracting(p -> p.tokensByMedium()).containsExactly(
+                Map.of("CPU", 16));
+
+        // Offloaded blocks of 32 tokens (2 GPU blocks): each named by the hash of its last GPU block.
+        map.addEngine("e2", MODEL);
+        map.stored("e2", "GPU", new long[] {11, 12, 13, 14}, null, prompt, 16, null, null);
+        map.stored("e2", "CPU", new long[] {12, 14}, null, new int[0], 32, null, null);
+        assertThat(map.lookup(MODEL, null, prompt)).filteredOn(p -> p.engine().equals("e2"))
+                .extracting(p -> p.tokensByMedium()).containsExactly(Map.of("GPU", 64, "CPU", 64));
+        assertThat(map.stats().get(1).blockSize()).isEqualTo(16); // the GPU's block size is left alone
+        map.removed("e2", "CPU", new long[] {14});
+        assertThat(map.lookup(MODEL, null, prompt)).filteredOn(p -> p.engine().equals("e2"))
+                .extracting(p -> p.tokens("CPU")).containsExactly(32);
+    }
+
     @Test
     void aClearOrAnotherBlockSizeForgetsTheEngine() {
         KvCacheMap map = new KvCacheMap();
