@@ -38,7 +38,7 @@ final class EngineBlocks {
      */
     synchronized void stored(String medium, long[] engineHashes, Long parent, int[] tokens, int size, String lora,
             long[] salts) {
-        if (tokens.length == 0 && engineHashes.length > 0) {
+        if (tokens.length == 0) { // by hash alone (none at all: nothing to do)
             storedByHash(medium, engineHashes, size);
             return;
         }

@@ -86,6 +86,7 @@ class KvCacheMapTest {
         map.stored("e1", "GPU", new long[] {1, 2, 3, 4}, null, prompt, 16, null, null);
         map.stored("e1", "CPU", new long[] {1, 2, 3}, null, new int[0], 0, null, null); // block_size 0: unit of 1
         map.stored("e1", "CPU", new long[] {99}, null, new int[0], 0, null, null); // no GPU block of that hash
+        map.stored("e1", "CPU", new long[0], null, new int[0], 0, null, null); // an empty store: nothing
         assertThat(map.lookup(MODEL, null, prompt)).containsExactly(
                 new KvCacheMap.EnginePrefix("e1", 16, Map.of("GPU", 64, "CPU", 48)));
         KvCacheMap.EngineStats s = map.stats().get(0);
