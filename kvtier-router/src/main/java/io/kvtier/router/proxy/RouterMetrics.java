@@ -49,6 +49,14 @@ final class RouterMetrics {
                         s.blocksByMedium().forEach((m, n) -> cb.call(n, s.engine(), m));
                     }
                 }).register(registry);
+        GaugeWithCallback.builder().name("kvtier_map_orphan_blocks")
+                .help("Blocks an engine stored that the map could not place in a prompt (their parent, or for a CPU "
+                        + "block stored by hash its GPU block, was never seen), since the engine was added")
+                .labelNames("engine").callback(cb -> {
+                    for (KvCacheMap.EngineStats s : fleet.map().stats()) {
+                        cb.call(s.orphans(), s.engine());
+                    }
+                }).register(registry);
         GaugeWithCallback.builder().name("kvtier_map_event_gaps")
                 .help("Sequence gaps seen in each engine's KV event stream (since its subscriber started)")
                 .labelNames("engine").callback(cb -> {
