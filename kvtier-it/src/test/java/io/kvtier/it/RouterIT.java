@@ -245,6 +245,27 @@ class RouterIT {
         }
     }
 
+    /** vLLM's other endpoints reach an engine (issue 33); a path nobody serves is a JSON error, not an HTML page. */
+    @Test
+    void otherOpenAiEndpointsArePassedToAnEngineAndUnknownPathsAnsweredInJson() throws Exception {
+        try (HttpProcess router = router("least-load", false)) {
+            String direct = engines.get(0).post("/tokenize", "{\"model\":\"sim-model\",\"prompt\":\"hello\"}").body();
+            HttpResponse<String> named = router.post("/tokenize", "{\"model\":\"sim-model\",\"prompt\":\"hello\"}");
+            assertThat(named.statusCode()).as(named.body()).isEqualTo(200);
+            assertThat(named.body()).isEqualTo(direct).contains("\"count\":");
+            // No model named: the only one the fleet serves, as vLLM defaults it.
+            HttpResponse<String> unnamed = router.post("/tokenize", "{\"prompt\":\"hello\"}");
+            assertThat(unnamed.statusCode()).as(unnamed.body()).isEqualTo(200);
+            assertThat(unnamed.body()).isEqualTo(direct);
+            assertThat(router.post("/tokenize", "{\"model\":\"nope\",\"prompt\":\"hi\"}").statusCode())
+                    .isEqualTo(404);
+            HttpResponse<String> unknown = router.post("/v1/nothing-here", "{}");
+            assertThat(unknown.statusCode()).isEqualTo(404);
+            assertThat(at(Json.parse(unknown.body()), "error")).isNotNull();
+            assertThat(router.get("/tokenize").statusCode()).isEqualTo(405);
+        }
+    }
+
     @Test
     void textPromptsAreScoredWithTheModelsOwnTokenizer() throws Exception {
         // The model's directory: its tokenizer.json and chat template (ChatML-shaped), which the engines and the

@@ -90,8 +90,13 @@ public final class RouterServer implements AutoCloseable {
         OpenAiReplies.noDelay();
         server = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 1024);
         server.setExecutor(threads);
-        handle("/v1/completions", x -> proxy(x, false));
-        handle("/v1/chat/completions", x -> proxy(x, true));
+        handle("/v1/completions", x -> proxy(x, Kind.COMPLETION));
+        handle("/v1/chat/completions", x -> proxy(x, Kind.CHAT));
+        for (String path : PASSED_THROUGH) {
+            handle(path, x -> proxy(x, Kind.OTHER));
+        }
+        handle("/", x -> OpenAiReplies.error(x, 404, "no route " + x.getRequestMethod() + " "
+                + x.getRequestURI().getRawPath() + " on the router"));
         handle("/v1/models", this::models);
         handle("/v1/kv/lookup", this::lookup);
         handle("/v1/kv/map", this::map);
@@ -128,11 +133,21 @@ public final class RouterServer implements AutoCloseable {
         });
     }
 
+    /** What a POST asks for: a completion (prompt scored), a chat completion (messages scored), or anything else. */
+    private enum Kind { COMPLETION, CHAT, OTHER }
+
+    /**
+     * vLLM's other POST endpoints, passed to an engine serving the request's model (the only model served where the
+     * request names none, as vLLM defaults it), chosen by load: nothing in them is a prefix the map can score.
+     */
+    static final List<String> PASSED_THROUGH = List.of("/v1/embeddings", "/v1/responses", "/tokenize", "/detokenize",
+            "/pooling", "/classify", "/score", "/v1/score", "/rerank", "/v1/rerank", "/v2/rerank");
+
     /** What a completion request asks: its model and prompt tokens (null: none the router can score). */
     private record Parsed(String model, int[] tokens) {
     }
 
-    private void proxy(HttpExchange x, boolean chat) throws IOException {
+    private void proxy(HttpExchange x, Kind kind) throws IOException {
         long deadline = System.nanoTime() + options.requestTimeout().toNanos();
         try (x) {
             if (!x.getRequestMethod().equals("POST")) {
@@ -145,7 +160,7 @@ public final class RouterServer implements AutoCloseable {
             }
             Parsed p;
             try {
-                p = parse(JSON.readTree(body), chat);
+                p = parse(JSON.readTree(body), kind);
             } catch (IOException | IllegalArgumentException e) {
                 OpenAiReplies.error(x, 400, e.getMessage());
                 return;
@@ -168,12 +183,25 @@ public final class RouterServer implements AutoCloseable {
         }
     }
 
-    private Parsed parse(JsonNode body, boolean chat) {
+    private Parsed parse(JsonNode body, Kind kind) {
+        if (body == null || !body.isObject()) {
+            throw new IllegalArgumentException("the body is not a JSON object");
+        }
         String model = body.path("model").asText("");
+        if (model.isEmpty() && kind == Kind.OTHER) {
+            java.util.Set<String> served = new java.util.TreeSet<>();
+            fleet.engines().stream().filter(e -> e.model() != null).forEach(e -> served.add(e.model()));
+            if (served.size() == 1) {
+                return new Parsed(served.iterator().next(), null);
+            }
+        }
         if (model.isEmpty()) {
             throw new IllegalArgumentException("the request names no model");
         }
-        if (chat) {
+        if (kind == Kind.OTHER) {
+            return new Parsed(model, null);
+        }
+        if (kind == Kind.CHAT) {
             return new Parsed(model, tokenizer.encode(chatTemplate.render(body), false));
         }
         JsonNode prompt = body.path("prompt");

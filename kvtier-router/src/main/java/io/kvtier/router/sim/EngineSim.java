@@ -104,6 +104,7 @@ public final class EngineSim implements AutoCloseable {
         http.createContext("/v1/completions", x -> serve(x, false));
         http.createContext("/v1/chat/completions", x -> serve(x, true));
         http.createContext("/v1/models", this::models);
+        http.createContext("/tokenize", this::tokenize);
         http.createContext("/health", x -> OpenAiReplies.reply(x, 200, "text/plain", ""));
         http.createContext("/metrics", this::metrics);
         this.stepper = Thread.ofPlatform().name("engine-sim-steps-" + options.port()).daemon().start(this::steps);
@@ -200,6 +201,54 @@ public final class EngineSim implements AutoCloseable {
                     body.path("stream_options").path("include_usage").asBoolean(false), prompt, maxTokens);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * vLLM's {@code POST /tokenize}: {@code prompt} (special tokens added unless {@code add_special_tokens} is false)
+     * or {@code messages} (the chat template rendered; no special tokens unless asked), answered with {@code count},
+     * {@code max_model_len}, {@code tokens} and {@code token_strs} (null).
+     */
+    private void tokenize(HttpExchange x) throws IOException {
+        try (x) {
+            if (!x.getRequestMethod().equals("POST")) {
+                OpenAiReplies.error(x, 405, "use POST");
+                return;
+            }
+            JsonNode body;
+            try {
+                body = JSON.readTree(x.getRequestBody());
+            } catch (IOException e) {
+                OpenAiReplies.error(x, 400, "the body is not JSON: " + e.getMessage());
+                return;
+            }
+            if (!body.path("model").asText(options.model()).equals(options.model())) {
+                OpenAiReplies.error(x, 404, "The model `" + body.path("model").asText() + "` does not exist.");
+                return;
+            }
+            int[] tokens;
+            try {
+                if (body.has("messages")) {
+                    tokens = tokenizer.encode(chatTemplate.render(body),
+                            body.path("add_special_tokens").asBoolean(false));
+                } else if (body.path("prompt").isTextual()) {
+                    tokens = tokenizer.encode(body.path("prompt").asText(),
+                            body.path("add_special_tokens").asBoolean(true));
+                } else {
+                    throw new IllegalArgumentException("give prompt (a string) or messages");
+                }
+            } catch (IllegalArgumentException e) {
+                OpenAiReplies.error(x, 400, e.getMessage());
+                return;
+            }
+            ObjectNode o = JSON.createObjectNode().put("count", tokens.length)
+                    .put("max_model_len", (long) options.gpuBlocks() * options.blockSize());
+            ArrayNode ids = o.putArray("tokens");
+            for (int t : tokens) {
+                ids.add(t);
+            }
+            o.putNull("token_strs");
+            OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
         }
     }
 
