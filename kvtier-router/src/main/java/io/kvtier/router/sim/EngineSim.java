@@ -163,15 +163,8 @@ public final class EngineSim implements AutoCloseable {
 
     private void serve(HttpExchange x, boolean chat) throws IOException {
         try (x) {
-            if (!x.getRequestMethod().equals("POST")) {
-                OpenAiReplies.error(x, 405, "use POST");
-                return;
-            }
-            JsonNode body;
-            try {
-                body = JSON.readTree(x.getRequestBody());
-            } catch (IOException e) {
-                OpenAiReplies.error(x, 400, "the body is not JSON: " + e.getMessage());
+            JsonNode body = postedJson(x);
+            if (body == null) {
                 return;
             }
             int[] prompt;
@@ -211,15 +204,8 @@ public final class EngineSim implements AutoCloseable {
      */
     private void tokenize(HttpExchange x) throws IOException {
         try (x) {
-            if (!x.getRequestMethod().equals("POST")) {
-                OpenAiReplies.error(x, 405, "use POST");
-                return;
-            }
-            JsonNode body;
-            try {
-                body = JSON.readTree(x.getRequestBody());
-            } catch (IOException e) {
-                OpenAiReplies.error(x, 400, "the body is not JSON: " + e.getMessage());
+            JsonNode body = postedJson(x);
+            if (body == null) {
                 return;
             }
             if (!body.path("model").asText(options.model()).equals(options.model())) {
@@ -249,6 +235,20 @@ public final class EngineSim implements AutoCloseable {
             }
             o.putNull("token_strs");
             OpenAiReplies.reply(x, 200, "application/json", JSON.writeValueAsString(o));
+        }
+    }
+
+    /** The JSON body of a POST, or null once a 405 (another method) or a 400 (not JSON) was answered. */
+    private static JsonNode postedJson(HttpExchange x) throws IOException {
+        if (!x.getRequestMethod().equals("POST")) {
+            OpenAiReplies.error(x, 405, "use POST");
+            return null;
+        }
+        try {
+            return JSON.readTree(x.getRequestBody());
+        } catch (IOException e) {
+            OpenAiReplies.error(x, 400, "the body is not JSON: " + e.getMessage());
+            return null;
         }
     }
 
