@@ -77,8 +77,8 @@ final class EngineBlocks {
      * ({@code token_ids} empty, no parent, {@code block_size} 0 or the offloaded block's size). Each hash is the hash
      * of a block the engine computed on its GPU (for an offloaded block of k GPU blocks, the hash of its last one, whose
      * last 8 bytes are what the map keys by), so it takes that block's prefix hash from the medium that knows it; one
-     * no medium knows (the GPU block was evicted before the map listened) is counted as an orphan, not placed. Nothing is cleared
-     * and the block size of GPU events is left alone.
+     * no medium knows (the GPU block was evicted before the map listened) is counted as an orphan, not placed. Nothing
+     * is cleared and the block size of GPU events is left alone.
      */
     private void storedByHash(String medium, long[] engineHashes, int size) {
         HeldBlocks held = media.computeIfAbsent(medium, m -> new HeldBlocks());
