@@ -82,6 +82,8 @@ public final class EventPublisher implements AutoCloseable {
     private final AtomicLong requestsIgnored = new AtomicLong();
     private long bufferedBytes;
     private long nextSeq;
+    /** Appended to every seq frame (vLLM's snapshot proposal: the publisher's lifetime UUID); null: 8-byte frames. */
+    private volatile byte[] publisherId;
     private volatile boolean closing;
 
     /**
@@ -179,6 +181,35 @@ public final class EventPublisher implements AutoCloseable {
         return nextSeq++;
     }
 
+    /**
+     * From now on every seq frame, live and replayed, is the 8-byte seq followed by {@code id} (vLLM's snapshot
+     * proposal, PR 57789, sends a 24-byte frame: seq and the publisher's 16-byte lifetime UUID); null: 8 bytes.
+     */
+    public void publisherId(byte[] id) {
+        this.publisherId = id == null ? null : id.clone();
+    }
+
+    /**
+     * Sends an idle heartbeat: a message with an empty payload under the next seq, not kept for replay (the harder
+     * case for a subscriber: a replay across it shows a hole). Returns its seq.
+     */
+    public synchronized long heartbeat() {
+        long seq = nextSeq++;
+        pub.sendMore(topic);
+        pub.sendMore(seqFrame(seq));
+        pub.send(new byte[0]);
+        return seq;
+    }
+
+    private byte[] seqFrame(long seq) {
+        byte[] id = publisherId;
+        ByteBuffer b = ByteBuffer.allocate(8 + (id == null ? 0 : id.length)).putLong(seq);
+        if (id != null) {
+            b.put(id);
+        }
+        return b.array();
+    }
+
     /** The seq of the last batch published (or skipped); -1 before any. */
     public synchronized long lastSeq() {
         return nextSeq - 1;
@@ -188,7 +219,7 @@ public final class EventPublisher implements AutoCloseable {
         long seq = nextSeq++;
         if (send) {
             pub.sendMore(topic);
-            pub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
+            pub.sendMore(seqFrame(seq));
             pub.send(payload);
         }
         synchronized (seqs) {
@@ -323,7 +354,7 @@ public final class EventPublisher implements AutoCloseable {
         boolean first = true;
         for (int i = 0; i < s.size(); i++) {
             if (s.get(i) >= from) {
-                send(identity, ByteBuffer.allocate(8).putLong(s.get(i)).array(), p.get(i), first);
+                send(identity, seqFrame(s.get(i)), p.get(i), first);
                 first = false;
             }
         }

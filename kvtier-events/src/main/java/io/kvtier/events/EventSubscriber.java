@@ -30,6 +30,16 @@ import org.zeromq.ZMQ;
  * lost right before a quiet spell shows no gap until the engine speaks again). A payload that does not decode is a
  * loss. Anything this thread fails on drops the engine's entries and starts it over: a stale map is worse than none.
  *
+ * The seq frame is 8 bytes (vLLM up to now) or longer: vLLM's snapshot proposal (PR 57789) appends the publisher's
+ * lifetime id (a 16-byte UUID), and a new id is a restart even where the count did not go back. A message with an empty
+ * payload is an idle heartbeat: its seq is taken as a batch without events (a seq number it did not use shows as a gap
+ * the next batch repairs). Neither is malformed.
+ *
+ * A router that kept its map across a restart resumes it ({@link #resume}): the engine's buffer is asked for from the
+ * last batch the saved map had applied, and the map goes on from there only if that batch is still there with the same
+ * payload (same digest: the same process published it); otherwise the saved entries are dropped (a resync) and the
+ * stream starts over as above.
+ *
  * A publisher with snapshots (kvtier's store events) is never left partly known: where the stream above would drop
  * what it knows and rebuild from what follows, and on start and reconnect, the subscriber asks for a snapshot instead
  * (the whole state before seq S), hands it on after a resync, and goes on from S (replayed, or live). A snapshot
@@ -68,8 +78,27 @@ public final class EventSubscriber<T> implements AutoCloseable {
         /** The next batch of the stream (or a part of a snapshot). */
         void batch(T batch);
 
+        /**
+         * The next batch of the stream, with its seq and {@link #digest} of its payload: what a saved map
+         * {@linkplain #resume resumes} from. Defaults to {@link #batch(Object)}.
+         */
+        default void batch(T batch, long seq, long digest) {
+            batch(batch);
+        }
+
+        /** An idle heartbeat took seq {@code seq} (nothing changed); {@code digest} is that of its empty payload. */
+        default void heartbeat(long seq, long digest) {
+        }
+
         /** Everything delivered before can no longer be trusted to be complete: drop it; batches follow. */
         void resync(String why);
+    }
+
+    /** A 64-bit digest of a payload (CRC32C and length): tells a batch from another of the same seq. */
+    public static long digest(byte[] payload) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(payload);
+        return (crc.getValue() << 32) | (payload.length & 0xFFFFFFFFL);
     }
 
     private final String name;
@@ -88,6 +117,12 @@ public final class EventSubscriber<T> implements AutoCloseable {
     private final AtomicLong resyncs = new AtomicLong();
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong snapshotsTaken = new AtomicLong();
+    private final AtomicLong heartbeats = new AtomicLong();
+    /** The publisher id the seq frames carried last (vLLM's snapshot proposal); null: none yet, or 8-byte frames. */
+    private byte[] publisherId;
+    private boolean bind;
+    private long resumeSeq = -1;
+    private long resumeDigest;
     /** A snapshot is due (snapshot publishers only): on start, after a loss, after a failed one. */
     private boolean snapshotDue;
     private long snapshotNotBefore;
@@ -135,19 +170,46 @@ public final class EventSubscriber<T> implements AutoCloseable {
         }
     }
 
+    /**
+     * Binds the endpoint (e.g. {@code tcp://*:5557}) and lets the publisher connect, instead of connecting to it:
+     * vLLM's publisher connects where its endpoint names a host (llm-d's "centralized" mode). Call before
+     * {@link #start}.
+     */
+    public EventSubscriber<T> bind(boolean bind) {
+        this.bind = bind;
+        return this;
+    }
+
+    /**
+     * The listener already holds the state after batch {@code seq} (a map saved before a restart), whose payload had
+     * {@code digest}: on start the stream goes on from there if the publisher still has that batch (else the listener
+     * gets a resync first). Not for snapshot publishers. Call before {@link #start}.
+     */
+    public EventSubscriber<T> resume(long seq, long digest) {
+        if (snapshots) {
+            throw new IllegalStateException("a snapshot publisher's state is taken from a snapshot");
+        }
+        this.resumeSeq = seq;
+        this.resumeDigest = digest;
+        return this;
+    }
+
     public EventSubscriber<T> start() {
         thread.start();
         return this;
     }
 
-    /** Counters: batches applied, gaps seen, batches replayed, resyncs, payloads that did not decode, snapshots. */
+    /**
+     * Counters: batches applied, gaps seen, batches replayed, resyncs, payloads that did not decode, snapshots, idle
+     * heartbeats.
+     */
     public record Stats(long lastSeq, long batches, long gaps, long replayed, long resyncs, long malformed,
-            long snapshots) {
+            long snapshots, long heartbeats) {
     }
 
     public Stats stats() {
         return new Stats(lastSeq, batches.get(), gaps.get(), replayed.get(), resyncs.get(), malformed.get(),
-                snapshotsTaken.get());
+                snapshotsTaken.get(), heartbeats.get());
     }
 
     private void run() {
@@ -190,12 +252,18 @@ public final class EventSubscriber<T> implements AutoCloseable {
             credentials(sub);
             sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED);
             monitor.connect(monitorAddress);
-            sub.connect(endpoint);
+            if (bind) {
+                sub.bind(endpoint);
+            } else {
+                sub.connect(endpoint);
+            }
             // Catch up at once rather than wait for the engine's next batch to show the gap: an engine idle now may
             // have cached plenty before (llm-d's router replays on connect too).
             if (snapshots) {
                 snapshotDue = true;
                 snapshotNotBefore = System.nanoTime(); // nanoTime may be negative: never compare it with 0
+            } else if (resumeSeq >= 0) {
+                resumeSaved();
             } else {
                 repair(0, UNBOUNDED);
             }
@@ -240,12 +308,45 @@ public final class EventSubscriber<T> implements AutoCloseable {
         while (sub.hasReceiveMore()) {
             frames.add(sub.recv());
         }
-        if (frames.size() != 3 || frames.get(1).length != 8) {
+        if (frames.size() != 3 || frames.get(1).length < 8) {
             malformed.incrementAndGet();
             log.warn("{}: a message of {} frames ignored: expected [topic, seq, payload]", name, frames.size());
             return;
         }
-        live(ByteBuffer.wrap(frames.get(1)).getLong(), frames.get(2));
+        byte[] seqFrame = frames.get(1);
+        if (seqFrame.length > 8) {
+            byte[] id = java.util.Arrays.copyOfRange(seqFrame, 8, seqFrame.length);
+            if (publisherId != null && !java.util.Arrays.equals(id, publisherId) && lastSeq >= 0) {
+                resync("the publisher's id changed (the engine restarted)");
+                lastSeq = -1;
+                lastLive = -1;
+            }
+            publisherId = id;
+        }
+        live(ByteBuffer.wrap(seqFrame).getLong(), frames.get(2));
+    }
+
+    /**
+     * Goes on from the saved state after batch {@link #resumeSeq}, if the publisher's buffer still holds that very
+     * batch; else drops the saved state and starts over from the buffer.
+     */
+    private void resumeSaved() {
+        long seq = resumeSeq;
+        resumeSeq = -1; // once: a later reconnect starts over as usual
+        List<Long> seqs = new ArrayList<>();
+        List<byte[]> payloads = new ArrayList<>();
+        String failure = replayEndpoint == null ? "no replay endpoint" : replay(seq, seq + 1, seqs, payloads);
+        if (failure == null && seqs.size() == 1 && seqs.get(0) == seq && digest(payloads.get(0)) == resumeDigest) {
+            lastSeq = seq;
+            log.info("{}: resuming the saved state after batch {}", name, seq);
+            repair(seq + 1, UNBOUNDED);
+            return;
+        }
+        resync("the saved state (after batch " + seq + ") is not the engine's: " + (failure != null ? failure
+                : seqs.isEmpty() || seqs.get(0) != seq ? "its buffer no longer holds batch " + seq
+                : "its batch " + seq + " is another (the engine restarted)"));
+        lastSeq = -1;
+        repair(0, UNBOUNDED);
     }
 
     private void live(long seq, byte[] payload) {
@@ -357,7 +458,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
                 }
                 // ["", seq, payload], or from vLLM 0.26 on ["", topic, seq, payload]; seq -1 ends the replay.
                 int n = frames.size();
-                if (n < 3 || n > 4 || frames.get(n - 2).length != 8) {
+                if (n < 3 || n > 4 || frames.get(n - 2).length < 8) {
                     return "a replay answer of " + n + " frames";
                 }
                 long seq = ByteBuffer.wrap(frames.get(n - 2)).getLong();
@@ -379,6 +480,12 @@ public final class EventSubscriber<T> implements AutoCloseable {
     }
 
     private void deliver(long seq, byte[] payload) {
+        if (payload.length == 0) { // an idle heartbeat: nothing changed
+            lastSeq = seq;
+            heartbeats.incrementAndGet();
+            listener.heartbeat(seq, digest(payload));
+            return;
+        }
         T batch;
         try {
             batch = decoder.decode(payload);
@@ -391,7 +498,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
         lastSeq = seq;
         batches.incrementAndGet();
         try {
-            listener.batch(batch);
+            listener.batch(batch, seq, digest(payload));
         } catch (RuntimeException e) {
             log.error("{}: batch {} could not be applied", name, seq, e);
             resync("batch " + seq + " could not be applied: " + e);

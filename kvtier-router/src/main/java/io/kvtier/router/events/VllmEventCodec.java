@@ -24,7 +24,8 @@ import org.msgpack.value.ValueType;
  *   10 or 12 (+ extra_keys, group_idx[, kv_cache_spec_kind, kv_cache_spec_sliding_window]); BlockRemoved 2, 3 or 4;
  * - from 0.26 on as a map keyed by field name with the tag under "type", optional fields left out when null
  *   (vllm#42892; llm-d's decoder tells the two apart by container type, as this one does).
- * Fields vLLM appends later (locality, ownership, session_id, ...) are skipped, in either form.
+ * 0.26's optional locality, ownership and session_id are read where present (map form only: no array-form release had
+ * them); fields vLLM appends later are skipped, in either form.
  *
  * Block hashes are ints by default (VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=1: the digest's last 8 bytes, unsigned, so
  * msgpack's uint64 for half of them) or raw digest bytes (32 for sha256): both become the same 64 bits here, the last 8
@@ -163,6 +164,9 @@ public final class VllmEventCodec {
         Long groupIdx;
         String kind;
         Long window;
+        String locality;
+        String ownership;
+        String sessionId;
 
         void read(String name, MessageUnpacker in) throws IOException, MalformedEventException {
             switch (name) {
@@ -177,6 +181,9 @@ public final class VllmEventCodec {
                 case "group_idx" -> groupIdx = readLongOrNil(in);
                 case "kv_cache_spec_kind" -> kind = readStringOrNil(in);
                 case "kv_cache_spec_sliding_window" -> window = readLongOrNil(in);
+                case "locality" -> locality = readStringOrNil(in);
+                case "ownership" -> ownership = readStringOrNil(in);
+                case "session_id" -> sessionId = readScalarAsString(in);
                 default -> in.skipValue();
             }
         }
@@ -200,13 +207,13 @@ public final class VllmEventCodec {
                                 + hashes.length + " blocks");
                     }
                     yield new KvEvent.BlockStored(hashes, parent, tokens, (int) (long) blockSize, loraId, medium,
-                            loraName, extraKeys, groupIdx, kind, window);
+                            loraName, extraKeys, groupIdx, kind, window, locality, ownership, sessionId);
                 }
                 case BLOCK_REMOVED -> {
                     if (hashes == null) {
                         throw new MalformedEventException("BlockRemoved needs block_hashes");
                     }
-                    yield new KvEvent.BlockRemoved(hashes, medium, groupIdx);
+                    yield new KvEvent.BlockRemoved(hashes, medium, groupIdx, locality, ownership);
                 }
                 case ALL_BLOCKS_CLEARED -> new KvEvent.AllBlocksCleared();
                 default -> null;
@@ -269,6 +276,21 @@ public final class VllmEventCodec {
         return in.tryUnpackNil() ? null : in.unpackString();
     }
 
+    /** A string, or an int written as its decimal digits (an id either way); nil as null; anything else skipped. */
+    private static String readScalarAsString(MessageUnpacker in) throws IOException {
+        if (in.tryUnpackNil()) {
+            return null;
+        }
+        return switch (in.getNextFormat().getValueType()) {
+            case STRING -> in.unpackString();
+            case INTEGER -> in.unpackBigInteger().toString();
+            default -> {
+                in.skipValue();
+                yield null;
+            }
+        };
+    }
+
     /** Encodes {@code batch} as vLLM's msgspec encoder writes it in {@code layout}. */
     public static byte[] encode(KvEventBatch batch, Layout layout) {
         try (MessageBufferPacker out = MessagePack.newDefaultBufferPacker()) {
@@ -291,8 +313,8 @@ public final class VllmEventCodec {
 
     private static void writeStored(MessageBufferPacker out, KvEvent.BlockStored s, Layout layout) throws IOException {
         boolean map = layout == Layout.MAP_V0_26;
-        int fields = map ? 7 + count(s.extraKeys(), s.groupIdx(), s.kvCacheSpecKind(), s.kvCacheSpecSlidingWindow())
-                : layout.storedLength;
+        int fields = map ? 7 + count(s.extraKeys(), s.groupIdx(), s.kvCacheSpecKind(), s.kvCacheSpecSlidingWindow(),
+                s.locality(), s.ownership(), s.sessionId()) : layout.storedLength;
         header(out, map, fields, BLOCK_STORED);
         field(out, map, "block_hashes");
         writeHashes(out, s.blockHashes());
@@ -325,18 +347,28 @@ public final class VllmEventCodec {
         optional(out, map, "group_idx", s.groupIdx());
         optional(out, map, "kv_cache_spec_kind", s.kvCacheSpecKind());
         optional(out, map, "kv_cache_spec_sliding_window", s.kvCacheSpecSlidingWindow());
+        if (map) { // 0.26's, never in an array-form release
+            optional(out, true, "locality", s.locality());
+            optional(out, true, "ownership", s.ownership());
+            optional(out, true, "session_id", s.sessionId());
+        }
     }
 
     private static void writeRemoved(MessageBufferPacker out, KvEvent.BlockRemoved r, Layout layout)
             throws IOException {
         boolean map = layout == Layout.MAP_V0_26;
-        header(out, map, map ? 2 + count(r.groupIdx()) : layout.removedLength, BLOCK_REMOVED);
+        header(out, map, map ? 2 + count(r.groupIdx(), r.locality(), r.ownership()) : layout.removedLength,
+                BLOCK_REMOVED);
         field(out, map, "block_hashes");
         writeHashes(out, r.blockHashes());
         field(out, map, "medium");
         packNullable(out, r.medium());
         if (layout == Layout.ARRAY_V0_23 || map) {
             optional(out, map, "group_idx", r.groupIdx());
+        }
+        if (map) {
+            optional(out, true, "locality", r.locality());
+            optional(out, true, "ownership", r.ownership());
         }
     }
 

@@ -20,6 +20,7 @@ final class EngineBlocks {
     long orphans;
     long unknownRemovals;
     long clears;
+    long remote;
 
     EngineBlocks(String engine, String model) {
         this.engine = engine;

@@ -14,6 +14,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * from group 0 (every group, before vLLM had groups); a sliding-window group's blocks would credit prefixes the engine
  * has partly dropped. Removals follow the groups whose stores were taken. A LoRA adapter named only by its id (vLLM
  * before 0.15) keys its blocks apart from the base model's and from every adapter name, so that no lookup credits them.
+ *
+ * <p>Where blocks are. A block on a medium that is not the engine's own ({@code locality: REMOTE}, vLLM 0.26: a
+ * connector's storage that other instances reach too) is not credited to the engine, neither stored nor removed (as
+ * Dynamo does, fail-closed: the router cannot tell what it costs this engine to load it); such blocks are only counted.
+ * A secondary tier's events ({@code ownership}: the tier that emitted them) are kept as a medium of their own,
+ * {@code MEDIUM@ownership}, so that two tiers of one medium do not remove each other's blocks. {@code session_id} names
+ * the request that stored or reused a block, not an owner (one block serves many requests): it changes nothing here.
  */
 public final class EngineFeed {
     private static final Set<String> FULL_KINDS = Set.of("full_attention", "mla_attention", "sink_full_attention");
@@ -34,8 +41,10 @@ public final class EngineFeed {
                 case KvEvent.BlockRemoved r -> {
                     // Removals from the groups whose stores were taken; a group never seen stored holds nothing here
                     // (a sliding-window group 0 of a hybrid model must not evict full-attention entries).
-                    if (r.groupIdx() == null || groups.contains(r.groupIdx())) {
-                        map.removed(engine, r.medium(), r.blockHashes());
+                    if (remote(r.locality())) {
+                        map.remote(engine, r.blockHashes().length);
+                    } else if (r.groupIdx() == null || groups.contains(r.groupIdx())) {
+                        map.removed(engine, tier(r.medium(), r.ownership()), r.blockHashes());
                     }
                 }
                 case KvEvent.AllBlocksCleared c -> map.cleared(engine);
@@ -49,12 +58,26 @@ public final class EngineFeed {
         if (!full) {
             return;
         }
+        if (remote(s.locality())) {
+            map.remote(engine, s.blockHashes().length);
+            return;
+        }
         if (s.groupIdx() != null) {
             groups.add(s.groupIdx());
         }
         String lora = s.loraName() != null ? s.loraName() : s.loraId() != null ? "\0lora-id:" + s.loraId() : null;
-        map.stored(engine, s.medium(), s.blockHashes(), s.parentBlockHash(), s.tokenIds(), s.blockSize(), lora,
+        map.stored(engine, tier(s.medium(), s.ownership()), s.blockHashes(), s.parentBlockHash(), s.tokenIds(), s.blockSize(), lora,
                 salts(s.extraKeys(), s.loraName()));
+    }
+
+    static boolean remote(String locality) {
+        return "REMOTE".equalsIgnoreCase(locality);
+    }
+
+    /** The medium a block is kept under: vLLM's medium, and the secondary tier that owns it where one does. */
+    static String tier(String medium, String ownership) {
+        String m = KvCacheMap.medium(medium);
+        return ownership == null || ownership.isEmpty() ? m : m + "@" + ownership;
     }
 
     /**

@@ -57,6 +57,16 @@ public final class KvCacheMap {
         }
     }
 
+    /** {@code blocks} stored or removed on a medium not local to the engine ({@code locality: REMOTE}): counted only. */
+    public void remote(String engine, int blocks) {
+        EngineBlocks e = engines.get(engine);
+        if (e != null) {
+            synchronized (e) {
+                e.remote += blocks;
+            }
+        }
+    }
+
     /** The engine cleared its whole cache, or its entries can no longer be trusted (an event gap, a restart). */
     public void cleared(String engine) {
         EngineBlocks e = engines.get(engine);
@@ -93,16 +103,24 @@ public final class KvCacheMap {
         for (EngineBlocks e : engines.values()) {
             synchronized (e) {
                 out.add(new EngineStats(e.engine, e.model, e.blockSize(), e.blocksByMedium(), e.stored, e.removed,
-                        e.orphans, e.unknownRemovals, e.clears));
+                        e.orphans, e.unknownRemovals, e.clears, e.remote));
             }
         }
         out.sort(java.util.Comparator.comparing(EngineStats::engine));
         return out;
     }
 
-    /** vLLM names the medium of a block (GPU, CPU) in upper case, or leaves it out on the GPU. */
+    /**
+     * vLLM names the medium of a block (GPU, CPU) in upper case, or leaves it out on the GPU; a secondary tier's
+     * {@code MEDIUM@ownership} keeps its owner's spelling.
+     */
     static String medium(String medium) {
-        return medium == null || medium.isEmpty() ? "GPU" : medium.toUpperCase(java.util.Locale.ROOT);
+        if (medium == null || medium.isEmpty()) {
+            return "GPU";
+        }
+        int at = medium.indexOf('@');
+        return at < 0 ? medium.toUpperCase(java.util.Locale.ROOT)
+                : medium.substring(0, at).toUpperCase(java.util.Locale.ROOT) + medium.substring(at);
     }
 
     /** How many leading tokens of a prompt one engine holds, per medium; tokens are whole blocks of {@code blockSize}. */
@@ -112,8 +130,8 @@ public final class KvCacheMap {
         }
     }
 
-    /** One engine's entries and what its events did. */
+    /** One engine's entries and what its events did ({@code remote}: blocks of non-local media, not credited). */
     public record EngineStats(String engine, String model, int blockSize, Map<String, Integer> blocksByMedium,
-            long stored, long removed, long orphans, long unknownRemovals, long clears) {
+            long stored, long removed, long orphans, long unknownRemovals, long clears, long remote) {
     }
 }

@@ -22,10 +22,19 @@ class EventSubscriberTest {
     static final class Recorder implements EventSubscriber.Listener<KvEventBatch> {
         final List<Double> batches = new CopyOnWriteArrayList<>();
         final List<String> resyncs = new CopyOnWriteArrayList<>();
+        volatile long lastSeq = -1;
+        volatile long lastDigest;
 
         @Override
         public void batch(KvEventBatch batch) {
             batches.add(batch.ts());
+        }
+
+        @Override
+        public void batch(KvEventBatch batch, long seq, long digest) {
+            batch(batch);
+            lastSeq = seq;
+            lastDigest = digest;
         }
 
         @Override
@@ -182,6 +191,70 @@ class EventSubscriberTest {
                     List<Double> stream = after.subList(after.lastIndexOf(-1.0) + 1, after.size());
                     assertThat(stream).isNotEmpty().isSorted().doesNotHaveDuplicates().endsWith(last);
                 }
+            }
+        }
+    }
+
+    @Test
+    void seqFramesCarryingAPublisherIdAndIdleHeartbeatsAreFollowedAndANewIdIsARestart() throws Exception {
+        Recorder r = new Recorder();
+        byte[] first = java.nio.ByteBuffer.allocate(16).putLong(1).putLong(2).array();
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0",
+                "kv@e1@m", true, 100, null);
+                EventSubscriber<KvEventBatch> sub = subscribe(pub, true, r)) {
+            pub.publisherId(first); // 24-byte seq frames, live and replayed (vLLM PR 57789)
+            double n = connect(pub, r);
+            int before = r.batches.size();
+            pub.heartbeat();
+            pub.heartbeat();
+            pub.publish(batch(100));
+            await(() -> r.batches.contains(100.0));
+            pub.heartbeat();
+            pub.publish(batch(101));
+            await(() -> r.batches.contains(101.0));
+            assertThat(r.batches.subList(before, r.batches.size())).containsExactly(100.0, 101.0);
+            assertThat(r.resyncs).isEmpty();
+            assertThat(sub.stats().malformed()).isZero();
+            assertThat(sub.stats().heartbeats()).isEqualTo(3);
+            // Another process under the same seq count: only its id tells.
+            pub.publisherId(java.nio.ByteBuffer.allocate(16).putLong(3).putLong(4).array());
+            pub.publish(batch(102));
+            await(() -> r.batches.contains(102.0));
+            assertThat(r.resyncs).singleElement().asString().contains("id changed");
+            assertThat(sub.stats().malformed()).isZero();
+        }
+    }
+
+    @Test
+    void aSavedStateResumesOnlyWhereTheEnginesBufferStillHoldsItsLastBatch() throws Exception {
+        Recorder r = new Recorder();
+        try (EventPublisher pub = new EventPublisher("tcp://127.0.0.1:0", "tcp://127.0.0.1:0",
+                "kv@e1@m", true, 100, null)) {
+            try (EventSubscriber<KvEventBatch> sub = subscribe(pub, true, r)) {
+                connect(pub, r);
+            }
+            long seq = r.lastSeq;
+            long digest = r.lastDigest;
+            for (int i = 0; i < 5; i++) {
+                pub.publish(batch(300 + i)); // while no router listens
+            }
+            Recorder resumed = new Recorder();
+            try (EventSubscriber<KvEventBatch> sub = new EventSubscriber<>("e1", "tcp://127.0.0.1:" + pub.port(),
+                    "tcp://127.0.0.1:" + pub.replayPort(), "kv@", REPLAY_TIMEOUT, VllmEventCodec::decode, false,
+                    resumed).resume(seq, digest).start()) {
+                await(() -> resumed.batches.contains(304.0));
+                assertThat(resumed.batches).containsExactly(300.0, 301.0, 302.0, 303.0, 304.0);
+                assertThat(resumed.resyncs).isEmpty();
+            }
+            // The same seq with another payload: another process published it; the saved state goes.
+            Recorder wrong = new Recorder();
+            try (EventSubscriber<KvEventBatch> sub = new EventSubscriber<>("e1", "tcp://127.0.0.1:" + pub.port(),
+                    "tcp://127.0.0.1:" + pub.replayPort(), "kv@", REPLAY_TIMEOUT, VllmEventCodec::decode, false,
+                    wrong).resume(seq, digest ^ 1).start()) {
+                await(() -> wrong.batches.contains(304.0));
+                assertThat(wrong.resyncs).singleElement().asString().contains("is another");
+                assertThat(wrong.batches.get(0)).isEqualTo(-1.0);
+                assertThat(wrong.batches.get(1)).isEqualTo(0.0); // the whole buffer, from its start
             }
         }
     }

@@ -125,6 +125,38 @@ class VllmEventsTest {
         assertThat(stats.blockSize()).isEqualTo(4);
     }
 
+    /**
+     * vLLM 0.26's optional fields: a secondary tier's blocks (ownership) are a medium of their own that only its own
+     * removals shrink; a medium not local to the engine (locality REMOTE) is never credited to it, only counted; a
+     * store's session_id changes nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"map-v0.27-tiers", "map-v0.27-tiers-bytes"})
+    void localityAndOwnershipDecideWhereBlocksAreKeptAndRemoteOnesAreNotCredited(String name) throws Exception {
+        KvCacheMap map = new KvCacheMap();
+        map.addEngine("engine-1", MODEL);
+        EngineFeed feed = new EngineFeed(map, "engine-1");
+        int[] prompt = IntStream.rangeClosed(1, 20).toArray();
+        List<Map<String, Integer>> held = new ArrayList<>();
+        List<Message> messages = stream(name);
+        KvEvent.BlockStored first = (KvEvent.BlockStored) VllmEventCodec.decode(messages.get(0).payload())
+                .events().get(0);
+        assertThat(first.sessionId()).isEqualTo("sess-1");
+        for (Message m : messages) {
+            feed.apply(VllmEventCodec.decode(m.payload()));
+            held.add(held(map, null, prompt));
+        }
+        Map<String, Integer> tiers = Map.of("GPU", 16, "CPU", 8, "STORAGE@fs-tier", 16);
+        assertThat(held).containsExactly(Map.of("GPU", 16), Map.of("GPU", 16, "CPU", 8), tiers, tiers,
+                Map.of("CPU", 8, "STORAGE@fs-tier", 16), Map.of("CPU", 8, "STORAGE@fs-tier", 16),
+                Map.of("CPU", 8, "STORAGE@fs-tier", 12));
+        KvCacheMap.EngineStats stats = map.stats().get(0);
+        assertThat(stats.remote()).isEqualTo(5);
+        assertThat(stats.clears()).isZero();
+        assertThat(stats.orphans()).isZero();
+        assertThat(stats.unknownRemovals()).isZero();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"array-v0.11", "array-v0.15", "array-v0.23", "map-v0.26"})
     void encodesEachLayoutByteForByteAsVllmsMsgspecDoes(String name) throws Exception {
