@@ -56,10 +56,13 @@ class RouterIT {
 
     @BeforeAll
     void startEngines() throws Exception {
+        // Engines 0 and 1 publish on consecutive ports, as two data-parallel ranks of one vLLM server do.
+        int events = io.kvtier.testkit.LocalPorts.freePair();
+        int replays = io.kvtier.testkit.LocalPorts.freePair();
         for (int i = 0; i < 3; i++) {
             int port = KvtierProcess.freePort();
-            eventPorts[i] = KvtierProcess.freePort();
-            replayPorts[i] = KvtierProcess.freePort();
+            eventPorts[i] = i < 2 ? events + i : KvtierProcess.freePort();
+            replayPorts[i] = i < 2 ? replays + i : KvtierProcess.freePort();
             engines.add(HttpProcess.start(dir.resolve("engine" + i + ".log"), port, "engine-sim", "--port",
                     Integer.toString(port), "--events-port", Integer.toString(eventPorts[i]), "--replay-port",
                     Integer.toString(replayPorts[i]), "--gpu-blocks", "512", "--prefill-us", "20",
@@ -246,6 +249,89 @@ class RouterIT {
     }
 
     /** vLLM's other endpoints reach an engine (issue 33); a path nobody serves is a JSON error, not an HTML page. */
+    /**
+     * vLLM's data-parallel server as the router meets it: one HTTP port in front of two ranks (engines 0 and 1 behind
+     * a front that speaks vLLM's DP surface: the rank named by X-data-parallel-rank serves a request, /metrics labels
+     * each rank's series engine="RANK"), each rank publishing its KV events on the base port plus its rank. One
+     * {@code --engine URL,...,dp=2} is two engines: each rank's events followed, each repeat sent to the rank that
+     * holds its prefix.
+     */
+    @Test
+    void twoDataParallelRanksBehindOneUrlAreTwoEngines() throws Exception {
+        List<Integer> ranks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        int frontPort = KvtierProcess.freePort();
+        com.sun.net.httpserver.HttpServer front = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", frontPort), 16);
+        HttpClient http = HttpClient.newHttpClient();
+        front.createContext("/", x -> {
+            try (x) {
+                String path = x.getRequestURI().getPath();
+                int status;
+                byte[] body;
+                if (x.getRequestMethod().equals("POST")) {
+                    String header = x.getRequestHeaders().getFirst("X-data-parallel-rank");
+                    int rank = header == null ? 0 : Integer.parseInt(header);
+                    ranks.add(rank);
+                    HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                            + engines.get(rank).port() + path)).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(x.getRequestBody().readAllBytes())).build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
+                    status = r.statusCode();
+                    body = r.body();
+                } else if (path.equals("/metrics")) {
+                    StringBuilder all = new StringBuilder();
+                    for (int rank = 0; rank < 2; rank++) {
+                        for (String line : engines.get(rank).get("/metrics").body().split("\n")) {
+                            if (line.startsWith("vllm:")) { // vLLM labels every rank's series with its index
+                                all.append(line.replaceFirst("\\{", "{engine=\"" + rank + "\",")).append('\n');
+                            }
+                        }
+                    }
+                    status = 200;
+                    body = all.toString().getBytes(StandardCharsets.UTF_8);
+                } else {
+                    HttpResponse<String> r = engines.get(0).get(path);
+                    status = r.statusCode();
+                    body = r.body().getBytes(StandardCharsets.UTF_8);
+                }
+                x.getResponseHeaders().add("Content-Type", "application/json");
+                x.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+                x.getResponseBody().write(body);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        front.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        front.start();
+        int port = KvtierProcess.freePort();
+        try (HttpProcess router = HttpProcess.start(dir.resolve("router-dp.log"), port, "router", "--port",
+                Integer.toString(port), "--policy", "prefix", "--probe-interval", "200", "--probe-timeout", "1000",
+                "--engine", "http://127.0.0.1:" + frontPort + ",events=tcp://127.0.0.1:" + eventPorts[0]
+                        + ",replay=tcp://127.0.0.1:" + replayPorts[0] + ",dp=2")) {
+            awaitHealthy(router, 2);
+            Object map = Json.parse(router.get("/v1/kv/map").body());
+            assertThat(List.of(at(map, "engines", 0, "engine"), at(map, "engines", 1, "engine")))
+                    .containsExactlyInAnyOrder("127.0.0.1:" + frontPort + "/dp0", "127.0.0.1:" + frontPort + "/dp1");
+            java.util.Set<String> holders = new java.util.HashSet<>();
+            for (int p = 60; p < 66; p++) {
+                String prompt = prompt(p);
+                assertThat(cached(router, prompt)).isZero();
+                int sentTo = ranks.get(ranks.size() - 1);
+                String holder = awaitHolder(router, prompt); // the rank's own events, on its own port
+                assertThat(holder).isEqualTo("127.0.0.1:" + frontPort + "/dp" + sentTo);
+                holders.add(holder);
+                for (int again = 0; again < 2; again++) { // three choices a prompt: ties of load take turns
+                    assertThat(cached(router, prompt)).as("prompt %d repeated", p).isEqualTo(PROMPT - 16);
+                    assertThat(ranks.get(ranks.size() - 1)).isEqualTo(sentTo);
+                }
+            }
+            assertThat(holders).as("idle ranks share new prompts").hasSize(2);
+            assertThat(ranks).doesNotContainNull().allMatch(r -> r == 0 || r == 1);
+        } finally {
+            front.stop(0);
+        }
+    }
+
     @Test
     void otherOpenAiEndpointsArePassedToAnEngineAndUnknownPathsAnsweredInJson() throws Exception {
         try (HttpProcess router = router("least-load", false)) {

@@ -39,9 +39,11 @@ public final class RouterCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--engine", paramLabel = "URL[,events=tcp://H:P][,replay=tcp://H:P]",
+    @Option(names = "--engine", paramLabel = "URL[,events=tcp://H:P][,replay=tcp://H:P][,dp=N[,dp-start=R]]",
             description = "An engine: its OpenAI base URL, and where it publishes vLLM's KV events (and answers "
-                    + "replays); repeat for each engine.")
+                    + "replays); events=tcp://*:P: the router binds P and the engine connects; dp=N: a data-parallel "
+                    + "server, N engines (ranks R..R+N-1, events and replay on the ports plus the rank); repeat for "
+                    + "each engine.")
     List<String> engines = List.of();
 
     @Option(names = "--engine-dns", paramLabel = "NAME:PORT[,events=PORT][,replay=PORT]",
@@ -152,13 +154,38 @@ public final class RouterCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     PromptOptions prompts = new PromptOptions();
 
+    /**
+     * The engines of the --engine options, refusing two of one id (two entries of one URL: a data-parallel server is
+     * one entry with dp=N) or two that bind one event endpoint.
+     */
+    static List<EngineEndpoint> engineEndpoints(List<String> specs) {
+        List<EngineEndpoint> out = new java.util.ArrayList<>();
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        java.util.Set<String> bound = new java.util.HashSet<>();
+        for (String spec : specs) {
+            for (EngineEndpoint e : EngineEndpoint.parseAll(spec)) {
+                if (!ids.add(e.id())) {
+                    throw new IllegalArgumentException("--engine " + spec + ": engine " + e.id() + " is named twice"
+                            + (e.dpRank() == null ? " (the data-parallel ranks of one server are one --engine with "
+                            + "dp=N)" : ""));
+                }
+                if (e.bindEvents() && !bound.add(e.events())) {
+                    throw new IllegalArgumentException("--engine " + spec + ": " + e.events() + " is bound for "
+                            + "another engine already (each engine, each rank, publishes to a port of its own)");
+                }
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
     @Override
     public Integer call() throws Exception {
         LmcacheChunkKeys.Algorithm algorithm = LmcacheChunkKeys.Algorithm.parse(lmcacheHash);
         LmcacheSettings lmcache = new LmcacheSettings(lmcacheModel, lmcacheWorldSize, lmcacheDtype, lmcacheChunk,
                 algorithm, lmcacheNoneHash == null ? algorithm.seedZeroNoneHash() : noneHash(lmcacheNoneHash));
         StoreAwarePolicy.Costs costs = costs();
-        RouterOptions options = new RouterOptions(host, port, engines.stream().map(EngineEndpoint::parse).toList(),
+        RouterOptions options = new RouterOptions(host, port, engineEndpoints(engines),
                 policy, Duration.ofSeconds(requestTimeout), Duration.ofMillis(probeInterval),
                 Duration.ofMillis(probeTimeout), maxBody, maxImbalance, attempts,
                 kvtierNodes.stream().map(KvtierEndpoint::parse).toList(), lmcache, costs,

@@ -172,7 +172,7 @@ public final class Fleet implements AutoCloseable {
             if (model == null) {
                 throw new IllegalStateException("/v1/models names no model");
             }
-            readLoad(e, get(e, "/metrics"));
+            readLoad(e, get(e, "/metrics"), e.endpoint.dpRank());
             e.lastOkNanos = System.nanoTime();
             if (!e.healthy || !model.equals(e.model)) {
                 up(e, model);
@@ -201,8 +201,14 @@ public final class Fleet implements AutoCloseable {
         return r.body();
     }
 
-    /** vLLM's gauges, summed over their label sets; older vLLM names KV usage gpu_cache_usage_perc. */
-    static void readLoad(EngineState e, String metrics) {
+    /**
+     * vLLM's gauges, summed over their label sets; older vLLM names KV usage gpu_cache_usage_perc. For one
+     * data-parallel rank ({@code rank} not null) only the series labelled {@code engine="RANK"}, where any series is
+     * labelled by engine (a server whose metrics name no engine is taken whole).
+     */
+    static void readLoad(EngineState e, String metrics, Integer rank) {
+        String label = rank == null ? null : "engine=\"" + rank + "\"";
+        boolean labelled = label != null && metrics.contains("engine=\"");
         double running = 0;
         double waiting = 0;
         double usage = 0;
@@ -211,6 +217,9 @@ public final class Fleet implements AutoCloseable {
                 continue;
             }
             int space = line.lastIndexOf(' ');
+            if (labelled && !line.contains(label)) {
+                continue;
+            }
             String name = line.substring(0, Math.max(0, line.indexOf('{') >= 0 ? line.indexOf('{') : space));
             double v;
             try {
@@ -250,7 +259,7 @@ public final class Fleet implements AutoCloseable {
                         public void resync(String why) {
                             map.cleared(e.id());
                         }
-                    }).start());
+                    }).bind(e.endpoint.bindEvents()).start());
         }
         e.healthy = true;
         log.info("engine {} is up, serving {}{}", e.id(), model,

@@ -283,6 +283,9 @@ public final class RouterServer implements AutoCloseable {
         if (auth != null) {
             b.header("Authorization", auth);
         }
+        if (e.endpoint.dpRank() != null) {
+            b.header("X-data-parallel-rank", Integer.toString(e.endpoint.dpRank())); // vLLM's rank selector
+        }
         return upstream.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
     }
 

@@ -259,6 +259,32 @@ class EventSubscriberTest {
         }
     }
 
+    @Test
+    void aBoundSubscriberTakesTheBatchesOfAPublisherThatConnectsToIt() throws Exception {
+        Recorder r = new Recorder();
+        int port = io.kvtier.testkit.LocalPorts.free();
+        try (EventSubscriber<KvEventBatch> sub = new EventSubscriber<>("e1", "tcp://127.0.0.1:" + port, null, "kv@",
+                REPLAY_TIMEOUT, VllmEventCodec::decode, false, r).bind(true).start();
+                org.zeromq.ZContext context = new org.zeromq.ZContext(1);
+                org.zeromq.ZMQ.Socket pub = context.createSocket(org.zeromq.SocketType.PUB)) {
+            pub.connect("tcp://127.0.0.1:" + port); // vLLM's publisher connects where its endpoint names a host
+            long seq = 0;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (r.batches.size() < 3) {
+                assertThat(System.nanoTime()).as("batches arrive within 10 s").isLessThan(deadline);
+                pub.sendMore("kv@e1@m");
+                pub.sendMore(java.nio.ByteBuffer.allocate(8).putLong(seq).array());
+                pub.send(batch(seq));
+                seq++;
+                Thread.sleep(20);
+            }
+            // Joined mid-stream without a replay endpoint: one resync at the first gap, then every batch in order.
+            List<Double> after = r.batches.subList(r.batches.lastIndexOf(-1.0) + 1, r.batches.size());
+            assertThat(after).isNotEmpty().isSorted().doesNotHaveDuplicates();
+            assertThat(sub.stats().malformed()).isZero();
+        }
+    }
+
     /** Publishes until the subscriber has joined; returns the next batch number. */
     private static double connect(EventPublisher pub, Recorder r) throws InterruptedException {
         double n = 0;
