@@ -332,6 +332,76 @@ class RouterIT {
         }
     }
 
+    /**
+     * A router restarted on its --state-file answers the lookups it answered before for blocks whose events are long
+     * gone from the engine's replay buffer (4 batches here); one without the file knows nothing of them; and the saved
+     * entries of an engine that restarted meanwhile are dropped, not served.
+     */
+    @Test
+    void aRestartedRouterKnowsBlocksOlderThanTheReplayBufferAndForgetsThoseOfARestartedEngine() throws Exception {
+        int port = KvtierProcess.freePort();
+        int events = KvtierProcess.freePort();
+        int replay = KvtierProcess.freePort();
+        String[] engineArgs = {"engine-sim", "--port", Integer.toString(port), "--events-port",
+            Integer.toString(events), "--replay-port", Integer.toString(replay), "--gpu-blocks", "512",
+            "--prefill-us", "20", "--decode-us", "2000", "--replay-buffer", "4"};
+        Path state = dir.resolve("router-map.state");
+        String engine = "http://127.0.0.1:" + port + ",events=tcp://127.0.0.1:" + events + ",replay=tcp://127.0.0.1:"
+                + replay;
+        java.util.function.IntFunction<String[]> router = routerPort -> new String[] {"router", "--port",
+            Integer.toString(routerPort), "--policy", "prefix", "--probe-interval", "200", "--probe-timeout", "1000",
+            "--engine", engine, "--state-file", state.toString(), "--state-interval", "1"};
+        HttpProcess sim = HttpProcess.start(dir.resolve("engine-state.log"), port, engineArgs);
+        try {
+            String early = prompt(70);
+            int first = KvtierProcess.freePort();
+            try (HttpProcess r = HttpProcess.start(dir.resolve("router-state-1.log"), first, router.apply(first))) {
+                awaitHealthy(r, 1);
+                cached(r, early);
+                awaitHolder(r, early);
+                for (int p = 71; p < 79; p++) { // 8 more prompts: the early one's batches leave the buffer of 4
+                    cached(r, prompt(p));
+                    awaitHolder(r, prompt(p));
+                }
+            } // stopped: its last save is on disk
+            int second = KvtierProcess.freePort();
+            try (HttpProcess r = HttpProcess.start(dir.resolve("router-state-2.log"), second, router.apply(second))) {
+                awaitHealthy(r, 1);
+                assertThat(awaitHolder(r, early)).isEqualTo("127.0.0.1:" + port);
+                awaitHolder(r, prompt(78));
+                Object map = Json.parse(r.get("/v1/kv/map").body());
+                assertThat(number(map, "engines", 0, "events", "resyncs")).isZero();
+                assertThat(r.logText()).contains("saved blocks put back");
+                assertThat(cached(r, early)).as("routed to its holder").isEqualTo(PROMPT - 16);
+            }
+            int plain = KvtierProcess.freePort();
+            try (HttpProcess r = HttpProcess.start(dir.resolve("router-state-none.log"), plain, "router", "--port",
+                    Integer.toString(plain), "--engine", engine, "--probe-interval", "200")) {
+                awaitHealthy(r, 1);
+                awaitHolder(r, prompt(78)); // what the buffer still holds
+                Object found = at(Json.parse(r.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"token_ids\":"
+                        + prompt(70) + "}").body()), "engines");
+                assertThat((List<?>) found).as("without the file, blocks older than the buffer are unknown").isEmpty();
+            }
+            sim.close();
+            sim = HttpProcess.start(dir.resolve("engine-state-again.log"), port, engineArgs); // an empty cache
+            int third = KvtierProcess.freePort();
+            try (HttpProcess r = HttpProcess.start(dir.resolve("router-state-3.log"), third, router.apply(third))) {
+                awaitHealthy(r, 1);
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (!r.logText().contains("is not the engine's")) {
+                    assertThat(System.nanoTime()).as("the saved state is refused within 10 s").isLessThan(deadline);
+                    Thread.sleep(50);
+                }
+                Object found = at(Json.parse(r.post("/v1/kv/lookup", "{\"model\":\"sim-model\",\"token_ids\":"
+                        + prompt(70) + "}").body()), "engines");
+                assertThat((List<?>) found).as("a restarted engine's old blocks are not served").isEmpty();
+            }
+        } finally {
+            sim.close();
+        }
+    }
+
     @Test
     void otherOpenAiEndpointsArePassedToAnEngineAndUnknownPathsAnsweredInJson() throws Exception {
         try (HttpProcess router = router("least-load", false)) {

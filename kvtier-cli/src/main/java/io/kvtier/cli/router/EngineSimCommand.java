@@ -46,6 +46,10 @@ public final class EngineSimCommand implements Callable<Integer> {
             description = "ZMQ ROUTER port answering replay requests; -1: none (default: ${DEFAULT-VALUE}).")
     int replayPort;
 
+    @Option(names = "--replay-buffer", defaultValue = "10000", paramLabel = "BATCHES",
+            description = "Event batches kept for replays, as vLLM's buffer_steps (default: ${DEFAULT-VALUE}).")
+    int replayBuffer;
+
     @Option(names = "--topic", description = "Topic of the events (default: kv@HOST:PORT@MODEL, llm-d's convention).")
     String topic;
 
@@ -141,6 +145,7 @@ public final class EngineSimCommand implements Callable<Integer> {
                         gpuBlocks, maxSeqs, maxBatchedTokens, options.cost(), offload);
             }
         }
+        options = options.withReplayBuffer(replayBuffer);
         CountDownLatch stop = new CountDownLatch(1);
         try (EngineSim sim = new EngineSim(options, prompts.tokenizer(), prompts.chatTemplate())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));

@@ -151,6 +151,16 @@ public final class RouterCommand implements Callable<Integer> {
     int maxBody;
 
 
+    @Option(names = "--state-file", paramLabel = "FILE",
+            description = "Keep the KV-cache map in FILE: saved every --state-interval and on stop, read on start, "
+                    + "so that a restarted router knows blocks older than the engines' replay buffers (each engine's "
+                    + "saved entries are kept only if its replay confirms them). Default: none.")
+    java.nio.file.Path stateFile;
+
+    @Option(names = "--state-interval", defaultValue = "10", paramLabel = "SECONDS",
+            description = "How often the map is saved to --state-file (default: ${DEFAULT-VALUE}).")
+    int stateInterval;
+
     @picocli.CommandLine.Mixin
     PromptOptions prompts = new PromptOptions();
 
@@ -206,7 +216,12 @@ public final class RouterCommand implements Callable<Integer> {
         // The fetch probes' and prefetches' wait for a kvtier node: the probe timeout, at least 2 s.
         Duration kvtierTimeout = options.probeTimeout().compareTo(Duration.ofSeconds(2)) > 0 ? options.probeTimeout()
                 : Duration.ofSeconds(2);
-        try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout());
+        if (stateInterval < 1) {
+            throw new IllegalArgumentException("--state-interval must be at least 1 second");
+        }
+        CountDownLatch closed = new CountDownLatch(1);
+        try (Fleet fleet = new Fleet(options.engines(), map, options.probeInterval(), options.probeTimeout(),
+                stateFile, Duration.ofSeconds(stateInterval));
                 FetchProbes probes = options.kvtier().isEmpty() || fetchProbeInterval == 0 ? null
                         : new FetchProbes(options.kvtier(), storeMap, Duration.ofMillis(fetchProbeInterval),
                                 kvtierTimeout, kvtierPassword);
@@ -223,11 +238,20 @@ public final class RouterCommand implements Callable<Integer> {
             if (!options.engineDns().isEmpty()) {
                 fleet.attach(new DnsDiscovery(options.engineDns(), fleet, options.dnsInterval(), DnsDiscovery.system()));
             }
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                stop.countDown();
+                try { // the JVM halts once the hooks return: let the close (and its last save of the map) finish
+                    closed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
             System.out.println("router on http://" + host + ":" + server.port() + ", policy " + policy + ", "
                     + options.engines().size() + " engines" + (options.engineDns().isEmpty() ? ""
                     : " and those DNS names " + options.engineDns().stream().map(DnsDiscovery.Target::name).toList()));
             stop.await();
+        } finally {
+            closed.countDown();
         }
         return 0;
     }

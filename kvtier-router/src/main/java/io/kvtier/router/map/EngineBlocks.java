@@ -147,6 +147,28 @@ final class EngineBlocks {
         return out;
     }
 
+    /** What this engine holds, as saved (the feed's position and groups given by its caller). */
+    synchronized MapSnapshot save(long seq, long digest, long[] groups) {
+        Map<String, long[]> saved = new TreeMap<>();
+        media.forEach((medium, held) -> saved.put(medium, held.pairs()));
+        return new MapSnapshot(engine, model, seq, digest, blockSize, groups, new TreeMap<>(hashOnlyBlockSizes),
+                saved);
+    }
+
+    /** Replaces what this engine holds by what was saved. */
+    synchronized void restore(MapSnapshot s) {
+        clear();
+        clears--; // not a clear the engine's events asked for
+        blockSize = s.blockSize();
+        hashOnlyBlockSizes.putAll(s.hashOnlyBlockSizes());
+        s.media().forEach((medium, pairs) -> {
+            HeldBlocks held = media.computeIfAbsent(medium, m -> new HeldBlocks());
+            for (int i = 0; i + 1 < pairs.length; i += 2) {
+                held.add(pairs[i], pairs[i + 1]);
+            }
+        });
+    }
+
     synchronized Map<String, Integer> blocksByMedium() {
         Map<String, Integer> out = new TreeMap<>();
         media.forEach((medium, held) -> out.put(medium, held.size()));

@@ -28,13 +28,55 @@ public final class EngineFeed {
     private final KvCacheMap map;
     private final String engine;
     private final Set<Long> groups = ConcurrentHashMap.newKeySet();
+    /** The seq and payload digest of the last batch (or heartbeat) applied; -1: none since the last resync. */
+    private long seq = -1;
+    private long digest;
 
     public EngineFeed(KvCacheMap map, String engine) {
         this.map = map;
         this.engine = engine;
     }
 
-    public void apply(KvEventBatch batch) {
+    /** Applies the batch of seq {@code seq}, whose payload had {@code digest}: the position a save records. */
+    public synchronized void apply(KvEventBatch batch, long seq, long digest) {
+        apply(batch);
+        this.seq = seq;
+        this.digest = digest;
+    }
+
+    /** A heartbeat (or any seq that changed nothing) took {@code seq}. */
+    public synchronized void position(long seq, long digest) {
+        this.seq = seq;
+        this.digest = digest;
+    }
+
+    /** What the map held of this engine was dropped: no position until the next batch. */
+    public synchronized void resync() {
+        map.cleared(engine);
+        groups.clear();
+        seq = -1;
+    }
+
+    /** The engine's entries and the position they reflect, as one; null before any batch (nothing to resume from). */
+    public synchronized MapSnapshot save() {
+        return seq < 0 ? null : map.save(engine, seq, digest, groups.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** Takes back a saved state of this engine (tracked in the map); its position is where the stream resumes. */
+    public synchronized boolean restore(MapSnapshot saved) {
+        if (!map.restore(saved)) {
+            return false;
+        }
+        groups.clear();
+        for (long g : saved.groups()) {
+            groups.add(g);
+        }
+        seq = saved.seq();
+        digest = saved.digest();
+        return true;
+    }
+
+    public synchronized void apply(KvEventBatch batch) {
         for (KvEvent e : batch.events()) {
             switch (e) {
                 case KvEvent.BlockStored s -> stored(s);

@@ -1,6 +1,7 @@
 package io.kvtier.router.map;
 
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import it.unimi.dsi.fastutil.longs.Long2LongMap;
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
 
 /**
@@ -48,6 +49,17 @@ final class HeldBlocks {
             holders.remove(prefixHash);
         }
         return true;
+    }
+
+    /** Every block as (engine hash, prefix hash) pairs, interleaved. */
+    long[] pairs() {
+        long[] out = new long[2 * prefixOf.size()];
+        int i = 0;
+        for (Long2LongMap.Entry e : prefixOf.long2LongEntrySet()) {
+            out[i++] = e.getLongKey();
+            out[i++] = e.getLongValue();
+        }
+        return out;
     }
 
     int size() {

@@ -75,6 +75,22 @@ public final class KvCacheMap {
         }
     }
 
+    /** {@code engine}'s entries as saved, with the feed's position and groups; null if it is not tracked. */
+    MapSnapshot save(String engine, long seq, long digest, long[] groups) {
+        EngineBlocks e = engines.get(engine);
+        return e == null ? null : e.save(seq, digest, groups);
+    }
+
+    /** Puts back {@code saved}'s entries for its engine, tracked already (serving the saved model); false if not. */
+    boolean restore(MapSnapshot saved) {
+        EngineBlocks e = engines.get(saved.engine());
+        if (e == null || !e.model.equals(saved.model())) {
+            return false;
+        }
+        e.restore(saved);
+        return true;
+    }
+
     /** Per engine of {@code model} that holds any: how many leading tokens of {@code tokens} it holds, per medium. */
     public List<EnginePrefix> lookup(String model, String lora, int[] tokens) {
         long root = PrefixHash.root(lora);

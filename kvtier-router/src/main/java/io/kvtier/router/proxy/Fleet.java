@@ -11,6 +11,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import io.kvtier.router.map.MapSnapshot;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +36,13 @@ import org.slf4j.LoggerFactory;
  * Its map entries live exactly while it is healthy: added fresh (empty) and its event subscriber started when it
  * becomes healthy, dropped with the subscriber when it becomes unhealthy (a restarted engine's cache is empty, and
  * its block hashes new). A dead or silent event stream degrades only that engine's prefix scores, never a request.
+ *
+ * With a state file the map outlives the router: every state interval, and on close, each engine's entries are saved
+ * with the seq and digest of the last batch they reflect (MapSnapshot). A router started on that file puts an engine's
+ * saved entries back when the engine first comes up, and its subscriber resumes after that batch if the engine's
+ * replay buffer still holds it (the same process, nothing missed since it was saved); otherwise they are dropped and
+ * the map is rebuilt from the buffer, as without a file. So a restarted router answers for blocks older than the
+ * replay buffer, and never for blocks of an engine that restarted meanwhile.
  */
 
 /** The engines behind the router: their health, load and map entries. Thread-safe. */
@@ -51,14 +61,37 @@ public final class Fleet implements AutoCloseable {
     private volatile FetchProbes fetchProbes;
     private volatile StorePrefetch storePrefetch;
     private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
+    private final Map<String, EngineFeed> feeds = new ConcurrentHashMap<>();
+    /** Saved entries of engines not up since the router started, by id (each is used once). */
+    private final Map<String, MapSnapshot> saved = new ConcurrentHashMap<>();
+    private final Path stateFile;
     private boolean closed;
 
     public Fleet(List<EngineEndpoint> endpoints, KvCacheMap map, Duration probeInterval, Duration probeTimeout) {
+        this(endpoints, map, probeInterval, probeTimeout, null, null);
+    }
+
+    /** As above, keeping the map in {@code stateFile} (null: nowhere), saved every {@code stateInterval}. */
+    public Fleet(List<EngineEndpoint> endpoints, KvCacheMap map, Duration probeInterval, Duration probeTimeout,
+            Path stateFile, Duration stateInterval) {
         this.map = map;
+        this.stateFile = stateFile;
         this.probeTimeout = probeTimeout;
         this.probeInterval = probeInterval;
         this.http = HttpClient.newBuilder().connectTimeout(probeTimeout).build();
         probes = Executors.newScheduledThreadPool(1, Thread.ofPlatform().daemon().name("router-probes").factory());
+        if (stateFile != null) {
+            try {
+                Map<String, MapSnapshot> found = MapSnapshot.read(stateFile);
+                saved.putAll(found);
+                log.info("map state {}: {} engines, {} blocks saved", stateFile, found.size(),
+                        found.values().stream().mapToLong(MapSnapshot::blocks).sum());
+            } catch (IOException e) {
+                log.warn("map state {} not used, the map starts empty: {}", stateFile, e.getMessage());
+            }
+            long every = stateInterval.toMillis();
+            probes.scheduleWithFixedDelay(this::saveQuietly, every, every, TimeUnit.MILLISECONDS);
+        }
         for (EngineEndpoint e : endpoints) {
             add(e);
         }
@@ -165,6 +198,35 @@ public final class Fleet implements AutoCloseable {
         down(e, why);
     }
 
+    /**
+     * Writes every engine's entries to the state file (with those saved before of engines not up since); false
+     * without a state file.
+     */
+    public boolean saveState() throws IOException {
+        if (stateFile == null) {
+            return false;
+        }
+        Map<String, MapSnapshot> all = new java.util.TreeMap<>(saved);
+        for (EngineFeed f : feeds.values()) {
+            MapSnapshot s = f.save();
+            if (s != null) {
+                all.put(s.engine(), s);
+            }
+        }
+        synchronized (stateFile) { // the interval's save and the close's never interleave
+            MapSnapshot.write(stateFile, List.copyOf(all.values()));
+        }
+        return true;
+    }
+
+    private void saveQuietly() {
+        try {
+            saveState();
+        } catch (IOException | RuntimeException e) {
+            log.warn("saving the map state to {} failed: {}", stateFile, e.toString());
+        }
+    }
+
     private void probe(EngineState e) {
         try {
             JsonNode models = JSON.readTree(get(e, "/v1/models"));
@@ -248,18 +310,38 @@ public final class Fleet implements AutoCloseable {
         map.addEngine(e.id(), model);
         if (e.endpoint.events() != null) {
             EngineFeed feed = new EngineFeed(map, e.id());
-            subscribers.put(e.id(), new EventSubscriber<>(e.id(), e.endpoint.events(), e.endpoint.replay(), "",
-                    probeTimeout, VllmEventCodec::decode, false, new EventSubscriber.Listener<KvEventBatch>() {
+            MapSnapshot before = saved.remove(e.id());
+            boolean restored = before != null && feed.restore(before);
+            EventSubscriber<KvEventBatch> sub = new EventSubscriber<>(e.id(), e.endpoint.events(),
+                    e.endpoint.replay(), "", probeTimeout, VllmEventCodec::decode, false,
+                    new EventSubscriber.Listener<KvEventBatch>() {
                         @Override
                         public void batch(KvEventBatch batch) {
                             feed.apply(batch);
                         }
 
                         @Override
-                        public void resync(String why) {
-                            map.cleared(e.id());
+                        public void batch(KvEventBatch batch, long seq, long digest) {
+                            feed.apply(batch, seq, digest);
                         }
-                    }).bind(e.endpoint.bindEvents()).start());
+
+                        @Override
+                        public void heartbeat(long seq, long digest) {
+                            feed.position(seq, digest);
+                        }
+
+                        @Override
+                        public void resync(String why) {
+                            feed.resync();
+                        }
+                    }).bind(e.endpoint.bindEvents());
+            if (restored) {
+                sub.resume(before.seq(), before.digest());
+                log.info("engine {}: {} saved blocks put back, to be confirmed by its replay of batch {}", e.id(),
+                        before.blocks(), before.seq());
+            }
+            feeds.put(e.id(), feed);
+            subscribers.put(e.id(), sub.start());
         }
         e.healthy = true;
         log.info("engine {} is up, serving {}{}", e.id(), model,
@@ -272,6 +354,7 @@ public final class Fleet implements AutoCloseable {
             log.warn("engine {} is down: {}", e.id(), why);
         }
         stopEvents(e);
+        feeds.remove(e.id());
         map.removeEngine(e.id());
     }
 
@@ -298,6 +381,7 @@ public final class Fleet implements AutoCloseable {
         probes.shutdownNow();
         subscribers.values().forEach(EventSubscriber::close);
         subscribers.clear();
+        saveQuietly(); // after the subscribers stopped: the last batches applied are in it
         if (store != null) {
             store.close();
         }

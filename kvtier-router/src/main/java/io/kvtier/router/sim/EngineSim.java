@@ -97,7 +97,7 @@ public final class EngineSim implements AutoCloseable {
                 loadMode == LoadMode.ASYNC);
         this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
-                options.topic(), options.layout() == Layout.MAP_V0_26, 10_000, null);
+                options.topic(), options.layout() == Layout.MAP_V0_26, options.replayBuffer(), null);
         OpenAiReplies.noDelay();
         this.http = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 256);
         http.setExecutor(requests);

@@ -14,11 +14,23 @@ import java.util.Objects;
  * @param replayPort       the ZMQ ROUTER port for replays (0: any free port; -1: none)
  * @param topic            the events' topic (llm-d's convention {@code kv@<pod>@<model>})
  * @param maxBatchedTokens vLLM's max_num_batched_tokens: tokens one step computes at most
+ * @param replayBuffer     batches kept for replays (vLLM's buffer_steps, 10,000 by default)
  */
 public record EngineSimOptions(String host, int port, String model, int eventsPort, int replayPort, String topic,
         Layout layout, int blockSize, int gpuBlocks, int maxSeqs, int maxBatchedTokens, StepCost cost,
-        Offload offload) {
+        Offload offload, int replayBuffer) {
+    /** vLLM's default buffer_steps. */
+    public static final int REPLAY_BUFFER = 10_000;
+
+    public EngineSimOptions(String host, int port, String model, int eventsPort, int replayPort, String topic,
+            Layout layout, int blockSize, int gpuBlocks, int maxSeqs, int maxBatchedTokens, StepCost cost,
+            Offload offload) {
+        this(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks, maxSeqs, maxBatchedTokens,
+                cost, offload, REPLAY_BUFFER);
+    }
+
     public EngineSimOptions {
+        check(replayBuffer >= 1, "--replay-buffer " + replayBuffer + " must be at least 1");
         check(port >= 0 && port < 65536, "--port " + port + " is not a port");
         check(eventsPort >= 0 && eventsPort < 65536, "--events-port " + eventsPort + " is not a port");
         check(replayPort >= -1 && replayPort < 65536, "--replay-port " + replayPort + " is not a port (or -1)");
@@ -116,7 +128,13 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
     /** The same engine with another offload path. */
     public EngineSimOptions withOffload(Offload other) {
         return new EngineSimOptions(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks,
-                maxSeqs, maxBatchedTokens, cost, other);
+                maxSeqs, maxBatchedTokens, cost, other, replayBuffer);
+    }
+
+    /** The same engine keeping {@code batches} for replays. */
+    public EngineSimOptions withReplayBuffer(int batches) {
+        return new EngineSimOptions(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks,
+                maxSeqs, maxBatchedTokens, cost, offload, batches);
     }
 
     /** An engine on loopback with free ports, vLLM's block size 16 and a fast per-token cost model: for tests. */

@@ -154,4 +154,38 @@ class KvCacheMapTest {
         assertThat(PrefixHash.chain(PrefixHash.root("x"), a, 16)[0]).isNotEqualTo(ha[0]);
         assertThat(PrefixHash.chain(PrefixHash.ROOT, tokens(0, 63), 16)).hasSize(3);
     }
+
+    @Test
+    void aSavedMapReadsBackWholeAndACorruptFileIsRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        KvCacheMap map = new KvCacheMap();
+        map.addEngine("e1", MODEL);
+        int[] prompt = tokens(100, 64);
+        map.stored("e1", "GPU", new long[] {11, 12, 13, 14}, null, prompt, 16, null, null);
+        map.stored("e1", "CPU", new long[] {12}, null, new int[0], 32, null, null); // by hash, 2 GPU blocks a unit
+        MapSnapshot saved = map.save("e1", 41, 0xABCDL, new long[] {0});
+        java.nio.file.Path file = dir.resolve("map.state");
+        MapSnapshot.write(file, List.of(saved));
+        MapSnapshot read = MapSnapshot.read(file).get("e1");
+        assertThat(read.seq()).isEqualTo(41);
+        assertThat(read.digest()).isEqualTo(0xABCDL);
+        assertThat(read.blocks()).isEqualTo(5);
+
+        KvCacheMap restarted = new KvCacheMap();
+        restarted.addEngine("e1", MODEL);
+        assertThat(restarted.restore(read)).isTrue();
+        assertThat(restarted.lookup(MODEL, null, prompt)).isEqualTo(map.lookup(MODEL, null, prompt));
+        assertThat(restarted.stats().get(0).clears()).isZero();
+        KvCacheMap otherModel = new KvCacheMap();
+        otherModel.addEngine("e1", "another-model");
+        assertThat(otherModel.restore(read)).as("an engine serving another model now").isFalse();
+
+        byte[] bytes = java.nio.file.Files.readAllBytes(file);
+        bytes[bytes.length / 2] ^= 1;
+        java.nio.file.Files.write(file, bytes);
+        assertThatThrownBy(() -> MapSnapshot.read(file)).hasMessageContaining("checksum");
+        java.nio.file.Files.write(file, java.util.Arrays.copyOf(bytes, 20));
+        assertThatThrownBy(() -> MapSnapshot.read(file)).isInstanceOf(java.io.IOException.class);
+        assertThat(MapSnapshot.read(dir.resolve("none"))).isEmpty();
+    }
 }
