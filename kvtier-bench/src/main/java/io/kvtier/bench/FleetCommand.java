@@ -90,7 +90,8 @@ final class FleetCommand implements Callable<Integer> {
 
     @Option(names = "--routing", split = ",", defaultValue = "direct",
             description = "direct (the client picks an engine at random for each request, as a Kubernetes Service "
-                    + "spreads them) or router policies: round-robin, least-load, prefix, approx-prefix, kvtier "
+                    + "spreads them) or router policies: round-robin, least-load, prefix, approx-prefix, llmd, "
+                    + "dynamo, kvtier "
                     + "(default: ${DEFAULT-VALUE}).")
     List<String> routings;
 

@@ -46,8 +46,8 @@ public record FleetOptions(ModeledEngine engine, String servedName, int engines,
             "lmcache-cpu");
     /** The baselines: each engine's own CPU memory (--kvtier-memory split between the engines), no kvtier. */
     public static final List<String> LOCAL_OFFLOADS = List.of("vllm-cpu", "lmcache-cpu");
-    public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix",
-            "approx-prefix", "kvtier");
+    public static final List<String> ROUTINGS = List.of("direct", "round-robin", "least-load", "prefix", "llmd",
+            "dynamo", "approx-prefix", "kvtier");
 
     public FleetOptions {
         Objects.requireNonNull(engine, "engine");

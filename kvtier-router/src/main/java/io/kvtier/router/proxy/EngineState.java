@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class EngineState {
     final EngineEndpoint endpoint;
     final AtomicInteger inFlight = new AtomicInteger();
+    /** Prompt tokens of the requests the router has in flight there (Dynamo's router tracks its active blocks so). */
+    final AtomicLong activeTokens = new AtomicLong();
     final AtomicLong requests = new AtomicLong();
     final AtomicLong failures = new AtomicLong();
     final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
@@ -39,6 +41,21 @@ public final class EngineState {
 
     public String model() {
         return model;
+    }
+
+    /** Requests queued there (vLLM's num_requests_waiting, as scraped). */
+    public double waiting() {
+        return waiting;
+    }
+
+    /** The share of its KV cache in use (vLLM's kv_cache_usage_perc, 0 to 1, as scraped). */
+    public double kvUsage() {
+        return kvUsage;
+    }
+
+    /** Prompt tokens of the requests the router has in flight there. */
+    public long activeTokens() {
+        return activeTokens.get();
     }
 
     /** Requests queued or running there: the engine's own count where it was scraped, or the router's own if higher. */

@@ -230,6 +230,7 @@ public final class RouterServer implements AutoCloseable {
                 break;
             }
             e.inFlight.incrementAndGet();
+            e.activeTokens.addAndGet(tokens == null ? 0 : tokens.length);
             e.requests.incrementAndGet();
             try {
                 HttpResponse<InputStream> r;
@@ -266,6 +267,7 @@ public final class RouterServer implements AutoCloseable {
                 return;
             } finally {
                 e.inFlight.decrementAndGet();
+                e.activeTokens.addAndGet(tokens == null ? 0 : -tokens.length);
             }
         }
         OpenAiReplies.error(x, System.nanoTime() - deadline >= 0 ? 504 : 502, "no engine answered: " + last);

@@ -14,8 +14,11 @@ import java.util.Map;
  * The {@code kvtier} policy: each engine is priced by the time to first token it would give this prompt, and the
  * cheapest goes first:
  * <pre>
- *   cost(e) = fetch(chunks kvtier holds beyond e's GPU prefix) + prefill(tokens neither holds) + load(e) * loadSeconds
+ *   cost(e) = reload(e's CPU-tier prefix beyond its GPU prefix) + fetch(chunks kvtier holds beyond both)
+ *           + prefill(tokens none holds) + load(e) * loadSeconds
  * </pre>
+ * where {@code reload} is the engine's own CPU tier (vLLM's OffloadingConnector) copied back at
+ * {@link #CPU_RELOAD_FACTOR} times the prefill rate.
  * {@code fetch} sums each chunk's bytes over the bandwidth of the node and tier it is in (memory or disk): measured
  * ({@link FetchProbes}) where a sample exists, else the configured one; {@code prefill} is
  * tokens over the engine's prefill rate. The GPU prefix comes from the engines' KV events, the chunks from the kvtier
@@ -40,6 +43,8 @@ public final class StoreAwarePolicy implements Policy {
         }
     }
 
+    /** How many times faster than recomputing an engine reloads blocks from its own CPU tier. */
+    static final double CPU_RELOAD_FACTOR = 5;
     private final KvCacheMap gpu;
     private final StoreMap store;
     private final LmcacheSettings lmcache;
@@ -70,15 +75,18 @@ public final class StoreAwarePolicy implements Policy {
             return new Choice(byLoad, "kvtier: no engine", 0);
         }
         Map<String, Integer> held = new HashMap<>();
+        Map<String, Integer> cpu = new HashMap<>();
         for (KvCacheMap.EnginePrefix p : gpu.lookup(model, lora, tokens)) {
             held.put(p.engine(), p.tokens("GPU"));
+            cpu.put(p.engine(), p.tokens("CPU"));
         }
         List<String> keys = lora == null ? lmcache.keys(model, tokens) : List.of();
         List<StoreMap.Held> chunks = keys.isEmpty() ? List.of() : store.lookup(keys);
         int chunk = lmcache.chunkSize();
         Map<String, Double> cost = new HashMap<>();
         for (EngineState e : byLoad) {
-            cost.put(e.id(), cost(tokens.length, held.getOrDefault(e.id(), 0), chunks, chunk, e.load()));
+            cost.put(e.id(), cost(tokens.length, held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), chunks,
+                    chunk, e.load()));
         }
         List<EngineState> out = new ArrayList<>(byLoad);
         out.sort(Comparator.comparingDouble(e -> cost.get(e.id()))); // stable: ties keep the load order
@@ -110,15 +118,23 @@ public final class StoreAwarePolicy implements Policy {
 
     /** The estimated seconds to the first token on an engine holding {@code gpuTokens} with {@code load}. */
     double cost(int promptTokens, int gpuTokens, List<StoreMap.Held> chunks, int chunkTokens, double load) {
+        return cost(promptTokens, gpuTokens, 0, chunks, chunkTokens, load);
+    }
+
+    /** As above, the engine's own CPU tier holding {@code cpuTokens} of the prompt. */
+    double cost(int promptTokens, int gpuTokens, int cpuTokens, List<StoreMap.Held> chunks, int chunkTokens,
+            double load) {
+        int local = Math.max(gpuTokens, cpuTokens);
+        double reload = Math.max(0, cpuTokens - gpuTokens) / (costs.prefillTokensPerSecond() * CPU_RELOAD_FACTOR);
         double fetch = 0;
         for (int i = 0; i < chunks.size(); i++) {
-            if ((long) (i + 1) * chunkTokens > gpuTokens) { // a chunk the GPU does not wholly hold is fetched
+            if ((long) (i + 1) * chunkTokens > local) { // a chunk the engine does not wholly hold is fetched
                 StoreMap.Held h = chunks.get(i);
                 fetch += h.bytes() / bytesPerSecond(h);
             }
         }
-        long covered = Math.max(gpuTokens, (long) chunks.size() * chunkTokens);
+        long covered = Math.max(local, (long) chunks.size() * chunkTokens);
         double prefill = Math.max(0, promptTokens - covered) / costs.prefillTokensPerSecond();
-        return fetch + prefill + load * costs.loadSeconds();
+        return reload + fetch + prefill + load * costs.loadSeconds();
     }
 }
