@@ -27,6 +27,8 @@
 #   seed-h100       the H100 workload above at 4 and 8 requests/s, DRAM holding half of it (64 GiB), SSD the rest
 #   seed-h200       the same on 4 x H200 (143 GiB each: 822k tokens of KV per GPU)
 #   seed-l4-kvtier, seed-h100-kvtier, seed-h200-kvtier: DRAM + SSD through kvtier-aware routing, at the middle rate
+#   anchors-l4      the chats at 1 request/s through prefix, llmd (llm-d's scorers), dynamo (Dynamo's cost) and
+#                   kvtier routing, without offload and with kvtier DRAM + SSD (issue 33)
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -59,6 +61,12 @@ seedh=(--engines 4 --users 48 --rounds 6 --system-prompt 1000 --history 20000 --
        --kvtier-memory 64g --kvtier-disk 256g --kv-bytes-scale 0.03125 --duration 60s --warm-up 30s --drain 60s
        --load-mode async)
 
+# The anchors' policies (issue 33): llm-d's scorers and Dynamo's cost against prefix and kvtier routing, with and
+# without the shared pool (kvtier DRAM + SSD), the chats on 4 x L4 at 1 request/s, in short points.
+anchors=(--gpu l4 --engines 4 --users 16 --rounds 6 --system-prompt 1000 --history 4000 --question 50 --answer 100
+         --kvtier-memory 4g --kvtier-disk 64g --kv-bytes-scale 0.125 --duration 40s --warm-up 20s --drain 40s
+         --load-mode async)
+
 for set in "${sets[@]}"; do
   case "$set" in
     l4-tiers)        args=("${l4[@]}" --duration 120s --rates 0.5,1,2,3 --offload none,dram,dram+ssd
@@ -81,6 +89,7 @@ for set in "${sets[@]}"; do
     seed-l4-kvtier)  args=("${seedl4[@]}" --rates 1 --offload dram+ssd --routing kvtier) ;;
     seed-h100-kvtier) args=(--gpu h100 "${seedh[@]}" --rates 4 --offload dram+ssd --routing kvtier) ;;
     seed-h200-kvtier) args=(--gpu h200 "${seedh[@]}" --rates 4 --offload dram+ssd --routing kvtier) ;;
+    anchors-l4)      args=("${anchors[@]}" --rates 1 --offload none,dram+ssd --routing prefix,llmd,dynamo,kvtier) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;

@@ -389,7 +389,7 @@ public final class RouterServer implements AutoCloseable {
                 KvCacheMap.EngineStats st = blocks.get(e.id());
                 ObjectNode media = n.putObject("blocks");
                 if (st != null) {
-                    n.put("block_size", st.blockSize());
+                    n.put("block_size", st.blockSize()).put("remote_blocks", st.remote());
                     st.blocksByMedium().forEach(media::put);
                 }
                 eventFigures(n, events.get(e.id()), e.endpoint.events() != null);
@@ -428,7 +428,8 @@ public final class RouterServer implements AutoCloseable {
         }
         n.put("events_followed", true);
         n.putObject("events").put("batches", s.batches()).put("gaps", s.gaps()).put("replayed", s.replayed())
-                .put("resyncs", s.resyncs()).put("malformed", s.malformed()).put("snapshots", s.snapshots());
+                .put("resyncs", s.resyncs()).put("malformed", s.malformed()).put("snapshots", s.snapshots())
+                .put("heartbeats", s.heartbeats());
     }
 
     /** {@code POST /v1/kv/lookup {model, prompt | token_ids}}: per engine, the prompt tokens it holds per medium. */
