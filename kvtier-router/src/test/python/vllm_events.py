@@ -24,7 +24,8 @@ import msgspec
 
 def shapes(layout):
     array = layout.startswith("array")
-    full = layout in ("array-v0.23", "map-v0.26")
+    full = layout in ("array-v0.23", "map-v0.26", "map-v0.27")
+    tiers = layout == "map-v0.27"
 
     class EventBatch(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
         ts: float
@@ -64,12 +65,19 @@ def shapes(layout):
             group_idx: int | None = None
             kv_cache_spec_kind: str | None = None
             kv_cache_spec_sliding_window: int | None = None
+            if tiers:
+                locality: str | None = None
+                ownership: str | None = None
+                session_id: str | None = None
 
     if full:
         class BlockRemoved(KVCacheEvent):
             block_hashes: list[bytes | int]
             medium: str | None
             group_idx: int | None = None
+            if tiers:
+                locality: str | None = None
+                ownership: str | None = None
     else:
         class BlockRemoved(KVCacheEvent):
             block_hashes: list[bytes | int]
@@ -175,40 +183,7 @@ def tiers_stream(as_bytes):
     """vLLM 0.26+'s optional fields (map form): a GPU store echoing the request's session_id, a CPU tier, a local
     secondary tier (medium STORAGE, ownership "fs-tier", locality LOCAL) and a remote one (ownership "obj-tier",
     locality REMOTE) that the engine does not hold itself."""
-    class EventBatch(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
-        ts: float
-        events: list[Any]
-        data_parallel_rank: int | None = None
-
-    class KVCacheEvent(msgspec.Struct, omit_defaults=True, gc=False, tag=True):
-        pass
-
-    class BlockStored(KVCacheEvent):
-        block_hashes: list[bytes | int]
-        parent_block_hash: bytes | int | None
-        token_ids: list[int]
-        block_size: int
-        lora_id: int | None
-        medium: str | None
-        lora_name: str | None
-        extra_keys: list[tuple[Any, ...] | None] | None = None
-        group_idx: int | None = None
-        kv_cache_spec_kind: str | None = None
-        kv_cache_spec_sliding_window: int | None = None
-        locality: str | None = None
-        ownership: str | None = None
-        session_id: str | None = None
-
-    class BlockRemoved(KVCacheEvent):
-        block_hashes: list[bytes | int]
-        medium: str | None
-        group_idx: int | None = None
-        locality: str | None = None
-        ownership: str | None = None
-
-    class KVEventBatch(EventBatch):
-        events: list[BlockStored | BlockRemoved]
-
+    KVEventBatch, BlockStored, BlockRemoved, _ = shapes("map-v0.27")
     names = ("a1", "a2", "a3", "a4")
     h = {n: block_hash(n, as_bytes) for n in names}
     every = [h[x] for x in names]

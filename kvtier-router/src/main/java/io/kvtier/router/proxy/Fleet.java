@@ -206,7 +206,12 @@ public final class Fleet implements AutoCloseable {
         if (stateFile == null) {
             return false;
         }
-        Map<String, MapSnapshot> all = new java.util.TreeMap<>(saved);
+        Map<String, MapSnapshot> all = new java.util.TreeMap<>();
+        saved.forEach((id, s) -> { // of engines still in the fleet only: one gone from DNS is not kept for ever
+            if (engines.stream().anyMatch(e -> e.id().equals(id))) {
+                all.put(id, s);
+            }
+        });
         for (EngineFeed f : feeds.values()) {
             MapSnapshot s = f.save();
             if (s != null) {
