@@ -46,10 +46,11 @@ public final class RouterCommand implements Callable<Integer> {
                     + "each engine.")
     List<String> engines = List.of();
 
-    @Option(names = "--engine-dns", paramLabel = "NAME:PORT[,events=PORT][,replay=PORT]",
+    @Option(names = "--engine-dns", paramLabel = "NAME:PORT[,events=PORT][,replay=PORT][,dp=N]",
             description = "Engines found by DNS (e.g. a Kubernetes headless Service): every address NAME resolves to "
                     + "is an engine at http://ADDRESS:PORT, its KV events and replay on those ports of the same "
-                    + "address; resolved every --dns-interval, engines joining and leaving as addresses do; repeatable.")
+                    + "address (dp=N: a data-parallel server, an engine per rank as --engine dp=N); resolved every "
+                    + "--dns-interval, engines joining and leaving as addresses do; repeatable.")
     List<String> engineDns = List.of();
 
     @Option(names = "--fetch-probe-interval", defaultValue = "10000", paramLabel = "MS",

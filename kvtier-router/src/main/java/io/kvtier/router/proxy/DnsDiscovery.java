@@ -2,7 +2,6 @@ package io.kvtier.router.proxy;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,29 +28,37 @@ public final class DnsDiscovery implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DnsDiscovery.class);
 
     /**
-     * A name to resolve: {@code NAME:PORT[,events=PORT][,replay=PORT]}, e.g.
-     * {@code vllm.inference.svc.cluster.local:8000,events=5557,replay=5558}.
+     * A name to resolve: {@code NAME:PORT[,events=PORT][,replay=PORT][,dp=N]}, e.g.
+     * {@code vllm.inference.svc.cluster.local:8000,events=5557,replay=5558}; {@code dp=N}: each address is a
+     * data-parallel server of N ranks, an engine per rank (as {@link EngineEndpoint} takes {@code dp=}).
      */
-    public record Target(String name, int port, int eventsPort, int replayPort) {
+    public record Target(String name, int port, int eventsPort, int replayPort, int dp) {
+        public Target(String name, int port, int eventsPort, int replayPort) {
+            this(name, port, eventsPort, replayPort, 0);
+        }
+
         public static Target parse(String spec) {
             String[] parts = spec.split(",");
             io.kvtier.client.HostPort name = io.kvtier.client.HostPort.parse(parts[0], "--engine-dns");
             int events = -1;
             int replay = -1;
+            int dp = 0;
             for (int i = 1; i < parts.length; i++) {
                 if (parts[i].startsWith("events=")) {
                     events = port(spec, parts[i].substring("events=".length()));
                 } else if (parts[i].startsWith("replay=")) {
                     replay = port(spec, parts[i].substring("replay=".length()));
+                } else if (parts[i].matches("dp=[0-9]{1,4}") && Integer.parseInt(parts[i].substring(3)) >= 1) {
+                    dp = Integer.parseInt(parts[i].substring(3));
                 } else {
                     throw new IllegalArgumentException("--engine-dns " + spec + ": " + parts[i]
-                            + " is neither events=PORT nor replay=PORT");
+                            + " is none of events=PORT, replay=PORT, dp=N");
                 }
             }
             if (replay >= 0 && events < 0) {
                 throw new IllegalArgumentException("--engine-dns " + spec + ": replay= needs events= too");
             }
-            return new Target(name.host(), name.port(), events, replay);
+            return new Target(name.host(), name.port(), events, replay, dp);
         }
 
         private static int port(String spec, String p) {
@@ -66,13 +73,14 @@ public final class DnsDiscovery implements AutoCloseable {
             throw new IllegalArgumentException("--engine-dns " + spec + ": " + p + " is not a port");
         }
 
-        /** The engine at {@code address}. */
-        EngineEndpoint at(InetAddress address) {
+        /** The engines at {@code address}: one, or one per data-parallel rank. */
+        List<EngineEndpoint> at(InetAddress address) {
             String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]"
                     : address.getHostAddress();
-            String events = eventsPort < 0 ? null : "tcp://" + host + ":" + eventsPort;
-            String replay = replayPort < 0 ? null : "tcp://" + host + ":" + replayPort;
-            return new EngineEndpoint(host + ":" + port, URI.create("http://" + host + ":" + port), events, replay);
+            return EngineEndpoint.parseAll("http://" + host + ":" + port
+                    + (eventsPort < 0 ? "" : ",events=tcp://" + host + ":" + eventsPort)
+                    + (replayPort < 0 ? "" : ",replay=tcp://" + host + ":" + replayPort)
+                    + (dp > 0 ? ",dp=" + dp : ""));
         }
     }
 
@@ -121,9 +129,10 @@ public final class DnsDiscovery implements AutoCloseable {
             Set<String> now = new LinkedHashSet<>();
             List<EngineEndpoint> endpoints = new ArrayList<>();
             for (InetAddress a : addresses) {
-                EngineEndpoint e = t.at(a);
-                if (now.add(e.id())) {
-                    endpoints.add(e);
+                for (EngineEndpoint e : t.at(a)) {
+                    if (now.add(e.id())) {
+                        endpoints.add(e);
+                    }
                 }
             }
             Set<String> before = found.computeIfAbsent(t, x -> ConcurrentHashMap.newKeySet());
