@@ -29,6 +29,7 @@
 #   seed-l4-kvtier, seed-h100-kvtier, seed-h200-kvtier: DRAM + SSD through kvtier-aware routing, at the middle rate
 #   anchors-l4      the chats at 1 request/s through prefix, llmd (llm-d's scorers), dynamo (Dynamo's cost) and
 #                   kvtier routing, without offload and with kvtier DRAM + SSD (issue 33)
+#   anchors-l4-2rps the three load-aware policies with DRAM + SSD at 2 requests/s in 120 s points
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -90,6 +91,8 @@ for set in "${sets[@]}"; do
     seed-h100-kvtier) args=(--gpu h100 "${seedh[@]}" --rates 4 --offload dram+ssd --routing kvtier) ;;
     seed-h200-kvtier) args=(--gpu h200 "${seedh[@]}" --rates 4 --offload dram+ssd --routing kvtier) ;;
     anchors-l4)      args=("${anchors[@]}" --rates 1 --offload none,dram+ssd --routing prefix,llmd,dynamo,kvtier) ;;
+    anchors-l4-2rps) args=("${l4[@]}" --load-mode async --duration 120s --rates 2 --offload dram+ssd
+                           --routing llmd,dynamo,kvtier) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;
