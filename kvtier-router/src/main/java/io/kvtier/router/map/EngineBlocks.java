@@ -119,10 +119,14 @@ final class EngineBlocks {
 
     /** Forgets everything: the engine cleared its cache, restarted, or the map lost track of its events. */
     synchronized void clear() {
+        forget();
+        clears++;
+    }
+
+    private void forget() {
         media.values().forEach(HeldBlocks::clear);
         media.clear();
         hashOnlyBlockSizes.clear();
-        clears++;
     }
 
     /**
@@ -157,8 +161,7 @@ final class EngineBlocks {
 
     /** Replaces what this engine holds by what was saved. */
     synchronized void restore(MapSnapshot s) {
-        clear();
-        clears--; // not a clear the engine's events asked for
+        forget(); // not a clear the engine's events asked for: not counted as one
         blockSize = s.blockSize();
         hashOnlyBlockSizes.putAll(s.hashOnlyBlockSizes());
         s.media().forEach((medium, pairs) -> {

@@ -108,8 +108,8 @@ public final class EngineFeed {
             groups.add(s.groupIdx());
         }
         String lora = s.loraName() != null ? s.loraName() : s.loraId() != null ? "\0lora-id:" + s.loraId() : null;
-        map.stored(engine, tier(s.medium(), s.ownership()), s.blockHashes(), s.parentBlockHash(), s.tokenIds(), s.blockSize(), lora,
-                salts(s.extraKeys(), s.loraName()));
+        map.stored(engine, tier(s.medium(), s.ownership()), s.blockHashes(), s.parentBlockHash(), s.tokenIds(),
+                s.blockSize(), lora, salts(s.extraKeys(), s.loraName()));
     }
 
     static boolean remote(String locality) {

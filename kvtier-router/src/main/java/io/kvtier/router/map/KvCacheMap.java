@@ -57,7 +57,7 @@ public final class KvCacheMap {
         }
     }
 
-    /** {@code blocks} stored or removed on a medium not local to the engine ({@code locality: REMOTE}): counted only. */
+    /** {@code blocks} stored or removed on a medium not local to the engine ({@code locality: REMOTE}): counted. */
     public void remote(String engine, int blocks) {
         EngineBlocks e = engines.get(engine);
         if (e != null) {

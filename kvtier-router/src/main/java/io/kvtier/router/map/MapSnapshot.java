@@ -70,18 +70,18 @@ public record MapSnapshot(String engine, String model, long seq, long digest, in
                     }
                 }
             }
-            CRC32C crc = new CRC32C();
-            byte[] body = bytes.toByteArray();
-            crc.update(body);
-            out.writeLong(crc.getValue());
         }
+        byte[] body = bytes.toByteArray();
+        CRC32C crc = new CRC32C();
+        crc.update(body);
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);
         Path tmp = dir.resolve(file.getFileName() + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes.toByteArray());
-            while (b.hasRemaining()) {
+            java.nio.ByteBuffer[] b = {java.nio.ByteBuffer.wrap(body),
+                java.nio.ByteBuffer.allocate(Long.BYTES).putLong(0, crc.getValue())};
+            while (b[1].hasRemaining()) {
                 ch.write(b);
             }
             ch.force(true);

@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The {@code dynamo} policy: NVIDIA Dynamo's KV router cost, in blocks of the engine's size,
@@ -15,19 +14,17 @@ import java.util.concurrent.ThreadLocalRandom;
  *   prefill_blocks(e) = (prompt tokens - tokens e holds in GPU memory) / block
  *   decode_blocks(e)  = (prompt tokens of the requests in flight at e, as the router sent them, + this prompt) / block
  * </pre>
- * the cheapest first at temperature 0 (Dynamo's default, with an overlap weight of 1); above 0 the first is drawn
- * with probability {@code softmax(-cost / (temperature * max cost))}, and the rest follow by cost.
+ * the cheapest first, as Dynamo chooses at its default temperature 0 (with an overlap weight of 1); its sampling at a
+ * temperature above 0 is not offered.
  */
 final class DynamoCost implements Policy {
     private static final int DEFAULT_BLOCK = 16;
     private final KvCacheMap map;
     private final double overlapWeight;
-    private final double temperature;
 
-    DynamoCost(KvCacheMap map, double overlapWeight, double temperature) {
+    DynamoCost(KvCacheMap map, double overlapWeight) {
         this.map = map;
         this.overlapWeight = overlapWeight;
-        this.temperature = temperature;
     }
 
     @Override
@@ -50,21 +47,6 @@ final class DynamoCost implements Policy {
         }
         List<EngineState> out = new ArrayList<>(byLoad);
         out.sort(Comparator.comparingDouble(e -> cost.get(e.id())));
-        if (temperature > 0 && out.size() > 1) {
-            double max = cost.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
-            double[] w = new double[out.size()];
-            double sum = 0;
-            for (int i = 0; i < w.length; i++) {
-                w[i] = Math.exp(-cost.get(out.get(i).id()) / (temperature * Math.max(max, 1e-9)));
-                sum += w[i];
-            }
-            double r = ThreadLocalRandom.current().nextDouble(sum);
-            int pick = 0;
-            while (pick < w.length - 1 && (r -= w[pick]) > 0) {
-                pick++;
-            }
-            out.add(0, out.remove(pick));
-        }
         int credited = held.getOrDefault(out.get(0).id(), 0);
         return new Choice(out, credited > 0 ? "dynamo: cost, prefix held" : "dynamo: cost, no prefix held",
                 credited);

@@ -49,7 +49,7 @@ public interface Policy {
             case "prefix" -> new Prefix(map, maxImbalance);
             case "approx-prefix" -> new ApproxPrefix(maxImbalance, 1 << 18);
             case "llmd" -> new LlmdScorers(map, 3, 2, 2);
-            case "dynamo" -> new DynamoCost(map, 1.0, 0.0);
+            case "dynamo" -> new DynamoCost(map, 1.0);
             default -> throw new IllegalArgumentException("--policy " + name
                     + " is not one of round-robin, least-load, prefix, approx-prefix, llmd, dynamo, kvtier");
         };

@@ -68,7 +68,8 @@ class EngineEndpointTest {
     @Test
     void anAddressFoundByDnsIsAsManyEnginesAsItsRanks() throws Exception {
         DnsDiscovery.Target t = DnsDiscovery.Target.parse("vllm.svc:8000,events=5557,replay=5600,dp=2");
-        assertThat(t.at(java.net.InetAddress.getByName("10.0.0.7"))).extracting(EngineEndpoint::id, EngineEndpoint::events)
+        assertThat(t.at(java.net.InetAddress.getByName("10.0.0.7")))
+                .extracting(EngineEndpoint::id, EngineEndpoint::events)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("10.0.0.7:8000/dp0", "tcp://10.0.0.7:5557"),
                         org.assertj.core.groups.Tuple.tuple("10.0.0.7:8000/dp1", "tcp://10.0.0.7:5558"));
         assertThat(DnsDiscovery.Target.parse("vllm.svc:8000").at(java.net.InetAddress.getByName("10.0.0.7")))
