@@ -384,6 +384,7 @@ public final class Fleet implements AutoCloseable {
     private synchronized void closeEngines() {
         closed = true;
         probes.shutdownNow();
+        subscribers.values().forEach(EventSubscriber::stopSoon); // all told first: their ends are waited on together
         subscribers.values().forEach(EventSubscriber::close);
         subscribers.clear();
         saveQuietly(); // after the subscribers stopped: the last batches applied are in it
