@@ -114,6 +114,16 @@ final class FleetCommand implements Callable<Integer> {
             description = "Tokens of the system prompt all users share (default: ${DEFAULT-VALUE}).")
     int systemPrompt;
 
+    @Option(names = "--system-prompts", defaultValue = "1",
+            description = "Tenants, each with a system prompt of its own of --system-prompt tokens, users drawn among "
+                    + "them by --tenant-skew (default: ${DEFAULT-VALUE}: one prompt all users share).")
+    int systemPrompts;
+
+    @Option(names = "--tenant-skew", defaultValue = "1.0",
+            description = "Zipf exponent of the tenants' popularity: tenant k is drawn with weight 1/(k+1)^S; 0 makes "
+                    + "all equally popular (default: ${DEFAULT-VALUE}).")
+    double tenantSkew;
+
     @Option(names = "--history", defaultValue = "2000",
             description = "Tokens of context each user's first question carries (default: ${DEFAULT-VALUE}).")
     int history;
@@ -211,7 +221,7 @@ final class FleetCommand implements Callable<Integer> {
         String served = ModelTable.entries().stream().filter(e -> e.spec() == spec).map(ModelTable.Entry::hfId)
                 .findFirst().orElse(model);
         MultiRoundQa.Options qa = new MultiRoundQa.Options(users, rounds, systemPrompt, history, question, answer,
-                rates.getFirst(), seed, 0);
+                rates.getFirst(), seed, 0, systemPrompts, tenantSkew);
         return new FleetOptions(engine, served, engines, offloads, routings, rates, trace, qa, warmUp, duration, drain,
                 kvtierNodes, failureTimeout, memory, disk, keepPageCache, routerPrefetch, bytesScale, chunkTokens, requestTimeout, killAfter,
                 launcher != null ? launcher : Launcher.discover(), out, io.kvtier.router.sim.LoadMode.of(loadMode));

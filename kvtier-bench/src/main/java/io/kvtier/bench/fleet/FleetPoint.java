@@ -11,15 +11,29 @@ import java.util.Objects;
  * @param latency  what the clients measured
  * @param counters what the engines and the store did
  * @param timeline the point's requests over time, and the kill of a kvtier node if there was one
+ * @param ceiling  the prompt tokens an unlimited cache shared by every engine would have held (computed offline from
+ *                 the requests sent; {@link ReuseCeiling#NONE} where not computed)
  */
 public record FleetPoint(String offload, String routing, String rateLabel, double offeredRps, int gpus,
-                         LatencyStats latency, EngineCounters counters, FleetTimeline timeline) {
+                         LatencyStats latency, EngineCounters counters, FleetTimeline timeline, ReuseCeiling ceiling) {
     public FleetPoint {
         Objects.requireNonNull(timeline, "timeline");
+        Objects.requireNonNull(ceiling, "ceiling");
         Objects.requireNonNull(offload, "offload");
         Objects.requireNonNull(routing, "routing");
         Objects.requireNonNull(latency, "latency");
         Objects.requireNonNull(counters, "counters");
+    }
+
+    /** A point without a ceiling. */
+    public FleetPoint(String offload, String routing, String rateLabel, double offeredRps, int gpus,
+                      LatencyStats latency, EngineCounters counters, FleetTimeline timeline) {
+        this(offload, routing, rateLabel, offeredRps, gpus, latency, counters, timeline, ReuseCeiling.NONE);
+    }
+
+    /** The share of the ceiling's reusable tokens the engines reported cached; NaN without a ceiling. */
+    public double ofCeiling() {
+        return ceiling.reached(latency.cachedTokens());
     }
 
     /** The configuration's name, one line in a plot: e.g. {@code kvtier dram+ssd / prefix}. */

@@ -36,14 +36,17 @@ import java.util.stream.Stream;
  *                  "firstErrors": ["HTTP 503: ..."]},          // every LatencyStats member, seconds
  *      "counters": {"promptTokens": 9100000, "gpuHitTokens": ..., ..., "gpuHitRate": 0.41, "memoryHitRate": 0.33,
  *                   "diskHitRate": 0.08},                      // every EngineCounters member and the hit rates
+ *      "ceiling": {"promptTokens": 9000000, "reusableTokens": 8100000, "share": 0.9, "reached": 0.8},
+ *                                        // ReuseCeiling: the measured requests' tokens an unlimited shared cache held,
+ *                                        // and the share of those the engines reported cached
  *      "timeline": {"bucketSeconds": 2.0, "killed": "n3", "killedAtSeconds": 30.0,    // null, null without a kill
  *                   "buckets": [{"startSeconds": 0.0, "ok": 9, "errors": 0, "ttftP50": 0.12, "ttftP90": 0.3,
  *                                "ttftMax": 0.4, "cachedShare": 0.71}, ...]}}       // by send time, warm-up included
  *   ]
  * }
  * }</pre>
- * CSV columns are the point's members, then {@code latency.<member>} and {@code counters.<member>} (the timeline is
- * in the JSON only).
+ * CSV columns are the point's members, then {@code latency.<member>}, {@code counters.<member>} and
+ * {@code ceiling.<member>} (the timeline is in the JSON only).
  */
 public final class FleetReport {
     public static final String SCHEMA = "kvtier-bench-fleet/1";
@@ -123,6 +126,8 @@ public final class FleetReport {
                 p.rpsPerGpu());
         m.put("latency", latency(p.latency()));
         m.put("counters", counters(p.counters()));
+        m.put("ceiling", Json.object("promptTokens", p.ceiling().promptTokens(), "reusableTokens",
+                p.ceiling().reusableTokens(), "share", p.ceiling().share(), "reached", p.ofCeiling()));
         return m;
     }
 
@@ -206,27 +211,30 @@ public final class FleetReport {
 
     /**
      * The table for people: one row per point, then the kills, then the first error of each point that had errors.
-     * TTFT in seconds, TPOT in milliseconds, hit rates as percent of prompt tokens, bytes moved in MB (10^6), the
-     * engines' fetch rate in GB/s of real KV bytes.
+     * TTFT in seconds, TPOT in milliseconds, hit rates as percent of prompt tokens, the ceiling ({@link ReuseCeiling})
+     * as the percent of the measured prompt tokens an unlimited shared cache would have held and the percent of that
+     * the engines reported cached ("reach"), bytes moved in MB (10^6), the engines' fetch rate in GB/s of real KV
+     * bytes.
      */
     public static String table(List<FleetPoint> points) {
         int configWidth = Math.max(6, points.stream().mapToInt(p -> p.config().length()).max().orElse(0));
         int rateWidth = Math.max(4, points.stream().mapToInt(p -> p.rateLabel().length()).max().orElse(0));
-        String row = "%-" + configWidth + "s  %-" + rateWidth + "s %9s %8s %8s %8s %8s %8s %6s %6s %6s %12s %10s %10s"
-                + " %6s %7s%n";
+        String row = "%-" + configWidth + "s  %-" + rateWidth + "s %9s %8s %8s %8s %8s %8s %6s %6s %6s %6s %6s %12s"
+                + " %10s %10s %6s %7s%n";
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, row, "config", "rate", "req/s/GPU", "TPS/user", "TTFT p50", "TTFT p90",
-                "TTFT p99", "TPOT p50", "GPU%", "mem%", "disk%", "recomputed", "MB read", "MB written", "fetch",
-                "errors"));
-        out.append(String.format(Locale.ROOT, row, "", "", "", "tok/s", "s", "s", "s", "ms", "", "", "", "tokens",
-                "", "", "GB/s", ""));
+                "TTFT p99", "TPOT p50", "GPU%", "mem%", "disk%", "ceil%", "reach%", "recomputed", "MB read",
+                "MB written", "fetch", "errors"));
+        out.append(String.format(Locale.ROOT, row, "", "", "", "tok/s", "s", "s", "s", "ms", "", "", "", "", "",
+                "tokens", "", "", "GB/s", ""));
         for (FleetPoint p : points) {
             LatencyStats l = p.latency();
             EngineCounters c = p.counters();
             out.append(String.format(Locale.ROOT, row, p.config(), p.rateLabel(), fixed(p.rpsPerGpu(), 3),
                     fixed(l.tokensPerSecondPerUser(), 1), fixed(l.ttftP50(), 3), fixed(l.ttftP90(), 3),
                     fixed(l.ttftP99(), 3), fixed(l.tpotP50() * 1000, 1), fixed(c.gpuHitRate() * 100, 1),
-                    fixed(c.memoryHitRate() * 100, 1), fixed(c.diskHitRate() * 100, 1), c.recomputedTokens(),
+                    fixed(c.memoryHitRate() * 100, 1), fixed(c.diskHitRate() * 100, 1),
+                    fixed(p.ceiling().share() * 100, 1), fixed(p.ofCeiling() * 100, 1), c.recomputedTokens(),
                     fixed(c.bytesRead() / 1e6, 0), fixed(c.bytesWritten() / 1e6, 0),
                     fixed(c.fetchBytesPerSecond() / 1e9, 2), l.errors()));
         }

@@ -61,7 +61,9 @@ public final class FleetResults {
                 real(c, "fetchBytesPerSecond"), real(c, "stepLagSeconds"));
         return new FleetPoint((String) p.get("offload"), (String) p.get("routing"), (String) p.get("rateLabel"),
                 real(p, "offeredRps"), (int) count(p, "gpus"), latency, counters,
-                p.get("timeline") instanceof Map<?, ?> t ? timeline(t) : FleetTimeline.EMPTY);
+                p.get("timeline") instanceof Map<?, ?> t ? timeline(t) : FleetTimeline.EMPTY,
+                p.get("ceiling") instanceof Map<?, ?> k ? new ReuseCeiling(count(k, "promptTokens"),
+                        count(k, "reusableTokens")) : ReuseCeiling.NONE);
     }
 
     private static FleetTimeline timeline(Map<?, ?> t) {

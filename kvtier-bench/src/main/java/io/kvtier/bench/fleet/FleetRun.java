@@ -238,7 +238,8 @@ public final class FleetRun {
         String shown = offload.equals("none") || mode == io.kvtier.router.sim.LoadMode.SYNC ? offload
                 : offload + " " + mode.label();
         return new FleetPoint(shown, routing, workload.rateLabel(), workload.requestsPerSecond(), options.gpus(),
-                LatencyStats.of(measured, seconds), counters, timeline);
+                LatencyStats.of(measured, seconds), counters, timeline,
+                ReuseCeiling.of(everything, counted, options.engine().blockSize()));
     }
 
     /**

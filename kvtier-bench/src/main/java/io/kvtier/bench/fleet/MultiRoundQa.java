@@ -35,7 +35,12 @@ import java.util.function.LongSupplier;
  * {@code firstUser}: give each point of a sweep its own users, or a later point finds an earlier point's histories
  * in the cache.
  *
- * <p>Token ids are a pure function of (seed, user, round, position) (the system prompt's of (seed, position)), so
+ * <p><b>Tenants</b> (ours; LMCache's script has one system prompt): with {@code systemPrompts} above 1, each user
+ * belongs to one of that many tenants, each with a system prompt of its own, drawn with Zipf weights
+ * {@code 1 / (k + 1)^tenantSkew} (tenant 0 the most popular), as applications of very different traffic share a fleet:
+ * the hot tenant's prefix wants several engines and the cold ones want one each.
+ *
+ * <p>Token ids are a pure function of (seed, user, round, position) (a system prompt's of (seed, tenant, position)), so
  * round {@code r}'s prompt begins with exactly round {@code r - 1}'s prompt and answer. Not thread-safe: one
  * {@link #run} at a time, each starting again from {@code firstUser} (so one instance per point).
  */
@@ -44,12 +49,14 @@ public final class MultiRoundQa implements FleetWorkload {
     private static final long HISTORY = 2;
     private static final long QUESTION = 3;
     private static final long ANSWER = 4;
+    private static final long TENANT = 5;
 
     private final Options options;
     private final LongSupplier clock;
     private final Sleeper sleeper;
     private final long gapNanos;
-    private final int[] systemPrompt;
+    private final int[][] systemPrompts;
+    private final double[] tenantCdf;
     private final AtomicLong sent = new AtomicLong();
 
     /**
@@ -64,10 +71,26 @@ public final class MultiRoundQa implements FleetWorkload {
      * @param qps                requests per second offered to the whole fleet [{@code --qps}]
      * @param seed               names the token ids: another seed, other prompts (the system prompt's too)
      * @param firstUser          the first user's number [{@code --init-user-id}]
+     * @param systemPrompts      tenants, each with a system prompt of {@code systemPromptTokens} (1: all users share one)
+     * @param tenantSkew         the Zipf exponent of the tenants' popularity (0: all equally popular)
      */
     public record Options(int users, int rounds, int systemPromptTokens, int historyTokens, int questionTokens,
-                          int answerTokens, double qps, long seed, long firstUser) {
+                          int answerTokens, double qps, long seed, long firstUser, int systemPrompts,
+                          double tenantSkew) {
+        /** One system prompt all users share, as LMCache's script has. */
+        public Options(int users, int rounds, int systemPromptTokens, int historyTokens, int questionTokens,
+                       int answerTokens, double qps, long seed, long firstUser) {
+            this(users, rounds, systemPromptTokens, historyTokens, questionTokens, answerTokens, qps, seed, firstUser,
+                    1, 0);
+        }
+
         public Options {
+            if (systemPrompts < 1 || systemPrompts > 10_000) {
+                throw new IllegalArgumentException("system prompts " + systemPrompts + " is not within 1..10000");
+            }
+            if (!(tenantSkew >= 0) || tenantSkew > 10) {
+                throw new IllegalArgumentException("tenant skew " + tenantSkew + " is not within 0..10");
+            }
             atLeast("users", users, 1);
             atLeast("rounds", rounds, 1);
             atLeast("system prompt tokens", systemPromptTokens, 0);
@@ -97,7 +120,7 @@ public final class MultiRoundQa implements FleetWorkload {
         /** The same chats offered at {@code other} requests per second. */
         public Options withQps(double other) {
             return new Options(users, rounds, systemPromptTokens, historyTokens, questionTokens, answerTokens, other,
-                    seed, firstUser);
+                    seed, firstUser, systemPrompts, tenantSkew);
         }
 
         /** Tokens of round {@code round}'s prompt (rounds counted from 0). */
@@ -116,8 +139,33 @@ public final class MultiRoundQa implements FleetWorkload {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         this.gapNanos = Math.round(options.users() / options.qps() * 1e9);
-        this.systemPrompt = new int[options.systemPromptTokens()];
-        TokenIds.fill(systemPrompt, 0, TokenIds.stream(options.seed(), SYSTEM, 0, 0), 0, systemPrompt.length);
+        this.systemPrompts = new int[options.systemPrompts()][options.systemPromptTokens()];
+        this.tenantCdf = new double[options.systemPrompts()];
+        double sum = 0;
+        for (int k = 0; k < systemPrompts.length; k++) {
+            TokenIds.fill(systemPrompts[k], 0, TokenIds.stream(options.seed(), SYSTEM, k, 0), 0,
+                    options.systemPromptTokens());
+            sum += Math.pow(k + 1, -options.tenantSkew());
+            tenantCdf[k] = sum;
+        }
+        for (int k = 0; k < tenantCdf.length; k++) {
+            tenantCdf[k] /= sum;
+        }
+    }
+
+    /** The tenant of {@code user}: a pure function of (seed, user), drawn by the tenants' Zipf weights. */
+    public int tenant(long user) {
+        if (tenantCdf.length == 1) {
+            return 0;
+        }
+        double u = (TokenIds.token(TokenIds.stream(options.seed(), TENANT, user, 0), 0) - TokenIds.FIRST + 0.5)
+                / (TokenIds.END - TokenIds.FIRST);
+        for (int k = 0; k < tenantCdf.length - 1; k++) {
+            if (u < tenantCdf[k]) {
+                return k;
+            }
+        }
+        return tenantCdf.length - 1;
     }
 
     public Options options() {
@@ -140,14 +188,15 @@ public final class MultiRoundQa implements FleetWorkload {
     }
 
     /**
-     * Round {@code round}'s prompt of user {@code user}: the system prompt, the user's history, each earlier round's
+     * Round {@code round}'s prompt of user {@code user}: its tenant's system prompt, the user's history, each earlier round's
      * question and answer, and this round's question. A new array each call.
      */
     public int[] prompt(long user, int round) {
         checkRound(round);
         int[] prompt = new int[options.promptTokens(round)];
-        System.arraycopy(systemPrompt, 0, prompt, 0, systemPrompt.length);
-        int at = systemPrompt.length;
+        int[] system = systemPrompts[tenant(user)];
+        System.arraycopy(system, 0, prompt, 0, system.length);
+        int at = system.length;
         TokenIds.fill(prompt, at, TokenIds.stream(options.seed(), HISTORY, user, 0), 0, options.historyTokens());
         at += options.historyTokens();
         for (int k = 0; k <= round; k++) {

@@ -40,10 +40,15 @@ class FleetReportTest {
                         LatencyStats.of(results, 10), new EngineCounters(prompt, gpu, memory, disk,
                                 prompt - gpu - memory - disk, memory * 131_072, 2_000_000_000L, 0, 0, 3, 7.5,
                                 memory == 0 ? 0 : 2.0, memory == 0 ? Double.NaN : memory * 131_072 / 2.0, 0.01),
-                        timeline));
+                        timeline, c == 2 ? new ReuseCeiling(okCount(results) * 100, okCount(results) * 50)
+                                : ReuseCeiling.NONE));
             }
         }
         return points;
+    }
+
+    private static long okCount(List<RequestResult> results) {
+        return results.stream().filter(RequestResult::ok).count();
     }
 
     static final FleetReport.RunInfo RUN = new FleetReport.RunInfo("kvtier bench fleet --rates 0.5,1,2",
@@ -70,6 +75,10 @@ class FleetReportTest {
                 "e2eP90", "outputTokensPerSecond", "measuredSeconds");
         Map<?, ?> counters = (Map<?, ?>) last.get("counters");
         assertThat(((BigDecimal) counters.get("diskHitRate")).doubleValue()).isEqualTo(0.1);
+        Map<?, ?> ceiling = (Map<?, ?>) last.get("ceiling");
+        assertThat(((BigDecimal) ceiling.get("share")).doubleValue()).isEqualTo(0.5); // 50 of each 100 tokens
+        assertThat(((BigDecimal) ceiling.get("reached")).doubleValue()).isEqualTo(0.8); // 40 cached of those 50
+        assertThat(((Map<?, ?>) ((Map<?, ?>) json.getFirst()).get("ceiling")).get("share")).isNull(); // none computed
         Map<?, ?> timeline = (Map<?, ?>) last.get("timeline");
         assertThat(timeline.get("killed")).isEqualTo("n3");
         assertThat(((BigDecimal) timeline.get("killedAtSeconds")).doubleValue()).isEqualTo(5.5);
@@ -98,9 +107,9 @@ class FleetReportTest {
         List<String> lines = table.lines().toList();
 
         assertThat(lines.get(0)).startsWith("config").contains("req/s/GPU", "TPS/user", "TTFT p50", "TTFT p99",
-                "TPOT p50", "GPU%", "mem%", "disk%", "recomputed", "MB read", "MB written", "fetch", "errors");
+                "TPOT p50", "GPU%", "mem%", "disk%", "ceil%", "reach%", "recomputed", "MB read", "MB written", "fetch", "errors");
         assertThat(lines.subList(2, 11)).allSatisfy(l -> assertThat(l).contains(" / "));
-        assertThat(lines.get(2)).startsWith("no offload / direct").contains("  30.0    0.0    0.0       700000 ")
+        assertThat(lines.get(2)).startsWith("no offload / direct").contains("  30.0    0.0    0.0      -      -       700000 ")
                 .endsWith("      -       0"); // no fetches: no fetch rate
         assertThat(lines.get(5)).startsWith("kvtier dram / direct").contains(" 26.21 "); // 52.4 GB read in 2 s of loading
         assertThat(lines.get(10)).startsWith("kvtier dram+ssd / prefix").endsWith(" 1");

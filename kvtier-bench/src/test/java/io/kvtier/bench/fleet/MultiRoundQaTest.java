@@ -46,6 +46,43 @@ class MultiRoundQaTest {
     }
 
     @Test
+    void tenantsHaveSystemPromptsOfTheirOwnDrawnByZipfWeights() {
+        MultiRoundQa qa = new MultiRoundQa(new MultiRoundQa.Options(4, 2, 20, 10, 4, 3, 1, 42, 0, 4, 1.0));
+        int[] counts = new int[4];
+        for (long user = 0; user < 25_000; user++) {
+            counts[qa.tenant(user)]++;
+        }
+        // weights 1, 1/2, 1/3, 1/4 of 25/12: 48%, 24%, 16%, 12%
+        assertThat(counts[0]).isBetween(11_500, 12_500);
+        assertThat(counts[1]).isBetween(5_600, 6_400);
+        assertThat(counts[2]).isBetween(3_600, 4_400);
+        assertThat(counts[3]).isBetween(2_600, 3_400);
+        long a = 0;
+        long b = java.util.stream.LongStream.range(1, 100).filter(u -> qa.tenant(u) == qa.tenant(0)).findFirst()
+                .orElseThrow();
+        long c = java.util.stream.LongStream.range(1, 100).filter(u -> qa.tenant(u) != qa.tenant(0)).findFirst()
+                .orElseThrow();
+        assertThat(Arrays.copyOf(qa.prompt(a, 0), 20)).isEqualTo(Arrays.copyOf(qa.prompt(b, 0), 20));
+        assertThat(Arrays.copyOf(qa.prompt(a, 0), 20)).isNotEqualTo(Arrays.copyOf(qa.prompt(c, 0), 20));
+        // tenant 0's prompt is the one system prompt of a single-tenant run with the same seed
+        MultiRoundQa one = new MultiRoundQa(new MultiRoundQa.Options(4, 2, 20, 10, 4, 3, 1, 42, 0));
+        long first = java.util.stream.LongStream.range(0, 100).filter(u -> qa.tenant(u) == 0).findFirst()
+                .orElseThrow();
+        assertThat(Arrays.copyOf(qa.prompt(first, 0), 20)).isEqualTo(Arrays.copyOf(one.prompt(0, 0), 20));
+        MultiRoundQa even = new MultiRoundQa(new MultiRoundQa.Options(4, 2, 20, 10, 4, 3, 1, 42, 0, 4, 0));
+        int[] flat = new int[4];
+        for (long user = 0; user < 20_000; user++) {
+            flat[even.tenant(user)]++;
+        }
+        assertThat(Arrays.stream(flat).boxed().toList()).allSatisfy(n -> assertThat(n).isBetween(4_700, 5_300));
+        assertThat(qa.options().withQps(3).systemPrompts()).isEqualTo(4);
+        assertThatThrownBy(() -> new MultiRoundQa.Options(1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("system prompts");
+        assertThatThrownBy(() -> new MultiRoundQa.Options(1, 1, 0, 0, 1, 1, 1, 0, 0, 2, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenant skew");
+    }
+
+    @Test
     void tokenIdsStayInTheirRangeAndAreTheSameEveryTime() {
         MultiRoundQa qa = new MultiRoundQa(new MultiRoundQa.Options(1, 3, 3000, 2000, 500, 400, 1, 9, 0));
         int[] prompt = qa.prompt(5, 2);
