@@ -30,6 +30,10 @@
 #   anchors-l4      the chats at 1 request/s through prefix, llmd (llm-d's scorers), dynamo (Dynamo's cost) and
 #                   kvtier routing, without offload and with kvtier DRAM + SSD (issue 33)
 #   anchors-l4-2rps the three load-aware policies with DRAM + SSD at 2 requests/s in 120 s points
+#   tenants-l4      our own workload: 8 tenants with system prompts of 3,000 tokens of their own, users drawn by
+#                   Zipf weights (the hottest has 37% of users), 24 users of 1,000 tokens each, 4 rounds: prefix,
+#                   llmd, dynamo and kvtier routing with DRAM + SSD at 2 requests/s, each point's reuse ceiling
+#                   computed offline from the prompts it sent
 # Every point starts its kvtier, router and engines afresh. Run nothing else on the machine meanwhile: the engines'
 # steps are real-time sleeps, and each point reports how far they ran late (stepLagSeconds in fleet.json).
 # Usage: bench/fleet.sh OUT [set ...]   (default: all; about 2.5 hours on 2 cores)
@@ -93,6 +97,10 @@ for set in "${sets[@]}"; do
     anchors-l4)      args=("${anchors[@]}" --rates 1 --offload none,dram+ssd --routing prefix,llmd,dynamo,kvtier) ;;
     anchors-l4-2rps) args=("${l4[@]}" --load-mode async --duration 120s --rates 2 --offload dram+ssd
                            --routing llmd,dynamo,kvtier) ;;
+    tenants-l4)      args=(--gpu l4 --engines 4 --users 24 --rounds 4 --system-prompts 8 --tenant-skew 1
+                           --system-prompt 3000 --history 1000 --question 50 --answer 100 --kvtier-memory 4g
+                           --kvtier-disk 64g --kv-bytes-scale 0.125 --warm-up 40s --drain 90s --load-mode async
+                           --duration 120s --rates 2 --offload dram+ssd --routing prefix,llmd,dynamo,kvtier) ;;
     l4-long-dram64)  args=("${long[@]}" --duration 120s --rates 1 --offload dram --kvtier-memory 64g) ;;
     l4-kill-node)    args=("${long[@]}" --duration 180s --rates 1 --offload dram --kvtier-memory 24g
                            --kill-kvtier-after 90s) ;;

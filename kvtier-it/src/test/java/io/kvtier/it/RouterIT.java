@@ -141,7 +141,11 @@ class RouterIT {
             String metrics = router.get("/metrics").body();
             assertThat(metrics).contains("reason=\"prefix: longest prefix\"} 12.0")
                     .contains("kvtier_router_predicted_cached_tokens_total 1920.0") // 12 repeats x 160 credited
-                    .contains("kvtier_router_cached_tokens_total 1728.0");         // 12 x 144 served from cache
+                    .contains("kvtier_router_cached_tokens_total 1728.0")          // 12 x 144 served from cache
+                    .contains("kvtier_router_pending_prefill_tokens{engine=\"127.0.0.1:" + engines.get(0).port()
+                            + "\"} 0.0") // every request answered: none of it left pending
+                    .contains("kvtier_router_pending_prefill_tokens{engine=\"127.0.0.1:" + engines.get(1).port()
+                            + "\"} 0.0");
         }
     }
 

@@ -13,6 +13,11 @@ public final class EngineState {
     final AtomicInteger inFlight = new AtomicInteger();
     /** Prompt tokens of the requests the router has in flight there (Dynamo's router tracks its active blocks so). */
     final AtomicLong activeTokens = new AtomicLong();
+    /**
+     * Prompt tokens the router expects the engine still to compute for the requests it sent there: each request's
+     * estimate ({@link Policy.Choice#computeTokens(int)}) from when it is sent until its answer's first byte.
+     */
+    final AtomicLong pendingPrefill = new AtomicLong();
     final AtomicLong requests = new AtomicLong();
     final AtomicLong failures = new AtomicLong();
     final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
@@ -56,6 +61,11 @@ public final class EngineState {
     /** Prompt tokens of the requests the router has in flight there. */
     public long activeTokens() {
         return activeTokens.get();
+    }
+
+    /** Prompt tokens the engine is expected still to prefill for requests the router sent it (none answered yet). */
+    public long pendingPrefillTokens() {
+        return pendingPrefill.get();
     }
 
     /** Requests queued or running there: the engine's own count where it was scraped, or the router's own if higher. */

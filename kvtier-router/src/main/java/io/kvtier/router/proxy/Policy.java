@@ -15,14 +15,27 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public interface Policy {
     /**
-     * A choice: the engines in the order to try, why the first, how many prompt tokens it was credited with, and the
+     * A choice: the engines in the order to try, why the first, how many prompt tokens it was credited with, the
      * chunks kvtier holds on disk that the first engine will load (its LMCache's data keys by kvtier node: KVC.PREFETCH
-     * brings them to memory before the engine asks).
+     * brings them to memory before the engine asks), and how many prompt tokens the first engine will compute
+     * ({@code -1}: the prompt less the credited tokens), which the router counts as that engine's pending prefill
+     * until the answer's first byte.
      */
     record Choice(List<EngineState> order, String reason, int predictedCachedTokens,
-                  Map<String, List<String>> prefetch) {
+                  Map<String, List<String>> prefetch, int computeTokens) {
         public Choice(List<EngineState> order, String reason, int predictedCachedTokens) {
             this(order, reason, predictedCachedTokens, Map.of());
+        }
+
+        public Choice(List<EngineState> order, String reason, int predictedCachedTokens,
+                      Map<String, List<String>> prefetch) {
+            this(order, reason, predictedCachedTokens, prefetch, -1);
+        }
+
+        /** The prompt tokens of {@code promptTokens} the first engine is expected to compute. */
+        public int computeTokens(int promptTokens) {
+            return computeTokens >= 0 ? Math.min(computeTokens, promptTokens)
+                    : Math.max(0, promptTokens - predictedCachedTokens);
         }
     }
 

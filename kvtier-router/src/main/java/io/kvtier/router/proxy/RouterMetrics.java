@@ -43,6 +43,11 @@ final class RouterMetrics {
                 .help("Requests queued or running at the engine (its metrics, or the router's in-flight count)")
                 .labelNames("engine").callback(cb -> fleet.engines().forEach(e -> cb.call(e.load(), e.id())))
                 .register(registry);
+        GaugeWithCallback.builder().name("kvtier_router_pending_prefill_tokens")
+                .help("Prompt tokens the router expects the engine still to compute for the requests it sent there "
+                        + "that have not answered yet (the kvtier policy's queue)")
+                .labelNames("engine").callback(cb -> fleet.engines().forEach(e -> cb.call(e.pendingPrefillTokens(),
+                        e.id()))).register(registry);
         GaugeWithCallback.builder().name("kvtier_map_blocks").help("Blocks the KV-cache map holds, by engine and medium")
                 .labelNames("engine", "medium").callback(cb -> {
                     for (KvCacheMap.EngineStats s : fleet.map().stats()) {

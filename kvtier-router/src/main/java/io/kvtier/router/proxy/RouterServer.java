@@ -232,6 +232,8 @@ public final class RouterServer implements AutoCloseable {
             e.inFlight.incrementAndGet();
             e.activeTokens.addAndGet(tokens == null ? 0 : tokens.length);
             e.requests.incrementAndGet();
+            PendingPrefill pending = new PendingPrefill(e, tokens == null ? 0
+                    : a == 0 ? choice.computeTokens(tokens.length) : tokens.length);
             try {
                 HttpResponse<InputStream> r;
                 try {
@@ -256,7 +258,7 @@ public final class RouterServer implements AutoCloseable {
                     metrics.outcome(e.id(), "retried");
                     continue;
                 }
-                boolean complete = relay(x, r, deadline, a == 0 ? choice.predictedCachedTokens() : 0);
+                boolean complete = relay(x, r, deadline, a == 0 ? choice.predictedCachedTokens() : 0, pending);
                 metrics.outcome(e.id(), !complete ? "cut" : r.statusCode() < 400 ? "ok" : "error");
                 if (complete && r.statusCode() < 400) {
                     policy.routed(p.model(), null, tokens, e);
@@ -266,11 +268,35 @@ public final class RouterServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } finally {
+                pending.answered();
                 e.inFlight.decrementAndGet();
                 e.activeTokens.addAndGet(tokens == null ? 0 : -tokens.length);
             }
         }
         OpenAiReplies.error(x, System.nanoTime() - deadline >= 0 ? 504 : 502, "no engine answered: " + last);
+    }
+
+    /**
+     * One request's share of an engine's pending prefill: added when it is sent, taken back once, at the answer's
+     * first byte (a streamed answer's first token: the prefill is done) or when the attempt ends, whichever is first.
+     */
+    private static final class PendingPrefill {
+        private final EngineState engine;
+        private long tokens;
+
+        PendingPrefill(EngineState engine, long tokens) {
+            this.engine = engine;
+            this.tokens = tokens;
+            engine.pendingPrefill.addAndGet(tokens);
+        }
+
+        /** Called by the request's own thread only. */
+        void answered() {
+            if (tokens != 0) {
+                engine.pendingPrefill.addAndGet(-tokens);
+                tokens = 0;
+            }
+        }
     }
 
     private HttpResponse<InputStream> send(EngineState e, HttpExchange x, byte[] body, long leftNanos)
@@ -295,7 +321,8 @@ public final class RouterServer implements AutoCloseable {
      * Copies the engine's answer to the client as it arrives, until the request's deadline; false if it was cut (the
      * deadline, the engine's stream failing, or the client hanging up). The upstream stream is closed on every path.
      */
-    private boolean relay(HttpExchange x, HttpResponse<InputStream> r, long deadline, int predicted) {
+    private boolean relay(HttpExchange x, HttpResponse<InputStream> r, long deadline, int predicted,
+                          PendingPrefill pending) {
         String type = r.headers().firstValue("Content-Type").orElse("application/json");
         boolean keep = type.startsWith("application/json");
         ByteArrayOutputStream copy = keep ? new ByteArrayOutputStream() : null;
@@ -314,6 +341,7 @@ public final class RouterServer implements AutoCloseable {
                 byte[] buffer = new byte[16 * 1024];
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    pending.answered();
                     out.write(buffer, 0, n);
                     out.flush();
                     if (copy != null && copy.size() < (1 << 20)) {

@@ -15,13 +15,15 @@ import java.util.Map;
  * cheapest goes first:
  * <pre>
  *   cost(e) = reload(e's CPU-tier prefix beyond its GPU prefix) + fetch(chunks kvtier holds beyond both)
- *           + prefill(tokens none holds) + load(e) * loadSeconds
+ *           + prefill(tokens none holds) + queue(e) + load(e) * loadSeconds
  * </pre>
  * where {@code reload} is the engine's own CPU tier (vLLM's OffloadingConnector) copied back at
  * {@link #CPU_RELOAD_FACTOR} times the prefill rate.
  * {@code fetch} sums each chunk's bytes over the bandwidth of the node and tier it is in (memory or disk): measured
  * ({@link FetchProbes}) where a sample exists, else the configured one; {@code prefill} is
- * tokens over the engine's prefill rate. The GPU prefix comes from the engines' KV events, the chunks from the kvtier
+ * tokens over the engine's prefill rate; {@code queue} is the prefill the engine has yet to do for requests the router
+ * sent it and that have not answered yet ({@link EngineState#pendingPrefillTokens()}), at the same rate: a prompt
+ * waits behind them (chunked prefill shares a step's token budget, first come first served). The GPU prefix comes from the engines' KV events, the chunks from the kvtier
  * nodes' store events and the prompt's LMCache chunk keys. So a prompt whose prefix the shared pool holds is not tied to
  * the one busy engine that has it in GPU memory: any idle engine can fetch it, at a price the policy knows; and a
  * prompt nobody holds goes where the queue is shortest.
@@ -86,7 +88,7 @@ public final class StoreAwarePolicy implements Policy {
         Map<String, Double> cost = new HashMap<>();
         for (EngineState e : byLoad) {
             cost.put(e.id(), cost(tokens.length, held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), chunks,
-                    chunk, e.load()));
+                    chunk, e.load()) + e.pendingPrefillTokens() / costs.prefillTokensPerSecond());
         }
         List<EngineState> out = new ArrayList<>(byLoad);
         out.sort(Comparator.comparingDouble(e -> cost.get(e.id()))); // stable: ties keep the load order
@@ -94,7 +96,9 @@ public final class StoreAwarePolicy implements Policy {
         int g = held.getOrDefault(best.id(), 0);
         int s = chunks.size() * chunk;
         String reason = s > g ? "kvtier: store prefix" : g > 0 ? "kvtier: gpu prefix" : "kvtier: least cost";
-        return new Choice(out, reason, g, prefetch(keys, chunks, chunk, g));
+        int local = Math.max(g, cpu.getOrDefault(best.id(), 0));
+        return new Choice(out, reason, g, prefetch(keys, chunks, chunk, g),
+                (int) Math.max(0, tokens.length - Math.max(local, (long) s)));
     }
 
     /**
