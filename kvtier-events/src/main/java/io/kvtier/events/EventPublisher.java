@@ -99,6 +99,15 @@ public final class EventPublisher implements AutoCloseable {
     /** As above; {@code password} (null or empty: none) is what every peer of both sockets must present. */
     public EventPublisher(String endpoint, String replayEndpoint, String topic, boolean topicInReplies,
             int bufferSteps, SnapshotSource snapshots, String password) {
+        this(endpoint, replayEndpoint, topic, topicInReplies, bufferSteps, snapshots, password, false);
+    }
+
+    /**
+     * As above; {@code connect}: the PUB socket connects to {@code endpoint} (a subscriber's bound port, as vLLM's
+     * publisher does where its endpoint names a host) instead of binding it; {@link #port()} is then -1.
+     */
+    public EventPublisher(String endpoint, String replayEndpoint, String topic, boolean topicInReplies,
+            int bufferSteps, SnapshotSource snapshots, String password, boolean connect) {
         if (bufferSteps < 1) {
             throw new IllegalArgumentException("buffer steps " + bufferSteps + " must be at least 1");
         }
@@ -116,8 +125,13 @@ public final class EventPublisher implements AutoCloseable {
             pub.setZAPDomain(ZAP_DOMAIN);
             pub.setPlainServer(true);
         }
-        pub.bind(endpoint);
-        port = portOf(pub);
+        if (connect) {
+            pub.connect(endpoint);
+            port = -1;
+        } else {
+            pub.bind(endpoint);
+            port = portOf(pub);
+        }
         if (replayEndpoint == null) {
             router = null;
             replayer = null;
@@ -145,7 +159,7 @@ public final class EventPublisher implements AutoCloseable {
         }
     }
 
-    /** The port the PUB socket is bound to (for an endpoint bound to port 0 or {@code *}). */
+    /** The port the PUB socket is bound to (for an endpoint bound to port 0 or {@code *}); -1 where it connects. */
     public int port() {
         return port;
     }

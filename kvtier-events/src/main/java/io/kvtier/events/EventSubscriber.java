@@ -121,6 +121,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
     /** The publisher id the seq frames carried last (vLLM's snapshot proposal); null: none yet, or 8-byte frames. */
     private byte[] publisherId;
     private boolean bind;
+    private SharedEventPort shared;
     private long resumeSeq = -1;
     private long resumeDigest;
     /** A snapshot is due (snapshot publishers only): on start, after a loss, after a failed one. */
@@ -177,6 +178,17 @@ public final class EventSubscriber<T> implements AutoCloseable {
      */
     public EventSubscriber<T> bind(boolean bind) {
         this.bind = bind;
+        return this;
+    }
+
+    /**
+     * Takes the messages under this subscriber's topic from {@code port}, a bound socket many publishers share, instead
+     * of a socket of its own (the endpoint is then only a name). Among many connections the subscriber cannot see its
+     * publisher's drop: a restart shows as the seq going back or a new publisher id, and a batch lost before a quiet
+     * spell is asked for from the replay endpoint as ever. Call before {@link #start}.
+     */
+    public EventSubscriber<T> fedBy(SharedEventPort port) {
+        this.shared = port;
         return this;
     }
 
@@ -241,10 +253,49 @@ public final class EventSubscriber<T> implements AutoCloseable {
         }
     }
 
-    private void follow() {
+    /** Where the messages come from: a socket of the subscriber's own, or its inbox at a shared port. */
+    private interface Inbox extends AutoCloseable {
+        /** The next message's frames, or null after {@link #POLL_MS} without one. */
+        List<byte[]> next();
+
+        /** Whether the connection dropped since last asked (only a socket of its own can tell). */
+        boolean disconnected();
+
+        @Override
+        void close();
+    }
+
+    private Inbox open() {
+        if (shared != null) {
+            String prefix = new String(topic, StandardCharsets.UTF_8);
+            java.util.concurrent.BlockingQueue<List<byte[]>> queue = shared.register(prefix);
+            return new Inbox() {
+                @Override
+                public List<byte[]> next() {
+                    try {
+                        return queue.poll(POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        closing = true;
+                        return null;
+                    }
+                }
+
+                @Override
+                public boolean disconnected() {
+                    return false;
+                }
+
+                @Override
+                public void close() {
+                    shared.unregister(prefix, queue);
+                }
+            };
+        }
         String monitorAddress = "inproc://disconnects-" + MONITORS.incrementAndGet();
-        try (ZMQ.Socket sub = context.createSocket(SocketType.SUB);
-                ZMQ.Socket monitor = context.createSocket(SocketType.PAIR)) {
+        ZMQ.Socket sub = context.createSocket(SocketType.SUB);
+        ZMQ.Socket monitor = context.createSocket(SocketType.PAIR);
+        try {
             sub.setRcvHWM(100_000);
             sub.setMaxMsgSize(MAX_MESSAGE_BYTES);
             sub.setReceiveTimeOut(POLL_MS);
@@ -257,6 +308,41 @@ public final class EventSubscriber<T> implements AutoCloseable {
             } else {
                 sub.connect(endpoint);
             }
+        } catch (RuntimeException e) {
+            sub.close();
+            monitor.close();
+            throw e;
+        }
+        return new Inbox() {
+            @Override
+            public List<byte[]> next() {
+                byte[] first = sub.recv();
+                if (first == null) {
+                    return null;
+                }
+                List<byte[]> frames = new ArrayList<>(3);
+                frames.add(first);
+                while (sub.hasReceiveMore()) {
+                    frames.add(sub.recv());
+                }
+                return frames;
+            }
+
+            @Override
+            public boolean disconnected() {
+                return ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null;
+            }
+
+            @Override
+            public void close() {
+                sub.close();
+                monitor.close();
+            }
+        };
+    }
+
+    private void follow() {
+        try (Inbox inbox = open()) {
             // Catch up at once rather than wait for the engine's next batch to show the gap: an engine idle now may
             // have cached plenty before (llm-d's router replays on connect too).
             if (snapshots) {
@@ -273,7 +359,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
                     snapshot();
                     quietSince = System.nanoTime();
                 }
-                if (ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null) {
+                if (inbox.disconnected()) {
                     // Another process may publish once the link is back (vLLM's seq has no epoch): start over from
                     // its buffer now, not when (if ever) it publishes again.
                     if (lastSeq >= 0) {
@@ -288,10 +374,10 @@ public final class EventSubscriber<T> implements AutoCloseable {
                         repair(0, UNBOUNDED);
                     }
                 }
-                byte[] first = sub.recv();
+                List<byte[]> frames = inbox.next();
                 long now = System.nanoTime();
-                if (first != null) {
-                    receive(sub, first);
+                if (frames != null) {
+                    receive(frames);
                     quietSince = now;
                 } else if (replayEndpoint != null && !snapshotDue && now - quietSince > IDLE_POLL_NANOS) {
                     // A batch lost right before a quiet spell shows no gap until the engine speaks again: ask.
@@ -302,12 +388,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
         }
     }
 
-    private void receive(ZMQ.Socket sub, byte[] first) {
-        List<byte[]> frames = new ArrayList<>(3);
-        frames.add(first);
-        while (sub.hasReceiveMore()) {
-            frames.add(sub.recv());
-        }
+    private void receive(List<byte[]> frames) {
         if (frames.size() != 3 || frames.get(1).length < 8) {
             malformed.incrementAndGet();
             log.warn("{}: a message of {} frames ignored: expected [topic, seq, payload]", name, frames.size());

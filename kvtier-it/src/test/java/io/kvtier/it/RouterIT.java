@@ -198,6 +198,64 @@ class RouterIT {
     }
 
     @Test
+    void twoRoutersFollowingTheSameEnginesGiveTheSameAnswers() throws Exception {
+        try (HttpProcess first = router("prefix", true); HttpProcess second = router("prefix", true)) {
+            for (int p = 51; p <= 56; p++) {
+                assertThat(cached(p % 2 == 0 ? first : second, prompt(p))).isZero();
+            }
+            for (int p = 51; p <= 56; p++) {
+                String holder = awaitHolder(first, prompt(p));
+                assertThat(awaitHolder(second, prompt(p))).as("prompt %d", p).isEqualTo(holder);
+                String lookup = "{\"model\":\"sim-model\",\"token_ids\":" + prompt(p) + "}";
+                assertThat(Json.parse(second.post("/v1/kv/lookup", lookup).body()))
+                        .isEqualTo(Json.parse(first.post("/v1/kv/lookup", lookup).body()));
+                // a repeat through either is served from the holder's cache
+                assertThat(cached(p % 2 == 0 ? second : first, prompt(p))).isEqualTo(PROMPT - 16);
+            }
+        }
+    }
+
+    @Test
+    void enginesPublishingToOneBoundPortAreToldApartByTheirTopics() throws Exception {
+        int shared = KvtierProcess.freePort();
+        List<HttpProcess> sims = new ArrayList<>();
+        int routerPort = KvtierProcess.freePort();
+        List<String> args = new ArrayList<>(List.of("router", "--port", Integer.toString(routerPort), "--policy",
+                "prefix", "--probe-interval", "200", "--probe-timeout", "1000"));
+        try {
+            for (String pod : List.of("10.1.0.5", "10.1.0.55")) { // one a prefix of the other but for the @
+                int port = KvtierProcess.freePort();
+                int replay = KvtierProcess.freePort();
+                sims.add(HttpProcess.start(dir.resolve("central-" + pod + ".log"), port, "engine-sim", "--port",
+                        Integer.toString(port), "--events-connect", "tcp://127.0.0.1:" + shared, "--replay-port",
+                        Integer.toString(replay), "--topic", "kv@" + pod + "@sim-model", "--gpu-blocks", "512",
+                        "--prefill-us", "20", "--decode-us", "2000"));
+                args.add("--engine");
+                args.add("http://127.0.0.1:" + port + ",events=tcp://*:" + shared + ",replay=tcp://127.0.0.1:"
+                        + replay + ",topic=kv@" + pod + "@");
+            }
+            try (HttpProcess router = HttpProcess.start(dir.resolve("router-central.log"), routerPort,
+                    args.toArray(String[]::new))) {
+                awaitHealthy(router, 2);
+                java.util.Set<String> holders = new java.util.HashSet<>();
+                for (int p = 61; p <= 66; p++) {
+                    assertThat(cached(router, prompt(p))).isZero();
+                    holders.add(awaitHolder(router, prompt(p)));
+                    for (int again = 0; again < 2; again++) { // three choices a prompt: ties of load take turns
+                        assertThat(cached(router, prompt(p))).as("prompt %d repeated", p).isEqualTo(PROMPT - 16);
+                    }
+                }
+                assertThat(holders).as("both engines' events are followed, each as its own").hasSize(2);
+                assertThat(router.get("/metrics").body()).doesNotContainPattern("kvtier_map_event_resyncs\\{[^}]*\\} [1-9]");
+            }
+        } finally {
+            for (HttpProcess sim : sims) {
+                sim.close();
+            }
+        }
+    }
+
+    @Test
     void aKilledEngineIsSkippedAndItsEntriesDropped() throws Exception {
         int port = KvtierProcess.freePort();
         int events = KvtierProcess.freePort();

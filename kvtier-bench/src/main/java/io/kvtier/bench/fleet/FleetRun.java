@@ -100,7 +100,8 @@ public final class FleetRun {
                 Path routerLog = scratch.resolve("router-" + routing + "-" + pointNumber + ".log");
                 router = RouterProcess.start(options.launcher(), routerLog, routing, endpoints,
                         store == null ? List.of() : store.routerAddresses(), options.servedName(),
-                        options.engine().tp(), options.chunkTokens(), prefillRate(), options.routerPrefetch());
+                        options.engine().tp(), options.chunkTokens(), prefillRate(), options.routerPrefetch(),
+                        options.bytesScale());
                 urls = List.of(router.url());
             }
             try (PageCacheEvictor evictor = offload.equals("dram+ssd") && !options.keepPageCache()

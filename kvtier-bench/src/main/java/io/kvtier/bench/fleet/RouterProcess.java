@@ -30,16 +30,19 @@ final class RouterProcess implements AutoCloseable {
      * @param kvtier      each kvtier node as {@code HOST:PORT,events=tcp://H:P}; none without offload
      * @param prefillRate the engines' modeled prefill tokens/s, for the kvtier policy's prices
      * @param prefetch    whether the router prefetches the disk chunks it routes to (its --prefetch)
+     * @param bytesScale  the share of each chunk's real bytes the nodes hold (the run's --kv-bytes-scale): the kvtier
+     *                    policy prices fetches for the real bytes, as the engines model their loads
      */
     static RouterProcess start(Path launcher, Path log, String policy, List<String> engines, List<String> kvtier,
-            String lmcacheModel, int worldSize, int chunkTokens, double prefillRate, boolean prefetch)
-            throws IOException, InterruptedException {
+            String lmcacheModel, int worldSize, int chunkTokens, double prefillRate, boolean prefetch,
+            double bytesScale) throws IOException, InterruptedException {
         int port = ServerProcess.freePort();
         List<String> command = new ArrayList<>(List.of(launcher.toString(), "router", "--port", Integer.toString(port),
                 "--policy", policy, "--lmcache-model", lmcacheModel, "--lmcache-world-size",
                 Integer.toString(worldSize), "--lmcache-chunk-size",
                 Integer.toString(chunkTokens), "--prefill-rate", Long.toString(Math.round(prefillRate)),
-                "--fetch-probe-interval", "2000", "--probe-interval", "500", prefetch ? "--prefetch" : "--no-prefetch"));
+                "--fetch-probe-interval", "2000", "--probe-interval", "500", prefetch ? "--prefetch" : "--no-prefetch",
+                "--kv-bytes-scale", Double.toString(bytesScale)));
         for (String e : engines) {
             command.add("--engine");
             command.add(e);

@@ -50,6 +50,12 @@ public final class EngineSimCommand implements Callable<Integer> {
             description = "Event batches kept for replays, as vLLM's buffer_steps (default: ${DEFAULT-VALUE}).")
     int replayBuffer;
 
+    @Option(names = "--events-connect", paramLabel = "tcp://HOST:PORT",
+            description = "Publish the KV events by connecting to this endpoint (a router's bound port: llm-d's "
+                    + "centralized mode, as vLLM does where its endpoint names a host) instead of binding "
+                    + "--events-port.")
+    String eventsConnect;
+
     @Option(names = "--topic", description = "Topic of the events (default: kv@HOST:PORT@MODEL, llm-d's convention).")
     String topic;
 
@@ -145,12 +151,13 @@ public final class EngineSimCommand implements Callable<Integer> {
                         gpuBlocks, maxSeqs, maxBatchedTokens, options.cost(), offload);
             }
         }
-        options = options.withReplayBuffer(replayBuffer);
+        options = options.withReplayBuffer(replayBuffer).withEventsConnect(eventsConnect);
         CountDownLatch stop = new CountDownLatch(1);
         try (EngineSim sim = new EngineSim(options, prompts.tokenizer(), prompts.chatTemplate())) {
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-            System.out.println("engine-sim " + model + " on http://" + host + ":" + sim.port() + ", KV events on tcp://"
-                    + host + ":" + sim.eventsPort() + (sim.replayPort() < 0 ? "" : ", replay tcp://" + host + ":"
+            System.out.println("engine-sim " + model + " on http://" + host + ":" + sim.port() + ", KV events "
+                    + (eventsConnect != null ? "published to " + eventsConnect : "on tcp://" + host + ":"
+                    + sim.eventsPort()) + (sim.replayPort() < 0 ? "" : ", replay tcp://" + host + ":"
                     + sim.replayPort()) + " (topic " + t + ")");
             stop.await();
         }

@@ -39,18 +39,22 @@ public final class RouterCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "HTTP port (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--engine", paramLabel = "URL[,events=tcp://H:P][,replay=tcp://H:P][,dp=N[,dp-start=R]]",
+    @Option(names = "--engine",
+            paramLabel = "URL[,events=tcp://H:P][,replay=tcp://H:P][,topic=T][,dp=N[,dp-start=R]]",
             description = "An engine: its OpenAI base URL, and where it publishes vLLM's KV events (and answers "
-                    + "replays); events=tcp://*:P: the router binds P and the engine connects; dp=N: a data-parallel "
-                    + "server, N engines (ranks R..R+N-1, events and replay on the ports plus the rank); repeat for "
-                    + "each engine.")
+                    + "replays); events=tcp://*:P: the router binds P and the engine connects (engines sharing P "
+                    + "each with a topic=T of their own: vLLM's kv_events_config.topic, {host} the URL's host); "
+                    + "dp=N: a data-parallel server, N engines (ranks R..R+N-1, events and replay on the ports plus "
+                    + "the rank); repeat for each engine.")
     List<String> engines = List.of();
 
-    @Option(names = "--engine-dns", paramLabel = "NAME:PORT[,events=PORT][,replay=PORT][,dp=N]",
+    @Option(names = "--engine-dns", paramLabel = "NAME:PORT[,events=[*:]PORT][,replay=PORT][,topic=T][,dp=N]",
             description = "Engines found by DNS (e.g. a Kubernetes headless Service): every address NAME resolves to "
                     + "is an engine at http://ADDRESS:PORT, its KV events and replay on those ports of the same "
-                    + "address (dp=N: a data-parallel server, an engine per rank as --engine dp=N); resolved every "
-                    + "--dns-interval, engines joining and leaving as addresses do; repeatable.")
+                    + "address (events=*:PORT: the router binds PORT, every engine's publisher connects to it and "
+                    + "publishes under topic= ({host}: its address; default kv@{host}@, as llm-d's pods do); dp=N: a "
+                    + "data-parallel server, an engine per rank as --engine dp=N); resolved every --dns-interval, "
+                    + "engines joining and leaving as addresses do; repeatable.")
     List<String> engineDns = List.of();
 
     @Option(names = "--fetch-probe-interval", defaultValue = "10000", paramLabel = "MS",
@@ -122,6 +126,12 @@ public final class RouterCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}, measured on the benchmark machine, BENCHMARKS.md).")
     String fetchBandwidth;
 
+    @Option(names = "--kv-bytes-scale", defaultValue = "1", paramLabel = "SHARE",
+            description = "kvtier policy, for emulated fleets (bench fleet --kv-bytes-scale): the share of each "
+                    + "chunk's real bytes the kvtier nodes hold, so that fetches are priced for the real bytes "
+                    + "(default: ${DEFAULT-VALUE}: a real fleet's chunks are whole).")
+    double kvBytesScale;
+
     @Option(names = "--load-cost", defaultValue = "0.05", paramLabel = "SECONDS",
             description = "kvtier policy: seconds each request queued or running at an engine adds to its time to "
                     + "first token (default: ${DEFAULT-VALUE}).")
@@ -168,12 +178,12 @@ public final class RouterCommand implements Callable<Integer> {
 
     /**
      * The engines of the --engine options, refusing two of one id (two entries of one URL: a data-parallel server is
-     * one entry with dp=N) or two that bind one event endpoint.
+     * one entry with dp=N), and two that bind one event endpoint unless each has a topic of its own.
      */
     static List<EngineEndpoint> engineEndpoints(List<String> specs) {
         List<EngineEndpoint> out = new java.util.ArrayList<>();
         java.util.Set<String> ids = new java.util.HashSet<>();
-        java.util.Set<String> bound = new java.util.HashSet<>();
+        java.util.Map<String, List<EngineEndpoint>> bound = new java.util.HashMap<>(); // by bound endpoint
         for (String spec : specs) {
             for (EngineEndpoint e : EngineEndpoint.parseAll(spec)) {
                 if (!ids.add(e.id())) {
@@ -181,9 +191,17 @@ public final class RouterCommand implements Callable<Integer> {
                             + (e.dpRank() == null ? " (the data-parallel ranks of one server are one --engine with "
                             + "dp=N)" : ""));
                 }
-                if (e.bindEvents() && !bound.add(e.events())) {
-                    throw new IllegalArgumentException("--engine " + spec + ": " + e.events() + " is bound for "
-                            + "another engine already (each engine, each rank, publishes to a port of its own)");
+                if (e.bindEvents()) {
+                    List<EngineEndpoint> sharing = bound.computeIfAbsent(e.events(), k -> new java.util.ArrayList<>());
+                    for (EngineEndpoint other : sharing) {
+                        if (e.topic().isEmpty() || other.topic().isEmpty() || e.topic().equals(other.topic())) {
+                            throw new IllegalArgumentException("--engine " + spec + ": " + e.events() + " is bound "
+                                    + "for " + other.id() + " already; engines that share a bound port each need a "
+                                    + "topic of their own (topic=T, as their vLLM's kv_events_config.topic; llm-d's "
+                                    + "pods publish under kv@POD_IP@MODEL: topic=kv@{host}@)");
+                        }
+                    }
+                    sharing.add(e);
                 }
                 out.add(e);
             }
@@ -284,6 +302,6 @@ public final class RouterCommand implements Callable<Integer> {
                         + "': expected memory=BYTES/S,disk=BYTES/S");
             }
         }
-        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost);
+        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost, kvBytesScale);
     }
 }

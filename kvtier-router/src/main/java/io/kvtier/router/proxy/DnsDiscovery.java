@@ -28,13 +28,17 @@ public final class DnsDiscovery implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DnsDiscovery.class);
 
     /**
-     * A name to resolve: {@code NAME:PORT[,events=PORT][,replay=PORT][,dp=N]}, e.g.
+     * A name to resolve: {@code NAME:PORT[,events=[*:]PORT][,replay=PORT][,topic=T][,dp=N]}, e.g.
      * {@code vllm.inference.svc.cluster.local:8000,events=5557,replay=5558}; {@code dp=N}: each address is a
      * data-parallel server of N ranks, an engine per rank (as {@link EngineEndpoint} takes {@code dp=}).
+     * {@code events=*:PORT}: the router binds PORT and every address's publisher connects to it (llm-d's centralized
+     * mode), each address's engine taking the messages under {@code topic=} ({@code {host}} its address), by default
+     * llm-d's {@code kv@{host}@}.
      */
-    public record Target(String name, int port, int eventsPort, int replayPort, int dp) {
+    public record Target(String name, int port, int eventsPort, int replayPort, int dp, boolean bindEvents,
+                         String topic) {
         public Target(String name, int port, int eventsPort, int replayPort) {
-            this(name, port, eventsPort, replayPort, 0);
+            this(name, port, eventsPort, replayPort, 0, false, "");
         }
 
         public static Target parse(String spec) {
@@ -43,22 +47,33 @@ public final class DnsDiscovery implements AutoCloseable {
             int events = -1;
             int replay = -1;
             int dp = 0;
+            boolean bind = false;
+            String topic = null;
             for (int i = 1; i < parts.length; i++) {
-                if (parts[i].startsWith("events=")) {
+                if (parts[i].startsWith("events=*:")) {
+                    events = port(spec, parts[i].substring("events=*:".length()));
+                    bind = true;
+                } else if (parts[i].startsWith("events=")) {
                     events = port(spec, parts[i].substring("events=".length()));
+                } else if (parts[i].startsWith("topic=")) {
+                    topic = parts[i].substring("topic=".length());
                 } else if (parts[i].startsWith("replay=")) {
                     replay = port(spec, parts[i].substring("replay=".length()));
                 } else if (parts[i].matches("dp=[0-9]{1,4}") && Integer.parseInt(parts[i].substring(3)) >= 1) {
                     dp = Integer.parseInt(parts[i].substring(3));
                 } else {
                     throw new IllegalArgumentException("--engine-dns " + spec + ": " + parts[i]
-                            + " is none of events=PORT, replay=PORT, dp=N");
+                            + " is none of events=[*:]PORT, replay=PORT, topic=T, dp=N");
                 }
             }
             if (replay >= 0 && events < 0) {
                 throw new IllegalArgumentException("--engine-dns " + spec + ": replay= needs events= too");
             }
-            return new Target(name.host(), name.port(), events, replay, dp);
+            if (topic != null && events < 0) {
+                throw new IllegalArgumentException("--engine-dns " + spec + ": topic= needs events= too");
+            }
+            return new Target(name.host(), name.port(), events, replay, dp, bind,
+                    topic != null ? topic : bind ? "kv@{host}@" : "");
         }
 
         private static int port(String spec, String p) {
@@ -78,8 +93,9 @@ public final class DnsDiscovery implements AutoCloseable {
             String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]"
                     : address.getHostAddress();
             return EngineEndpoint.parseAll("http://" + host + ":" + port
-                    + (eventsPort < 0 ? "" : ",events=tcp://" + host + ":" + eventsPort)
+                    + (eventsPort < 0 ? "" : ",events=tcp://" + (bindEvents ? "*" : host) + ":" + eventsPort)
                     + (replayPort < 0 ? "" : ",replay=tcp://" + host + ":" + replayPort)
+                    + (topic.isEmpty() ? "" : ",topic=" + topic)
                     + (dp > 0 ? ",dp=" + dp : ""));
         }
     }

@@ -5,12 +5,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One engine as the router is told of it: {@code URL[,events=tcp://HOST:PORT][,replay=tcp://HOST:PORT][,dp=N
- * [,dp-start=R]]}, e.g. {@code http://10.0.0.5:8000,events=tcp://10.0.0.5:5557,replay=tcp://10.0.0.5:5558}. Without
+ * One engine as the router is told of it: {@code URL[,events=tcp://HOST:PORT][,replay=tcp://HOST:PORT][,topic=T]
+ * [,dp=N[,dp-start=R]]}, e.g. {@code http://10.0.0.5:8000,events=tcp://10.0.0.5:5557,replay=tcp://10.0.0.5:5558}. Without
  * events the engine is scored by load only (and by the router's own bookkeeping under {@code approx-prefix}).
  *
  * <p>Events where the host is {@code *} ({@code events=tcp://*:5557}) are bound by the router, and the engine's
- * publisher connects to it (vLLM connects where its endpoint names a host: llm-d's "centralized" mode).
+ * publisher connects to it (vLLM connects where its endpoint names a host: llm-d's "centralized" mode). Several engines
+ * may name one bound endpoint, each with a {@code topic=} of its own (vLLM's {@code kv_events_config.topic}; llm-d's
+ * pods publish under {@code kv@POD_IP@MODEL}): the router reads the port once and hands each engine the messages under
+ * its topic ({@code SharedEventPort}). {@code {host}} in the topic is the engine URL's host, so that
+ * {@code topic=kv@{host}@} names every pod of an {@code --engine-dns} the way llm-d does. Without {@code topic=} the
+ * engine takes every message on its endpoint (vLLM's default topic is empty).
  *
  * <p>Data parallelism: a vLLM server of {@code dp=N} ranks (ranks {@code R..R+N-1}, {@code dp-start=R}, 0 by default:
  * the ranks behind this URL of a multi-node deployment) is N engines, {@code HOST:PORT/dpRANK}, one per rank: each has
@@ -19,10 +24,16 @@ import java.util.List;
  * which vLLM's OpenAI server honours.
  *
  * @param dpRank the data-parallel rank requests are sent to; null: the server chooses (not data-parallel)
+ * @param topic  the topic the engine's events are taken under ("" takes all: vLLM's default)
  */
-public record EngineEndpoint(String id, URI url, String events, String replay, Integer dpRank, boolean bindEvents) {
+public record EngineEndpoint(String id, URI url, String events, String replay, Integer dpRank, boolean bindEvents,
+                             String topic) {
+    public EngineEndpoint {
+        topic = topic == null ? "" : topic;
+    }
+
     public EngineEndpoint(String id, URI url, String events, String replay) {
-        this(id, url, events, replay, null, false);
+        this(id, url, events, replay, null, false, "");
     }
 
     /** One engine; refuses a spec of several ({@code dp=} above 1: use {@link #parseAll}). */
@@ -50,20 +61,26 @@ public record EngineEndpoint(String id, URI url, String events, String replay, I
         String replay = null;
         Integer dp = null;
         int dpStart = 0;
+        String topic = "";
         for (int i = 1; i < parts.length; i++) {
             String p = parts[i];
             if (p.startsWith("events=tcp://")) {
                 events = p.substring("events=".length());
             } else if (p.startsWith("replay=tcp://")) {
                 replay = p.substring("replay=".length());
+            } else if (p.startsWith("topic=")) {
+                topic = p.substring("topic=".length()).replace("{host}", url.getHost());
             } else if (p.startsWith("dp=")) {
                 dp = number(spec, p, 1, 1024);
             } else if (p.startsWith("dp-start=")) {
                 dpStart = number(spec, p, 0, 65535);
             } else {
                 throw new IllegalArgumentException("--engine " + spec + ": " + p + " is none of events=tcp://HOST:PORT,"
-                        + " replay=tcp://HOST:PORT, dp=N, dp-start=R");
+                        + " replay=tcp://HOST:PORT, topic=T, dp=N, dp-start=R");
             }
+        }
+        if (!topic.isEmpty() && events == null) {
+            throw new IllegalArgumentException("--engine " + spec + ": topic= needs events= too");
         }
         if (replay != null && events == null) {
             throw new IllegalArgumentException("--engine " + spec + ": replay= needs events= too");
@@ -80,7 +97,7 @@ public record EngineEndpoint(String id, URI url, String events, String replay, I
         }
         String id = url.getHost() + ":" + url.getPort();
         if (dp == null) {
-            return List.of(new EngineEndpoint(id, url, events, replay, null, bind));
+            return List.of(new EngineEndpoint(id, url, events, replay, null, bind, topic));
         }
         List<EngineEndpoint> out = new ArrayList<>(dp);
         for (int r = dpStart; r < dpStart + dp; r++) {
@@ -88,7 +105,7 @@ public record EngineEndpoint(String id, URI url, String events, String replay, I
                 throw new IllegalArgumentException("--engine " + spec + ": rank " + r + "'s port is past 65535");
             }
             out.add(new EngineEndpoint(id + "/dp" + r, url, events == null ? null : withPort(events, eventsPort + r),
-                    replay == null ? null : withPort(replay, replayPort + r), r, bind));
+                    replay == null ? null : withPort(replay, replayPort + r), r, bind, topic));
         }
         return out;
     }

@@ -61,6 +61,8 @@ public final class Fleet implements AutoCloseable {
     private volatile FetchProbes fetchProbes;
     private volatile StorePrefetch storePrefetch;
     private final Map<String, EventSubscriber<?>> subscribers = new ConcurrentHashMap<>();
+    /** The bound event endpoints, each read once for all the engines that publish to it; closed with the fleet. */
+    private final Map<String, io.kvtier.events.SharedEventPort> eventPorts = new ConcurrentHashMap<>();
     private final Map<String, EngineFeed> feeds = new ConcurrentHashMap<>();
     /** Saved entries of engines not up since the router started, by id (each is used once). */
     private final Map<String, MapSnapshot> saved = new ConcurrentHashMap<>();
@@ -318,7 +320,7 @@ public final class Fleet implements AutoCloseable {
             MapSnapshot before = saved.remove(e.id());
             boolean restored = before != null && feed.restore(before);
             EventSubscriber<KvEventBatch> sub = new EventSubscriber<>(e.id(), e.endpoint.events(),
-                    e.endpoint.replay(), "", probeTimeout, VllmEventCodec::decode, false,
+                    e.endpoint.replay(), e.endpoint.topic(), probeTimeout, VllmEventCodec::decode, false,
                     new EventSubscriber.Listener<KvEventBatch>() {
                         @Override
                         public void batch(KvEventBatch batch) {
@@ -339,7 +341,10 @@ public final class Fleet implements AutoCloseable {
                         public void resync(String why) {
                             feed.resync();
                         }
-                    }).bind(e.endpoint.bindEvents());
+                    });
+            if (e.endpoint.bindEvents()) { // the engine's publisher connects to the router's port
+                sub.fedBy(eventPorts.computeIfAbsent(e.endpoint.events(), io.kvtier.events.SharedEventPort::bind));
+            }
             if (restored) {
                 sub.resume(before.seq(), before.digest());
                 log.info("engine {}: {} saved blocks put back, to be confirmed by its replay of batch {}", e.id(),
@@ -387,6 +392,8 @@ public final class Fleet implements AutoCloseable {
         subscribers.values().forEach(EventSubscriber::stopSoon); // all told first: their ends are waited on together
         subscribers.values().forEach(EventSubscriber::close);
         subscribers.clear();
+        eventPorts.values().forEach(io.kvtier.events.SharedEventPort::close);
+        eventPorts.clear();
         saveQuietly(); // after the subscribers stopped: the last batches applied are in it
         if (store != null) {
             store.close();

@@ -29,15 +29,24 @@ import java.util.Map;
  * prompt nobody holds goes where the queue is shortest.
  */
 public final class StoreAwarePolicy implements Policy {
-    /** What the policy prices with; bandwidths in bytes per second. */
+    /**
+     * What the policy prices with; bandwidths in bytes per second. {@code bytesScale}: the share of each chunk's real
+     * bytes the nodes hold (1 in a real fleet; an emulated one, {@code bench fleet --kv-bytes-scale}, moves a share of
+     * them and models the rest), so that a chunk's fetch is priced for its real bytes.
+     */
     public record Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
-            double loadSeconds) {
+            double loadSeconds, double bytesScale) {
         public Costs {
             if (!(prefillTokensPerSecond > 0 && memoryBytesPerSecond > 0 && diskBytesPerSecond > 0
-                    && loadSeconds >= 0)) {
+                    && loadSeconds >= 0 && bytesScale > 0 && bytesScale <= 1)) {
                 throw new IllegalArgumentException("prefill rate and bandwidths must be positive, the load cost not "
-                        + "negative");
+                        + "negative, the bytes scale within (0, 1]");
             }
+        }
+
+        public Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
+                double loadSeconds) {
+            this(prefillTokensPerSecond, memoryBytesPerSecond, diskBytesPerSecond, loadSeconds, 1);
         }
 
         public static Costs defaults() {
@@ -134,7 +143,7 @@ public final class StoreAwarePolicy implements Policy {
         for (int i = 0; i < chunks.size(); i++) {
             if ((long) (i + 1) * chunkTokens > local) { // a chunk the engine does not wholly hold is fetched
                 StoreMap.Held h = chunks.get(i);
-                fetch += h.bytes() / bytesPerSecond(h);
+                fetch += h.bytes() / costs.bytesScale() / bytesPerSecond(h);
             }
         }
         long covered = Math.max(local, (long) chunks.size() * chunkTokens);

@@ -95,9 +95,11 @@ public final class EngineSim implements AutoCloseable {
         this.loadMode = options.offload() == null ? LoadMode.SYNC : options.offload().loadMode();
         this.scheduler = new Scheduler(pool, options.maxSeqs(), options.maxBatchedTokens(), connector,
                 loadMode == LoadMode.ASYNC);
-        this.events = new EventPublisher("tcp://" + options.host() + ":" + options.eventsPort(),
+        this.events = new EventPublisher(options.eventsConnect() != null ? options.eventsConnect()
+                : "tcp://" + options.host() + ":" + options.eventsPort(),
                 options.replayPort() < 0 ? null : "tcp://" + options.host() + ":" + options.replayPort(),
-                options.topic(), options.layout() == Layout.MAP_V0_26, options.replayBuffer(), null);
+                options.topic(), options.layout() == Layout.MAP_V0_26, options.replayBuffer(), null, null,
+                options.eventsConnect() != null);
         OpenAiReplies.noDelay();
         this.http = HttpServer.create(new InetSocketAddress(options.host(), options.port()), 256);
         http.setExecutor(requests);

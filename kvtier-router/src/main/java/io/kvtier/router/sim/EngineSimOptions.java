@@ -15,10 +15,12 @@ import java.util.Objects;
  * @param topic            the events' topic (llm-d's convention {@code kv@<pod>@<model>})
  * @param maxBatchedTokens vLLM's max_num_batched_tokens: tokens one step computes at most
  * @param replayBuffer     batches kept for replays (vLLM's buffer_steps, 10,000 by default)
+ * @param eventsConnect    where the publisher connects instead of binding {@code eventsPort} (vLLM connects where its
+ *                         endpoint names a host: a router's bound port, llm-d's centralized mode); null: it binds
  */
 public record EngineSimOptions(String host, int port, String model, int eventsPort, int replayPort, String topic,
         Layout layout, int blockSize, int gpuBlocks, int maxSeqs, int maxBatchedTokens, StepCost cost,
-        Offload offload, int replayBuffer) {
+        Offload offload, int replayBuffer, String eventsConnect) {
     /** vLLM's default buffer_steps. */
     public static final int REPLAY_BUFFER = 10_000;
 
@@ -29,8 +31,17 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
                 cost, offload, REPLAY_BUFFER);
     }
 
+    public EngineSimOptions(String host, int port, String model, int eventsPort, int replayPort, String topic,
+            Layout layout, int blockSize, int gpuBlocks, int maxSeqs, int maxBatchedTokens, StepCost cost,
+            Offload offload, int replayBuffer) {
+        this(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks, maxSeqs, maxBatchedTokens,
+                cost, offload, replayBuffer, null);
+    }
+
     public EngineSimOptions {
         check(replayBuffer >= 1, "--replay-buffer " + replayBuffer + " must be at least 1");
+        check(eventsConnect == null || eventsConnect.matches("tcp://[^*]+:[0-9]{1,5}"),
+                "--events-connect " + eventsConnect + " is not tcp://HOST:PORT");
         check(port >= 0 && port < 65536, "--port " + port + " is not a port");
         check(eventsPort >= 0 && eventsPort < 65536, "--events-port " + eventsPort + " is not a port");
         check(replayPort >= -1 && replayPort < 65536, "--replay-port " + replayPort + " is not a port (or -1)");
@@ -128,13 +139,19 @@ public record EngineSimOptions(String host, int port, String model, int eventsPo
     /** The same engine with another offload path. */
     public EngineSimOptions withOffload(Offload other) {
         return new EngineSimOptions(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks,
-                maxSeqs, maxBatchedTokens, cost, other, replayBuffer);
+                maxSeqs, maxBatchedTokens, cost, other, replayBuffer, eventsConnect);
     }
 
     /** The same engine keeping {@code batches} for replays. */
     public EngineSimOptions withReplayBuffer(int batches) {
         return new EngineSimOptions(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks,
-                maxSeqs, maxBatchedTokens, cost, offload, batches);
+                maxSeqs, maxBatchedTokens, cost, offload, batches, eventsConnect);
+    }
+
+    /** The same engine publishing to {@code endpoint} (connecting to it), or binding its events port (null). */
+    public EngineSimOptions withEventsConnect(String endpoint) {
+        return new EngineSimOptions(host, port, model, eventsPort, replayPort, topic, layout, blockSize, gpuBlocks,
+                maxSeqs, maxBatchedTokens, cost, offload, replayBuffer, endpoint);
     }
 
     /** An engine on loopback with free ports, vLLM's block size 16 and a fast per-token cost model: for tests. */

@@ -285,6 +285,54 @@ class EventSubscriberTest {
         }
     }
 
+    @Test
+    void twoPublishersSharingABoundPortAreFollowedEachUnderItsTopicAndARestartOfOneResyncsOnlyIt() throws Exception {
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        int port = io.kvtier.testkit.LocalPorts.free();
+        String endpoint = "tcp://127.0.0.1:" + port;
+        try (io.kvtier.events.SharedEventPort shared = io.kvtier.events.SharedEventPort.bind(endpoint);
+                EventSubscriber<KvEventBatch> subA = new EventSubscriber<>("a", endpoint, null, "kv@10.0.0.5@",
+                        REPLAY_TIMEOUT, VllmEventCodec::decode, false, a).fedBy(shared).start();
+                EventSubscriber<KvEventBatch> subB = new EventSubscriber<>("b", endpoint, null, "kv@10.0.0.55@",
+                        REPLAY_TIMEOUT, VllmEventCodec::decode, false, b).fedBy(shared).start();
+                org.zeromq.ZContext context = new org.zeromq.ZContext(1);
+                org.zeromq.ZMQ.Socket pubA = context.createSocket(org.zeromq.SocketType.PUB);
+                org.zeromq.ZMQ.Socket pubB = context.createSocket(org.zeromq.SocketType.PUB)) {
+            pubA.connect(endpoint);
+            pubB.connect(endpoint);
+            long seq = 0;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (a.batches.size() < 5 || b.batches.size() < 5) {
+                assertThat(System.nanoTime()).as("batches arrive within 10 s").isLessThan(deadline);
+                send(pubA, "kv@10.0.0.5@m", seq, seq);
+                send(pubB, "kv@10.0.0.55@m", seq, 1000 + seq);
+                seq++;
+                Thread.sleep(20);
+            }
+            // each joined mid-stream (no replay endpoint): at most one resync each at its first gap, then its own
+            // batches only, in order
+            List<Double> ofA = a.batches.subList(a.batches.lastIndexOf(-1.0) + 1, a.batches.size());
+            List<Double> ofB = b.batches.subList(b.batches.lastIndexOf(-1.0) + 1, b.batches.size());
+            assertThat(ofA).isNotEmpty().isSorted().doesNotHaveDuplicates().allMatch(n -> n < 1000);
+            assertThat(ofB).isNotEmpty().isSorted().doesNotHaveDuplicates().allMatch(n -> n >= 1000);
+            int resyncsOfB = b.resyncs.size();
+            long next = seq;
+            send(pubA, "kv@10.0.0.5@m", 0, 5000); // A restarted: its count begins again
+            send(pubB, "kv@10.0.0.55@m", next, 1000 + next);
+            await(() -> a.batches.contains(5000.0) && b.batches.contains(1000.0 + next));
+            assertThat(a.resyncs).last().asString().contains("went back");
+            assertThat(b.resyncs).hasSize(resyncsOfB);
+            assertThat(subA.stats().malformed() + subB.stats().malformed()).isZero();
+        }
+    }
+
+    private static void send(org.zeromq.ZMQ.Socket pub, String topic, long seq, double batch) {
+        pub.sendMore(topic);
+        pub.sendMore(java.nio.ByteBuffer.allocate(8).putLong(seq).array());
+        pub.send(batch(batch));
+    }
+
     /** Publishes until the subscriber has joined; returns the next batch number. */
     private static double connect(EventPublisher pub, Recorder r) throws InterruptedException {
         double n = 0;

@@ -76,4 +76,19 @@ class EngineEndpointTest {
                 .extracting(EngineEndpoint::id).containsExactly("10.0.0.7:8000");
         assertThatThrownBy(() -> DnsDiscovery.Target.parse("vllm.svc:8000,dp=0")).hasMessageContaining("dp=N");
     }
+
+    @Test
+    void addressesFoundByDnsThatPublishToTheRoutersPortAreToldApartByLlmdsTopic() throws Exception {
+        DnsDiscovery.Target t = DnsDiscovery.Target.parse("vllm.svc:8000,events=*:5557,replay=5558");
+        EngineEndpoint e = t.at(java.net.InetAddress.getByName("10.0.0.7")).getFirst();
+        assertThat(e.bindEvents()).isTrue();
+        assertThat(e.events()).isEqualTo("tcp://*:5557");
+        assertThat(e.replay()).isEqualTo("tcp://10.0.0.7:5558");
+        assertThat(e.topic()).isEqualTo("kv@10.0.0.7@");
+        assertThat(DnsDiscovery.Target.parse("vllm.svc:8000,events=*:5557,topic=pods/{host}")
+                .at(java.net.InetAddress.getByName("10.0.0.8")).getFirst().topic()).isEqualTo("pods/10.0.0.8");
+        assertThat(DnsDiscovery.Target.parse("vllm.svc:8000,events=5557")
+                .at(java.net.InetAddress.getByName("10.0.0.8")).getFirst().topic()).isEmpty();
+        assertThatThrownBy(() -> DnsDiscovery.Target.parse("vllm.svc:8000,topic=x")).hasMessageContaining("events=");
+    }
 }

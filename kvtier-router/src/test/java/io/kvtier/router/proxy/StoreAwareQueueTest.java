@@ -56,6 +56,18 @@ class StoreAwareQueueTest {
     }
 
     @Test
+    void aChunksFetchIsPricedForItsRealBytesWhereTheNodesHoldAShare() {
+        List<StoreMap.Held> chunk = List.of(new StoreMap.Held("n", io.kvtier.events.StoreEvent.Tier.MEMORY, 4_000_000));
+        StoreAwarePolicy whole = new StoreAwarePolicy(map, new StoreMap(), LmcacheSettings.defaults(),
+                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0), null);
+        StoreAwarePolicy eighth = new StoreAwarePolicy(map, new StoreMap(), LmcacheSettings.defaults(),
+                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0, 0.125), null);
+        // 256 tokens fetched (4 MB held: 1 ms at 4 GB/s, or 8 ms for the 32 MB it stands for) and none to prefill
+        assertThat(whole.cost(257, 0, chunk, 256, 0)).isCloseTo(0.001 + 0.0001, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(eighth.cost(257, 0, chunk, 256, 0)).isCloseTo(0.008 + 0.0001, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
     void anAnchorsChoiceComputesThePromptLessWhatItCredits() {
         Policy.Choice c = Policy.named("dynamo", map, 8).choose(MODEL, null, prompt, List.of(idle, holder));
         assertThat(c.computeTokens(prompt.length)).isEqualTo(prompt.length - c.predictedCachedTokens());
