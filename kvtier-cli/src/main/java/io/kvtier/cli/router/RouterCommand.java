@@ -132,6 +132,12 @@ public final class RouterCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}: a real fleet's chunks are whole).")
     double kvBytesScale;
 
+    @Option(names = "--decode-weight", defaultValue = "0.3", paramLabel = "W",
+            description = "kvtier policy: what each prompt token in flight at an engine costs, as a share of a "
+                    + "prefill token's price (Dynamo's decode term: 1 is Dynamo's balance of load against prefix, 0 "
+                    + "prices the time to first token alone) (default: ${DEFAULT-VALUE}).")
+    double decodeWeight;
+
     @Option(names = "--load-cost", defaultValue = "0.05", paramLabel = "SECONDS",
             description = "kvtier policy: seconds each request queued or running at an engine adds to its time to "
                     + "first token (default: ${DEFAULT-VALUE}).")
@@ -302,6 +308,6 @@ public final class RouterCommand implements Callable<Integer> {
                         + "': expected memory=BYTES/S,disk=BYTES/S");
             }
         }
-        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost, kvBytesScale);
+        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost, kvBytesScale, decodeWeight);
     }
 }

@@ -18,6 +18,8 @@ public final class EngineState {
      * estimate ({@link Policy.Choice#computeTokens(int)}) from when it is sent until its answer's first byte.
      */
     final AtomicLong pendingPrefill = new AtomicLong();
+    /** As {@link #pendingPrefill}, the seconds of loads (CPU-tier reloads, kvtier fetches) expected, in nanoseconds. */
+    final AtomicLong pendingLoadNanos = new AtomicLong();
     final AtomicLong requests = new AtomicLong();
     final AtomicLong failures = new AtomicLong();
     final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
@@ -66,6 +68,11 @@ public final class EngineState {
     /** Prompt tokens the engine is expected still to prefill for requests the router sent it (none answered yet). */
     public long pendingPrefillTokens() {
         return pendingPrefill.get();
+    }
+
+    /** Seconds of loads the engine is expected still to do for requests the router sent it (none answered yet). */
+    public double pendingLoadSeconds() {
+        return pendingLoadNanos.get() / 1e9;
     }
 
     /** Requests queued or running there: the engine's own count where it was scraped, or the router's own if higher. */

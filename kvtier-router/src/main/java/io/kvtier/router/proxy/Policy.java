@@ -17,19 +17,19 @@ public interface Policy {
     /**
      * A choice: the engines in the order to try, why the first, how many prompt tokens it was credited with, the
      * chunks kvtier holds on disk that the first engine will load (its LMCache's data keys by kvtier node: KVC.PREFETCH
-     * brings them to memory before the engine asks), and how many prompt tokens the first engine will compute
-     * ({@code -1}: the prompt less the credited tokens), which the router counts as that engine's pending prefill
-     * until the answer's first byte.
+     * brings them to memory before the engine asks), how many prompt tokens the first engine will compute
+     * ({@code -1}: the prompt less the credited tokens) and how many seconds it will spend loading the rest (0 where
+     * the policy does not say), which the router counts as that engine's pending work until the answer's first byte.
      */
     record Choice(List<EngineState> order, String reason, int predictedCachedTokens,
-                  Map<String, List<String>> prefetch, int computeTokens) {
+                  Map<String, List<String>> prefetch, int computeTokens, double loadSeconds) {
         public Choice(List<EngineState> order, String reason, int predictedCachedTokens) {
             this(order, reason, predictedCachedTokens, Map.of());
         }
 
         public Choice(List<EngineState> order, String reason, int predictedCachedTokens,
                       Map<String, List<String>> prefetch) {
-            this(order, reason, predictedCachedTokens, prefetch, -1);
+            this(order, reason, predictedCachedTokens, prefetch, -1, 0);
         }
 
         /** The prompt tokens of {@code promptTokens} the first engine is expected to compute. */

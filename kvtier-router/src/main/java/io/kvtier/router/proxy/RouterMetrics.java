@@ -48,6 +48,11 @@ final class RouterMetrics {
                         + "that have not answered yet (the kvtier policy's queue)")
                 .labelNames("engine").callback(cb -> fleet.engines().forEach(e -> cb.call(e.pendingPrefillTokens(),
                         e.id()))).register(registry);
+        GaugeWithCallback.builder().name("kvtier_router_pending_load_seconds")
+                .help("Seconds of loads (CPU-tier reloads, kvtier fetches) the kvtier policy expects the engine still "
+                        + "to do for the requests the router sent there that have not answered yet")
+                .labelNames("engine").callback(cb -> fleet.engines().forEach(e -> cb.call(e.pendingLoadSeconds(),
+                        e.id()))).register(registry);
         GaugeWithCallback.builder().name("kvtier_map_blocks").help("Blocks the KV-cache map holds, by engine and medium")
                 .labelNames("engine", "medium").callback(cb -> {
                     for (KvCacheMap.EngineStats s : fleet.map().stats()) {

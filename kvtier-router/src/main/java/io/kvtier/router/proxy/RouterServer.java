@@ -233,7 +233,8 @@ public final class RouterServer implements AutoCloseable {
             e.activeTokens.addAndGet(tokens == null ? 0 : tokens.length);
             e.requests.incrementAndGet();
             PendingPrefill pending = new PendingPrefill(e, tokens == null ? 0
-                    : a == 0 ? choice.computeTokens(tokens.length) : tokens.length);
+                    : a == 0 ? choice.computeTokens(tokens.length) : tokens.length,
+                    a == 0 ? Math.round(choice.loadSeconds() * 1e9) : 0);
             try {
                 HttpResponse<InputStream> r;
                 try {
@@ -277,24 +278,30 @@ public final class RouterServer implements AutoCloseable {
     }
 
     /**
-     * One request's share of an engine's pending prefill: added when it is sent, taken back once, at the answer's
-     * first byte (a streamed answer's first token: the prefill is done) or when the attempt ends, whichever is first.
+     * One request's share of an engine's pending work (tokens to prefill, nanoseconds of loads): added when it is
+     * sent, taken back once, at the answer's first byte (a streamed answer's first token: its loads and prefill are
+     * done) or when the attempt ends, whichever is first.
      */
     private static final class PendingPrefill {
         private final EngineState engine;
         private long tokens;
+        private long loadNanos;
 
-        PendingPrefill(EngineState engine, long tokens) {
+        PendingPrefill(EngineState engine, long tokens, long loadNanos) {
             this.engine = engine;
             this.tokens = tokens;
+            this.loadNanos = loadNanos;
             engine.pendingPrefill.addAndGet(tokens);
+            engine.pendingLoadNanos.addAndGet(loadNanos);
         }
 
         /** Called by the request's own thread only. */
         void answered() {
-            if (tokens != 0) {
+            if (tokens != 0 || loadNanos != 0) {
                 engine.pendingPrefill.addAndGet(-tokens);
+                engine.pendingLoadNanos.addAndGet(-loadNanos);
                 tokens = 0;
+                loadNanos = 0;
             }
         }
     }

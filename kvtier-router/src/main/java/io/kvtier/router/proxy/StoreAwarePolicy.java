@@ -14,16 +14,23 @@ import java.util.Map;
  * The {@code kvtier} policy: each engine is priced by the time to first token it would give this prompt, and the
  * cheapest goes first:
  * <pre>
- *   cost(e) = reload(e's CPU-tier prefix beyond its GPU prefix) + fetch(chunks kvtier holds beyond both)
- *           + prefill(tokens none holds) + queue(e) + load(e) * loadSeconds
+ *   loads(e) = reload(e's CPU-tier prefix beyond its GPU prefix) + fetch(chunks kvtier holds beyond both)
+ *   cost(e)  = max(loads(e) > 0 ? pendingLoads(e) + loads(e) : 0, pendingPrefill(e))
+ *            + prefill(tokens none holds) + decodeWeight * decode(e) + load(e) * loadSeconds
  * </pre>
  * where {@code reload} is the engine's own CPU tier (vLLM's OffloadingConnector) copied back at
  * {@link #CPU_RELOAD_FACTOR} times the prefill rate.
  * {@code fetch} sums each chunk's bytes over the bandwidth of the node and tier it is in (memory or disk): measured
  * ({@link FetchProbes}) where a sample exists, else the configured one; {@code prefill} is
- * tokens over the engine's prefill rate; {@code queue} is the prefill the engine has yet to do for requests the router
- * sent it and that have not answered yet ({@link EngineState#pendingPrefillTokens()}), at the same rate: a prompt
- * waits behind them (chunked prefill shares a step's token budget, first come first served). The GPU prefix comes from the engines' KV events, the chunks from the kvtier
+ * tokens over the engine's prefill rate. A prompt waits behind the requests the router sent the engine that have not
+ * answered yet: its loads behind theirs ({@code pendingLoads}, the seconds of reload and fetch estimated for them,
+ * {@link EngineState#pendingLoadSeconds()}: they share the engine's link), its prefill behind theirs and behind its
+ * own load ({@code pendingPrefill}, their tokens to compute at the prefill rate,
+ * {@link EngineState#pendingPrefillTokens()}: chunked prefill shares a step's budget first come, first served).
+ * {@code decode} is Dynamo's decode term, in the same seconds: the prompt tokens in flight there, this prompt's with
+ * them, at the prefill rate; it stands for what a prompt placed there costs in decode bandwidth and GPU memory, which
+ * the time to first token does not show, and {@code decodeWeight} (0.3 by default) says how much of it counts. The
+ * GPU prefix comes from the engines' KV events, the chunks from the kvtier
  * nodes' store events and the prompt's LMCache chunk keys. So a prompt whose prefix the shared pool holds is not tied to
  * the one busy engine that has it in GPU memory: any idle engine can fetch it, at a price the policy knows; and a
  * prompt nobody holds goes where the queue is shortest.
@@ -32,25 +39,31 @@ public final class StoreAwarePolicy implements Policy {
     /**
      * What the policy prices with; bandwidths in bytes per second. {@code bytesScale}: the share of each chunk's real
      * bytes the nodes hold (1 in a real fleet; an emulated one, {@code bench fleet --kv-bytes-scale}, moves a share of
-     * them and models the rest), so that a chunk's fetch is priced for its real bytes.
+     * them and models the rest), so that a chunk's fetch is priced for its real bytes. {@code decodeWeight}: the share
+     * of a prefill token's price each prompt token in flight at an engine costs (Dynamo's decode term; 1 is Dynamo's
+     * balance, 0 prices the time to first token alone).
      */
     public record Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
-            double loadSeconds, double bytesScale) {
+            double loadSeconds, double bytesScale, double decodeWeight) {
+        /** The decode weight by default: see docs/routing.md, "Policies", for the sweep it comes from. */
+        public static final double DECODE_WEIGHT = 0.3;
+
         public Costs {
             if (!(prefillTokensPerSecond > 0 && memoryBytesPerSecond > 0 && diskBytesPerSecond > 0
-                    && loadSeconds >= 0 && bytesScale > 0 && bytesScale <= 1)) {
+                    && loadSeconds >= 0 && bytesScale > 0 && bytesScale <= 1 && decodeWeight >= 0
+                    && decodeWeight <= 100)) {
                 throw new IllegalArgumentException("prefill rate and bandwidths must be positive, the load cost not "
-                        + "negative, the bytes scale within (0, 1]");
+                        + "negative, the bytes scale within (0, 1], the decode weight within 0..100");
             }
         }
 
         public Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
                 double loadSeconds) {
-            this(prefillTokensPerSecond, memoryBytesPerSecond, diskBytesPerSecond, loadSeconds, 1);
+            this(prefillTokensPerSecond, memoryBytesPerSecond, diskBytesPerSecond, loadSeconds, 1, 0);
         }
 
         public static Costs defaults() {
-            return new Costs(10_000, 4e9, 1.2e9, 0.05);
+            return new Costs(10_000, 4e9, 1.2e9, 0.05, 1, DECODE_WEIGHT);
         }
     }
 
@@ -94,10 +107,15 @@ public final class StoreAwarePolicy implements Policy {
         List<String> keys = lora == null ? lmcache.keys(model, tokens) : List.of();
         List<StoreMap.Held> chunks = keys.isEmpty() ? List.of() : store.lookup(keys);
         int chunk = lmcache.chunkSize();
+        Map<String, Estimate> estimates = new HashMap<>();
         Map<String, Double> cost = new HashMap<>();
         for (EngineState e : byLoad) {
-            cost.put(e.id(), cost(tokens.length, held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), chunks,
-                    chunk, e.load()) + e.pendingPrefillTokens() / costs.prefillTokensPerSecond());
+            Estimate x = estimate(tokens.length, held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), chunks,
+                    chunk);
+            estimates.put(e.id(), x);
+            double rate = costs.prefillTokensPerSecond();
+            cost.put(e.id(), x.queued(e.pendingLoadSeconds(), e.pendingPrefillTokens() / rate)
+                    + costs.decodeWeight() * (e.activeTokens() + tokens.length) / rate + e.load() * costs.loadSeconds());
         }
         List<EngineState> out = new ArrayList<>(byLoad);
         out.sort(Comparator.comparingDouble(e -> cost.get(e.id()))); // stable: ties keep the load order
@@ -105,9 +123,28 @@ public final class StoreAwarePolicy implements Policy {
         int g = held.getOrDefault(best.id(), 0);
         int s = chunks.size() * chunk;
         String reason = s > g ? "kvtier: store prefix" : g > 0 ? "kvtier: gpu prefix" : "kvtier: least cost";
-        int local = Math.max(g, cpu.getOrDefault(best.id(), 0));
-        return new Choice(out, reason, g, prefetch(keys, chunks, chunk, g),
-                (int) Math.max(0, tokens.length - Math.max(local, (long) s)));
+        Estimate x = estimates.get(best.id());
+        return new Choice(out, reason, g, prefetch(keys, chunks, chunk, g), x.computeTokens(), x.loadSeconds());
+    }
+
+    /**
+     * What a prompt costs an engine on its own: seconds of loads (its CPU tier's reload and kvtier's fetches), the
+     * tokens it computes and their seconds.
+     */
+    record Estimate(double loadSeconds, int computeTokens, double prefillSeconds) {
+        /** The whole, nothing ahead of it. */
+        double alone() {
+            return loadSeconds + prefillSeconds;
+        }
+
+        /**
+         * Behind {@code loadsAhead} seconds of loads and {@code prefillAhead} seconds of prefill: its own loads, if
+         * any, wait behind the others' (a request without loads is not held by theirs: vLLM's connectors load
+         * asynchronously), its prefill behind both.
+         */
+        double queued(double loadsAhead, double prefillAhead) {
+            return Math.max(loadSeconds > 0 ? loadsAhead + loadSeconds : 0, prefillAhead) + prefillSeconds;
+        }
     }
 
     /**
@@ -137,6 +174,10 @@ public final class StoreAwarePolicy implements Policy {
     /** As above, the engine's own CPU tier holding {@code cpuTokens} of the prompt. */
     double cost(int promptTokens, int gpuTokens, int cpuTokens, List<StoreMap.Held> chunks, int chunkTokens,
             double load) {
+        return estimate(promptTokens, gpuTokens, cpuTokens, chunks, chunkTokens).alone() + load * costs.loadSeconds();
+    }
+
+    Estimate estimate(int promptTokens, int gpuTokens, int cpuTokens, List<StoreMap.Held> chunks, int chunkTokens) {
         int local = Math.max(gpuTokens, cpuTokens);
         double reload = Math.max(0, cpuTokens - gpuTokens) / (costs.prefillTokensPerSecond() * CPU_RELOAD_FACTOR);
         double fetch = 0;
@@ -147,7 +188,7 @@ public final class StoreAwarePolicy implements Policy {
             }
         }
         long covered = Math.max(local, (long) chunks.size() * chunkTokens);
-        double prefill = Math.max(0, promptTokens - covered) / costs.prefillTokensPerSecond();
-        return reload + fetch + prefill + load * costs.loadSeconds();
+        int compute = (int) Math.max(0, promptTokens - covered);
+        return new Estimate(reload + fetch, compute, compute / costs.prefillTokensPerSecond());
     }
 }

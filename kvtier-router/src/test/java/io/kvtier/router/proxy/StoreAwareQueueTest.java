@@ -56,12 +56,34 @@ class StoreAwareQueueTest {
     }
 
     @Test
+    void theDecodeWeightPricesThePromptTokensInFlight() {
+        holder.activeTokens.set(40_000); // 4 s at the prefill rate: 1.2 s at the default weight of 0.3
+        Policy weighted = Policy.named("kvtier", map, 8, new StoreMap(), LmcacheSettings.defaults(),
+                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0.05, 1, 0.3), null);
+        assertThat(weighted.choose(MODEL, null, prompt, List.of(holder, idle)).order().get(0)).isSameAs(idle);
+        holder.activeTokens.set(500); // 0.2 s + 0.3 x 0.46 s against 0.41 s + 0.3 x 0.41 s
+        assertThat(weighted.choose(MODEL, null, prompt, List.of(idle, holder)).order().get(0)).isSameAs(holder);
+        assertThat(StoreAwarePolicy.Costs.defaults().decodeWeight()).isEqualTo(StoreAwarePolicy.Costs.DECODE_WEIGHT);
+    }
+
+    @Test
+    void loadsWaitBehindTheLoadsAheadAndPrefillBehindBoth() {
+        StoreAwarePolicy.Estimate fetching = new StoreAwarePolicy.Estimate(0.2, 100, 0.01);
+        assertThat(fetching.queued(1.0, 0.5)).isCloseTo(1.21, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(fetching.queued(0.1, 0.5)).isCloseTo(0.51, org.assertj.core.data.Offset.offset(1e-9));
+        StoreAwarePolicy.Estimate gpuHit = new StoreAwarePolicy.Estimate(0, 100, 0.01);
+        assertThat(gpuHit.queued(5.0, 0.5)).as("no loads of its own: others' do not hold it")
+                .isCloseTo(0.51, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(fetching.alone()).isCloseTo(0.21, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
     void aChunksFetchIsPricedForItsRealBytesWhereTheNodesHoldAShare() {
         List<StoreMap.Held> chunk = List.of(new StoreMap.Held("n", io.kvtier.events.StoreEvent.Tier.MEMORY, 4_000_000));
         StoreAwarePolicy whole = new StoreAwarePolicy(map, new StoreMap(), LmcacheSettings.defaults(),
                 new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0), null);
         StoreAwarePolicy eighth = new StoreAwarePolicy(map, new StoreMap(), LmcacheSettings.defaults(),
-                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0, 0.125), null);
+                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0, 0.125, 0), null);
         // 256 tokens fetched (4 MB held: 1 ms at 4 GB/s, or 8 ms for the 32 MB it stands for) and none to prefill
         assertThat(whole.cost(257, 0, chunk, 256, 0)).isCloseTo(0.001 + 0.0001, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(eighth.cost(257, 0, chunk, 256, 0)).isCloseTo(0.008 + 0.0001, org.assertj.core.data.Offset.offset(1e-9));
