@@ -291,16 +291,7 @@ public final class EventPublisher implements AutoCloseable {
 
     /** The next request on the ROUTER socket, [identity, frames...]; waits its receive timeout, or not at all. */
     private List<byte[]> receive(int flags) {
-        byte[] identity = router.recv(flags);
-        if (identity == null) {
-            return null;
-        }
-        List<byte[]> request = new ArrayList<>(3);
-        request.add(identity);
-        while (router.hasReceiveMore()) {
-            request.add(router.recv());
-        }
-        return request;
+        return Frames.read(router, flags);
     }
 
     /**

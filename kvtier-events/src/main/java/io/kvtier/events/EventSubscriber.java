@@ -316,16 +316,7 @@ public final class EventSubscriber<T> implements AutoCloseable {
         return new Inbox() {
             @Override
             public List<byte[]> next() {
-                byte[] first = sub.recv();
-                if (first == null) {
-                    return null;
-                }
-                List<byte[]> frames = new ArrayList<>(3);
-                frames.add(first);
-                while (sub.hasReceiveMore()) {
-                    frames.add(sub.recv());
-                }
-                return frames;
+                return Frames.read(sub, 0);
             }
 
             @Override

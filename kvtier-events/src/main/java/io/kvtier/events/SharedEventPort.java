@@ -1,7 +1,6 @@
 package io.kvtier.events;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -178,17 +177,12 @@ public final class SharedEventPort implements AutoCloseable {
     }
 
     private void receive(ZMQ.Socket sub) {
-        byte[] first = sub.recv();
-        if (first == null) {
+        List<byte[]> frames = Frames.read(sub, 0);
+        if (frames == null) {
             return;
         }
-        List<byte[]> frames = new ArrayList<>(3);
-        frames.add(first);
-        while (sub.hasReceiveMore()) {
-            frames.add(sub.recv());
-        }
         received.incrementAndGet();
-        String topic = new String(first, StandardCharsets.UTF_8);
+        String topic = new String(frames.get(0), StandardCharsets.UTF_8);
         BlockingQueue<List<byte[]>> inbox = route(topic);
         if (inbox == null) {
             unmatched.incrementAndGet();

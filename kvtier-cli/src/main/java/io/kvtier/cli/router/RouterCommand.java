@@ -70,8 +70,9 @@ public final class RouterCommand implements Callable<Integer> {
             description = "round-robin, least-load, prefix (GPU prefix from KV events, then load), approx-prefix "
                     + "(the router's own record of where it sent each prefix), llmd (llm-d's weighted prefix, "
                     + "KV-utilisation and queue scorers), dynamo (Dynamo's overlap-minus-load cost) or kvtier (time to "
-                    + "first token priced from the GPU and CPU prefix, the chunks kvtier holds and their tier, and "
-                    + "load) (default: ${DEFAULT-VALUE}).")
+                    + "first token priced from the GPU and CPU prefix, the chunks kvtier holds and their tier, the "
+                    + "loads and prefill the engine still owes, and Dynamo's decode term at --decode-weight) "
+                    + "(default: ${DEFAULT-VALUE}).")
     String policy;
 
     @Option(names = "--kvtier", paramLabel = "HOST:PORT,events=tcp://H:P[,replay=tcp://H:P]",
