@@ -268,12 +268,12 @@ public final class EventSubscriber<T> implements AutoCloseable {
     private Inbox open() {
         if (shared != null) {
             String prefix = new String(topic, StandardCharsets.UTF_8);
-            java.util.concurrent.BlockingQueue<List<byte[]>> queue = shared.register(prefix);
+            SharedEventPort.Inbox queue = shared.register(prefix);
             return new Inbox() {
                 @Override
                 public List<byte[]> next() {
                     try {
-                        return queue.poll(POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                        return queue.poll(POLL_MS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         closing = true;

@@ -23,7 +23,8 @@ import org.zeromq.ZMQ;
  * its own (it cannot see one publisher's connection drop among many: a restart shows as its seq going back, or its
  * publisher id changing).
  *
- * <p>Bounded: each subscriber's inbox holds {@value #INBOX} messages; a message that finds it full is dropped (counted),
+ * <p>Bounded: each subscriber's inbox holds {@value #INBOX} messages and {@value #INBOX_BYTES} bytes; a message that
+ * finds it full is dropped (counted),
  * which its subscriber sees as a gap and repairs from the engine's replay buffer, as it would a drop at a socket's
  * high-water mark. A message under no registered topic is dropped and counted, its topic logged once (the first
  * {@value #LOGGED_TOPICS} such topics). One thread reads the socket; registering is thread-safe.
@@ -32,6 +33,8 @@ public final class SharedEventPort implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SharedEventPort.class);
     /** Messages waiting for one subscriber. */
     public static final int INBOX = 10_000;
+    /** Bytes waiting for one subscriber (vLLM's batches are kilobytes: a step's blocks). */
+    public static final long INBOX_BYTES = 64L << 20;
     private static final int LOGGED_TOPICS = 64;
     private static final int POLL_MS = 100;
     private static final long MAX_MESSAGE_BYTES = 64L << 20;
@@ -39,10 +42,46 @@ public final class SharedEventPort implements AutoCloseable {
     private final String endpoint;
     private final ZContext context = new ZContext(1);
     /** The subscribers' inboxes by topic: replaced whole (copy on write) whenever one comes or goes. */
-    private volatile Map<String, BlockingQueue<List<byte[]>>> inboxes = Map.of();
+    private volatile Map<String, Inbox> inboxes = Map.of();
     /** The reader thread's own: each topic seen to its inbox under {@link #routesOf} (rebuilt when that changes). */
-    private final Map<String, BlockingQueue<List<byte[]>>> routes = new java.util.HashMap<>();
-    private Map<String, BlockingQueue<List<byte[]>>> routesOf = Map.of();
+    private final Map<String, Inbox> routes = new java.util.HashMap<>();
+    private Map<String, Inbox> routesOf = Map.of();
+
+    /** One subscriber's messages, bounded in count and bytes: filled by the port's thread, drained by the subscriber. */
+    static final class Inbox {
+        private final BlockingQueue<List<byte[]>> messages = new ArrayBlockingQueue<>(INBOX);
+        private final AtomicLong bytes = new AtomicLong();
+
+        /** False (the message dropped) where the inbox is full. */
+        boolean offer(List<byte[]> frames) {
+            long size = 0;
+            for (byte[] f : frames) {
+                size += f.length;
+            }
+            if (bytes.get() + size > INBOX_BYTES || !messages.offer(frames)) {
+                return false;
+            }
+            bytes.addAndGet(size);
+            return true;
+        }
+
+        /** The next message, or null after {@code millis} without one. */
+        List<byte[]> poll(long millis) throws InterruptedException {
+            List<byte[]> frames = messages.poll(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (frames != null) {
+                long size = 0;
+                for (byte[] f : frames) {
+                    size += f.length;
+                }
+                bytes.addAndGet(-size);
+            }
+            return frames;
+        }
+
+        int size() {
+            return messages.size();
+        }
+    }
     private final Set<String> loggedTopics = ConcurrentHashMap.newKeySet();
     private final AtomicLong received = new AtomicLong();
     private final AtomicLong unmatched = new AtomicLong();
@@ -82,31 +121,31 @@ public final class SharedEventPort implements AutoCloseable {
      * registered topic does), as its frames. A later registration of the same topic takes it over (the engine's new
      * subscriber, while the one it replaces is still stopping).
      */
-    synchronized BlockingQueue<List<byte[]>> register(String topicPrefix) {
-        BlockingQueue<List<byte[]>> inbox = new ArrayBlockingQueue<>(INBOX);
-        Map<String, BlockingQueue<List<byte[]>>> next = new java.util.HashMap<>(inboxes);
+    synchronized Inbox register(String topicPrefix) {
+        Inbox inbox = new Inbox();
+        Map<String, Inbox> next = new java.util.HashMap<>(inboxes);
         next.put(topicPrefix, inbox);
         inboxes = Map.copyOf(next);
         return inbox;
     }
 
     /** Stops handing messages to {@code inbox} (registered for {@code topicPrefix}). */
-    synchronized void unregister(String topicPrefix, BlockingQueue<List<byte[]>> inbox) {
+    synchronized void unregister(String topicPrefix, Inbox inbox) {
         if (inboxes.get(topicPrefix) == inbox) {
-            Map<String, BlockingQueue<List<byte[]>>> next = new java.util.HashMap<>(inboxes);
+            Map<String, Inbox> next = new java.util.HashMap<>(inboxes);
             next.remove(topicPrefix);
             inboxes = Map.copyOf(next);
         }
     }
 
     /** The inbox a message under {@code topic} goes to, or null; on the reader thread only. */
-    private BlockingQueue<List<byte[]>> route(String topic) {
-        Map<String, BlockingQueue<List<byte[]>>> current = inboxes;
+    private Inbox route(String topic) {
+        Map<String, Inbox> current = inboxes;
         if (current != routesOf) {
             routes.clear();
             routesOf = current;
         }
-        BlockingQueue<List<byte[]>> known = routes.get(topic);
+        Inbox known = routes.get(topic);
         if (known != null) {
             return known;
         }
@@ -116,7 +155,7 @@ public final class SharedEventPort implements AutoCloseable {
                 best = prefix;
             }
         }
-        BlockingQueue<List<byte[]>> inbox = best == null ? null : current.get(best);
+        Inbox inbox = best == null ? null : current.get(best);
         if (inbox != null && routes.size() < 100_000) { // topics are publishers: a few, but never unbounded
             routes.put(topic, inbox);
         }
@@ -183,7 +222,7 @@ public final class SharedEventPort implements AutoCloseable {
         }
         received.incrementAndGet();
         String topic = new String(frames.get(0), StandardCharsets.UTF_8);
-        BlockingQueue<List<byte[]>> inbox = route(topic);
+        Inbox inbox = route(topic);
         if (inbox == null) {
             unmatched.incrementAndGet();
             if (loggedTopics.size() < LOGGED_TOPICS && loggedTopics.add(topic)) {

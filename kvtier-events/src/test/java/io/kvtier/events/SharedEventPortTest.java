@@ -6,8 +6,6 @@ import io.kvtier.testkit.LocalPorts;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
@@ -24,6 +22,22 @@ class SharedEventPortTest {
         assertThat(SharedEventPort.takes("", "anything")).isTrue();
     }
 
+    private static void drain(SharedEventPort.Inbox inbox) throws InterruptedException {
+        while (inbox.poll(0) != null) {
+            // dropped
+        }
+    }
+
+    @Test
+    void anInboxHoldsAtMostItsBytes() throws InterruptedException {
+        SharedEventPort.Inbox inbox = new SharedEventPort.Inbox();
+        byte[] big = new byte[40 << 20];
+        assertThat(inbox.offer(List.of(new byte[0], new byte[8], big))).isTrue();
+        assertThat(inbox.offer(List.of(new byte[0], new byte[8], big))).as("80 MiB > 64 MiB").isFalse();
+        assertThat(inbox.poll(0)).isNotNull();
+        assertThat(inbox.offer(List.of(new byte[0], new byte[8], big))).as("room again once taken").isTrue();
+    }
+
     private static void send(ZMQ.Socket pub, String topic, long seq) {
         pub.sendMore(topic);
         pub.sendMore(ByteBuffer.allocate(8).putLong(seq).array());
@@ -38,14 +52,14 @@ class SharedEventPortTest {
                 ZMQ.Socket five = context.createSocket(SocketType.PUB);
                 ZMQ.Socket fiftyFive = context.createSocket(SocketType.PUB);
                 ZMQ.Socket stranger = context.createSocket(SocketType.PUB)) {
-            BlockingQueue<List<byte[]>> a = shared.register("kv@10.0.0.5@");
-            BlockingQueue<List<byte[]>> b = shared.register("kv@10.0.0.55@");
+            SharedEventPort.Inbox a = shared.register("kv@10.0.0.5@");
+            SharedEventPort.Inbox b = shared.register("kv@10.0.0.55@");
             for (ZMQ.Socket pub : List.of(five, fiftyFive, stranger)) {
                 pub.connect("tcp://127.0.0.1:" + port); // as vLLM's publisher does where its endpoint names a host
             }
             long deadline = System.nanoTime() + 10_000_000_000L;
             long seq = 0;
-            while (a.isEmpty() || b.isEmpty() || shared.stats().unmatched() == 0) { // until all three are connected
+            while (a.size() == 0 || b.size() == 0 || shared.stats().unmatched() == 0) { // until all three are connected
                 assertThat(System.nanoTime()).as("all three connect within 10 s").isLessThan(deadline);
                 send(five, "kv@10.0.0.5@m", seq);
                 send(fiftyFive, "kv@10.0.0.55@m", seq);
@@ -53,18 +67,18 @@ class SharedEventPortTest {
                 seq++;
                 Thread.sleep(20);
             }
-            a.clear();
-            b.clear();
+            drain(a);
+            drain(b);
             for (long s = 100; s < 110; s++) {
                 send(five, "kv@10.0.0.5@m", s);
                 send(fiftyFive, "kv@10.0.0.55@m", s + 1000);
             }
             for (long s = 100; s < 110; s++) {
-                List<byte[]> m = a.poll(5, TimeUnit.SECONDS);
+                List<byte[]> m = a.poll(5_000);
                 assertThat(m).isNotNull().hasSize(3);
                 assertThat(new String(m.get(0), StandardCharsets.UTF_8)).isEqualTo("kv@10.0.0.5@m");
                 assertThat(ByteBuffer.wrap(m.get(1)).getLong()).isEqualTo(s);
-                List<byte[]> n = b.poll(5, TimeUnit.SECONDS);
+                List<byte[]> n = b.poll(5_000);
                 assertThat(n).isNotNull();
                 assertThat(ByteBuffer.wrap(n.get(1)).getLong()).isEqualTo(s + 1000);
             }
@@ -80,10 +94,10 @@ class SharedEventPortTest {
                 assertThat(System.nanoTime()).isLessThan(deadline + 10_000_000_000L);
                 Thread.sleep(10);
             }
-            assertThat(a).isEmpty();
-            BlockingQueue<List<byte[]>> again = shared.register("kv@10.0.0.5@");
+            assertThat(a.size()).isZero();
+            SharedEventPort.Inbox again = shared.register("kv@10.0.0.5@");
             send(five, "kv@10.0.0.5@m", 201);
-            assertThat(again.poll(5, TimeUnit.SECONDS)).isNotNull();
+            assertThat(again.poll(5_000)).isNotNull();
         }
     }
 
@@ -93,7 +107,7 @@ class SharedEventPortTest {
         try (SharedEventPort shared = SharedEventPort.bind("tcp://127.0.0.1:" + port);
                 ZContext context = new ZContext(1);
                 ZMQ.Socket pub = context.createSocket(SocketType.PUB)) {
-            BlockingQueue<List<byte[]>> inbox = shared.register("");
+            SharedEventPort.Inbox inbox = shared.register("");
             pub.connect("tcp://127.0.0.1:" + port);
             long deadline = System.nanoTime() + 20_000_000_000L;
             long seq = 0;
@@ -104,7 +118,7 @@ class SharedEventPortTest {
                     Thread.sleep(5);
                 }
             }
-            assertThat(inbox).hasSize(SharedEventPort.INBOX);
+            assertThat(inbox.size()).isEqualTo(SharedEventPort.INBOX);
         }
     }
 }
