@@ -69,18 +69,11 @@ public record ReuseCeiling(long promptTokens, long reusableTokens) {
         long h = 0x6a09e667f3bcc908L;
         for (int b = 0; b < out.length; b++) {
             for (int i = b * blockSize; i < (b + 1) * blockSize; i++) {
-                h = mix(h ^ (tokens[i] & 0xffffffffL));
+                h = TokenIds.mix(h ^ (tokens[i] & 0xffffffffL)); // 64-bit chains: no false match to fear
             }
             out[b] = h;
         }
         return out;
-    }
-
-    /** SplitMix64's finalizer: 64-bit chains, so that a false match among millions of blocks is not a concern. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
     }
 
     /** The share of prompt tokens the unlimited shared cache would have held; NaN with no prompt tokens. */

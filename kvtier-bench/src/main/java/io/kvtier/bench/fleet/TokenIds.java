@@ -30,8 +30,8 @@ final class TokenIds {
         return FIRST + (int) Math.floorMod(mix(stream + position * GOLDEN), (long) (END - FIRST));
     }
 
-    /** SplitMix64's finalizer. */
-    private static long mix(long z) {
+    /** SplitMix64's finalizer (the prompts' ids, and ReuseCeiling's block chains). */
+    static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return z ^ (z >>> 31);
