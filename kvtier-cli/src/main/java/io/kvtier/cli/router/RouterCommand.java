@@ -139,6 +139,12 @@ public final class RouterCommand implements Callable<Integer> {
                     + "prices the time to first token alone) (default: ${DEFAULT-VALUE}).")
     double decodeWeight;
 
+    @Option(names = "--ttft-slack", defaultValue = "0.1", paramLabel = "SECONDS",
+            description = "kvtier policy: how much later a first token may come than on the fastest engine for the "
+                    + "decode term to choose: of the engines within it, the least cost goes first (default: "
+                    + "${DEFAULT-VALUE}).")
+    double ttftSlack;
+
     @Option(names = "--load-cost", defaultValue = "0.05", paramLabel = "SECONDS",
             description = "kvtier policy: seconds each request queued or running at an engine adds to its time to "
                     + "first token (default: ${DEFAULT-VALUE}).")
@@ -309,6 +315,6 @@ public final class RouterCommand implements Callable<Integer> {
                         + "': expected memory=BYTES/S,disk=BYTES/S");
             }
         }
-        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost, kvBytesScale, decodeWeight);
+        return new StoreAwarePolicy.Costs(prefillRate, memory, disk, loadCost, kvBytesScale, decodeWeight, ttftSlack);
     }
 }

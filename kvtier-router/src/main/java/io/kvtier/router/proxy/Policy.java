@@ -41,6 +41,17 @@ public interface Policy {
 
     Choice choose(String model, String lora, int[] tokens, List<EngineState> engines);
 
+    /**
+     * The decision log: at DEBUG, each policy that prices engines logs its prices per prompt, and the router each
+     * prompt's engine and time to the answer's first byte ({@code KVTIER_DECISIONS_LOG=DEBUG}).
+     */
+    org.slf4j.Logger DECISIONS = org.slf4j.LoggerFactory.getLogger("io.kvtier.router.decisions");
+
+    /** A short name for a prompt in the decision log: its tokens' hash. */
+    static String fingerprint(int[] tokens) {
+        return Integer.toHexString(java.util.Arrays.hashCode(tokens));
+    }
+
     /** Called once the request was answered by {@code engine} (approx-prefix learns from it). */
     default void routed(String model, String lora, int[] tokens, EngineState engine) {
     }

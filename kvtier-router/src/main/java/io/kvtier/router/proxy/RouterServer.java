@@ -235,6 +235,7 @@ public final class RouterServer implements AutoCloseable {
             PendingPrefill pending = new PendingPrefill(e, tokens == null ? 0
                     : a == 0 ? choice.computeTokens(tokens.length) : tokens.length,
                     a == 0 ? Math.round(choice.loadSeconds() * 1e9) : 0);
+            long sent = System.nanoTime();
             try {
                 HttpResponse<InputStream> r;
                 try {
@@ -260,6 +261,12 @@ public final class RouterServer implements AutoCloseable {
                     continue;
                 }
                 boolean complete = relay(x, r, deadline, a == 0 ? choice.predictedCachedTokens() : 0, pending);
+                if (Policy.DECISIONS.isDebugEnabled()) {
+                    Policy.DECISIONS.debug("prompt {} ({} tokens) to {} ({}, attempt {}): first byte after {} ms,"
+                                    + " expected to compute {} and load {} ms", Policy.fingerprint(tokens),
+                            tokens.length, e.id(), choice.reason(), a + 1, pending.firstByteMillis(sent),
+                            choice.computeTokens(tokens.length), Math.round(choice.loadSeconds() * 1e3));
+                }
                 metrics.outcome(e.id(), !complete ? "cut" : r.statusCode() < 400 ? "ok" : "error");
                 if (complete && r.statusCode() < 400) {
                     policy.routed(p.model(), null, tokens, e);
@@ -295,8 +302,18 @@ public final class RouterServer implements AutoCloseable {
             engine.pendingLoadNanos.addAndGet(loadNanos);
         }
 
+        private long answeredNanos;
+
+        /** Milliseconds from {@code sentNanos} to the answer's first byte; -1 if none came. */
+        long firstByteMillis(long sentNanos) {
+            return answeredNanos == 0 ? -1 : (answeredNanos - sentNanos) / 1_000_000;
+        }
+
         /** Called by the request's own thread only. */
         void answered() {
+            if (answeredNanos == 0) {
+                answeredNanos = System.nanoTime();
+            }
             if (tokens != 0 || loadNanos != 0) {
                 engine.pendingPrefill.addAndGet(-tokens);
                 engine.pendingLoadNanos.addAndGet(-loadNanos);

@@ -11,13 +11,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code kvtier} policy: each engine is priced by the time to first token it would give this prompt, and the
- * cheapest goes first:
+ * The {@code kvtier} policy: each engine is priced by the time to first token it would give this prompt and by what
+ * the prompt costs its decoding later; of the engines whose first token is within {@code ttftSlack} of the fastest,
+ * the cheapest goes first (the rest follow, cheapest first, for retries):
  * <pre>
  *   loads(e) = reload(e's CPU-tier prefix beyond its GPU prefix) + fetch(chunks kvtier holds beyond both)
- *   cost(e)  = max(loads(e) > 0 ? pendingLoads(e) + loads(e) : 0, pendingPrefill(e))
- *            + prefill(tokens none holds) + decodeWeight * decode(e) + load(e) * loadSeconds
+ *   first(e) = max(loads(e) > 0 ? pendingLoads(e) + loads(e) : 0, pendingPrefill(e))
+ *            + prefill(tokens none holds) + load(e) * loadSeconds
+ *   cost(e)  = first(e) + decodeWeight * decode(e)
  * </pre>
+ * The slack keeps the decode term from trading a later first token for balance (a prompt leaves the engine holding its
+ * prefix only when another gives its first token about as soon); within it, the decode term places new conversations
+ * where decoding is lightest.
  * where {@code reload} is the engine's own CPU tier (vLLM's OffloadingConnector) copied back at
  * {@link #CPU_RELOAD_FACTOR} times the prefill rate.
  * {@code fetch} sums each chunk's bytes over the bandwidth of the node and tier it is in (memory or disk): measured
@@ -41,20 +46,30 @@ public final class StoreAwarePolicy implements Policy {
      * bytes the nodes hold (1 in a real fleet; an emulated one, {@code bench fleet --kv-bytes-scale}, moves a share of
      * them and models the rest), so that a chunk's fetch is priced for its real bytes. {@code decodeWeight}: the share
      * of a prefill token's price each prompt token in flight at an engine costs (Dynamo's decode term; 1 is Dynamo's
-     * balance, 0 prices the time to first token alone).
+     * balance, 0 prices the time to first token alone). {@code ttftSlack}: seconds of first token the decode term may
+     * trade (infinite: none is kept, cost alone orders).
      */
     public record Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
-            double loadSeconds, double bytesScale, double decodeWeight) {
+            double loadSeconds, double bytesScale, double decodeWeight, double ttftSlack) {
         /** The decode weight by default: see docs/routing.md, "Policies", for the sweep it comes from. */
         public static final double DECODE_WEIGHT = 0.3;
+        /** The first-token slack by default, seconds: see docs/routing.md, "Policies". */
+        public static final double TTFT_SLACK = 0.1;
 
         public Costs {
             if (!(prefillTokensPerSecond > 0 && memoryBytesPerSecond > 0 && diskBytesPerSecond > 0
                     && loadSeconds >= 0 && bytesScale > 0 && bytesScale <= 1 && decodeWeight >= 0
-                    && decodeWeight <= 100)) {
+                    && decodeWeight <= 100 && ttftSlack >= 0)) {
                 throw new IllegalArgumentException("prefill rate and bandwidths must be positive, the load cost not "
-                        + "negative, the bytes scale within (0, 1], the decode weight within 0..100");
+                        + "negative, the bytes scale within (0, 1], the decode weight within 0..100, the first-token"
+                        + " slack not negative");
             }
+        }
+
+        public Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
+                double loadSeconds, double bytesScale, double decodeWeight) {
+            this(prefillTokensPerSecond, memoryBytesPerSecond, diskBytesPerSecond, loadSeconds, bytesScale,
+                    decodeWeight, Double.POSITIVE_INFINITY);
         }
 
         public Costs(double prefillTokensPerSecond, double memoryBytesPerSecond, double diskBytesPerSecond,
@@ -63,7 +78,7 @@ public final class StoreAwarePolicy implements Policy {
         }
 
         public static Costs defaults() {
-            return new Costs(10_000, 4e9, 1.2e9, 0.05, 1, DECODE_WEIGHT);
+            return new Costs(10_000, 4e9, 1.2e9, 0.05, 1, DECODE_WEIGHT, TTFT_SLACK);
         }
     }
 
@@ -108,18 +123,39 @@ public final class StoreAwarePolicy implements Policy {
         List<StoreMap.Held> chunks = keys.isEmpty() ? List.of() : store.lookup(keys);
         int chunk = lmcache.chunkSize();
         Map<String, Estimate> estimates = new HashMap<>();
+        Map<String, Double> ttft = new HashMap<>();
         Map<String, Double> cost = new HashMap<>();
         for (EngineState e : byLoad) {
             Estimate x = estimate(tokens.length, held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), chunks,
                     chunk);
             estimates.put(e.id(), x);
             double rate = costs.prefillTokensPerSecond();
-            cost.put(e.id(), x.queued(e.pendingLoadSeconds(), e.pendingPrefillTokens() / rate)
-                    + costs.decodeWeight() * (e.activeTokens() + tokens.length) / rate + e.load() * costs.loadSeconds());
+            double first = x.queued(e.pendingLoadSeconds(), e.pendingPrefillTokens() / rate)
+                    + e.load() * costs.loadSeconds();
+            ttft.put(e.id(), first);
+            cost.put(e.id(), first + costs.decodeWeight() * (e.activeTokens() + tokens.length) / rate);
         }
+        double fastest = ttft.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
+        double slack = fastest + costs.ttftSlack();
         List<EngineState> out = new ArrayList<>(byLoad);
-        out.sort(Comparator.comparingDouble(e -> cost.get(e.id()))); // stable: ties keep the load order
+        // Within the slack of the fastest first token, the least cost; the rest after them (stable: ties keep the
+        // load order).
+        out.sort(Comparator.comparingInt((EngineState e) -> ttft.get(e.id()) <= slack ? 0 : 1)
+                .thenComparingDouble(e -> cost.get(e.id())));
         EngineState best = out.get(0);
+        if (Policy.DECISIONS.isDebugEnabled()) {
+            StringBuilder b = new StringBuilder();
+            for (EngineState e : out) {
+                Estimate x = estimates.get(e.id());
+                b.append(String.format(java.util.Locale.ROOT, " %s[gpu %d cpu %d load %.3f s compute %d active %d"
+                                + " pending %d+%.3f s in %.0f kv %.2f: first %.3f s, cost %.3f s]", e.id(),
+                        held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), x.loadSeconds(), x.computeTokens(),
+                        e.activeTokens(), e.pendingPrefillTokens(), e.pendingLoadSeconds(), e.load(), e.kvUsage(),
+                        ttft.get(e.id()), cost.get(e.id())));
+            }
+            Policy.DECISIONS.debug("prompt {} ({} tokens, {} in kvtier):{}", Policy.fingerprint(tokens),
+                    tokens.length, chunks.size() * chunk, b);
+        }
         int g = held.getOrDefault(best.id(), 0);
         int s = chunks.size() * chunk;
         String reason = s > g ? "kvtier: store prefix" : g > 0 ? "kvtier: gpu prefix" : "kvtier: least cost";

@@ -67,6 +67,21 @@ class StoreAwareQueueTest {
     }
 
     @Test
+    void theDecodeTermChoosesOnlyAmongEnginesWithinTheFirstTokenSlack() {
+        holder.activeTokens.set(40_000); // 1.2 s of decode term more than the idle engine's
+        // first tokens: the holder's 0.2 s, the idle engine's 0.41 s
+        Policy tight = Policy.named("kvtier", map, 8, new StoreMap(), LmcacheSettings.defaults(),
+                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0.05, 1, 0.3, 0.1), null);
+        Policy.Choice c = tight.choose(MODEL, null, prompt, List.of(idle, holder));
+        assertThat(c.order()).containsExactly(holder, idle);
+        assertThat(c.computeTokens(prompt.length)).isEqualTo(2048);
+        Policy loose = Policy.named("kvtier", map, 8, new StoreMap(), LmcacheSettings.defaults(),
+                new StoreAwarePolicy.Costs(10_000, 4e9, 1.2e9, 0.05, 1, 0.3, 0.25), null);
+        assertThat(loose.choose(MODEL, null, prompt, List.of(holder, idle)).order()).containsExactly(idle, holder);
+        assertThat(StoreAwarePolicy.Costs.defaults().ttftSlack()).isEqualTo(StoreAwarePolicy.Costs.TTFT_SLACK);
+    }
+
+    @Test
     void loadsWaitBehindTheLoadsAheadAndPrefillBehindBoth() {
         StoreAwarePolicy.Estimate fetching = new StoreAwarePolicy.Estimate(0.2, 100, 0.01);
         assertThat(fetching.queued(1.0, 0.5)).isCloseTo(1.21, org.assertj.core.data.Offset.offset(1e-9));
