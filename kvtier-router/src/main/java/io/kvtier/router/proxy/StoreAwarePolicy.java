@@ -20,9 +20,6 @@ import java.util.Map;
  *            + prefill(tokens none holds) + load(e) * loadSeconds
  *   cost(e)  = first(e) + decodeWeight * decode(e)
  * </pre>
- * The slack keeps the decode term from trading a later first token for balance (a prompt leaves the engine holding its
- * prefix only when another gives its first token about as soon); within it, the decode term places new conversations
- * where decoding is lightest.
  * where {@code reload} is the engine's own CPU tier (vLLM's OffloadingConnector) copied back at
  * {@link #CPU_RELOAD_FACTOR} times the prefill rate.
  * {@code fetch} sums each chunk's bytes over the bandwidth of the node and tier it is in (memory or disk): measured
@@ -35,6 +32,9 @@ import java.util.Map;
  * {@code decode} is Dynamo's decode term, in the same seconds: the prompt tokens in flight there, this prompt's with
  * them, at the prefill rate; it stands for what a prompt placed there costs in decode bandwidth and GPU memory, which
  * the time to first token does not show, and {@code decodeWeight} (0.3 by default) says how much of it counts. The
+ * slack keeps the decode term from trading a later first token for balance (a prompt leaves the engine holding its
+ * prefix only when another gives its first token about as soon); within it, the decode term places new conversations
+ * where decoding is lightest. The
  * GPU prefix comes from the engines' KV events, the chunks from the kvtier
  * nodes' store events and the prompt's LMCache chunk keys. So a prompt whose prefix the shared pool holds is not tied to
  * the one busy engine that has it in GPU memory: any idle engine can fetch it, at a price the policy knows; and a
@@ -122,45 +122,45 @@ public final class StoreAwarePolicy implements Policy {
         List<String> keys = lora == null ? lmcache.keys(model, tokens) : List.of();
         List<StoreMap.Held> chunks = keys.isEmpty() ? List.of() : store.lookup(keys);
         int chunk = lmcache.chunkSize();
-        Map<String, Estimate> estimates = new HashMap<>();
-        Map<String, Double> ttft = new HashMap<>();
-        Map<String, Double> cost = new HashMap<>();
+        Map<String, Priced> priced = new HashMap<>();
+        double rate = costs.prefillTokensPerSecond();
         for (EngineState e : byLoad) {
             Estimate x = estimate(tokens.length, held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), chunks,
                     chunk);
-            estimates.put(e.id(), x);
-            double rate = costs.prefillTokensPerSecond();
             double first = x.queued(e.pendingLoadSeconds(), e.pendingPrefillTokens() / rate)
                     + e.load() * costs.loadSeconds();
-            ttft.put(e.id(), first);
-            cost.put(e.id(), first + costs.decodeWeight() * (e.activeTokens() + tokens.length) / rate);
+            priced.put(e.id(), new Priced(x, first,
+                    first + costs.decodeWeight() * (e.activeTokens() + tokens.length) / rate));
         }
-        double fastest = ttft.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
-        double slack = fastest + costs.ttftSlack();
+        double slack = priced.values().stream().mapToDouble(Priced::first).min().orElse(0) + costs.ttftSlack();
         List<EngineState> out = new ArrayList<>(byLoad);
         // Within the slack of the fastest first token, the least cost; the rest after them (stable: ties keep the
         // load order).
-        out.sort(Comparator.comparingInt((EngineState e) -> ttft.get(e.id()) <= slack ? 0 : 1)
-                .thenComparingDouble(e -> cost.get(e.id())));
+        out.sort(Comparator.comparingInt((EngineState e) -> priced.get(e.id()).first() <= slack ? 0 : 1)
+                .thenComparingDouble(e -> priced.get(e.id()).cost()));
         EngineState best = out.get(0);
+        int g = held.getOrDefault(best.id(), 0);
+        int s = chunks.size() * chunk;
         if (Policy.DECISIONS.isDebugEnabled()) {
             StringBuilder b = new StringBuilder();
             for (EngineState e : out) {
-                Estimate x = estimates.get(e.id());
+                Priced pr = priced.get(e.id());
                 b.append(String.format(java.util.Locale.ROOT, " %s[gpu %d cpu %d load %.3f s compute %d active %d"
                                 + " pending %d+%.3f s in %.0f kv %.2f: first %.3f s, cost %.3f s]", e.id(),
-                        held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), x.loadSeconds(), x.computeTokens(),
-                        e.activeTokens(), e.pendingPrefillTokens(), e.pendingLoadSeconds(), e.load(), e.kvUsage(),
-                        ttft.get(e.id()), cost.get(e.id())));
+                        held.getOrDefault(e.id(), 0), cpu.getOrDefault(e.id(), 0), pr.alone().loadSeconds(),
+                        pr.alone().computeTokens(), e.activeTokens(), e.pendingPrefillTokens(),
+                        e.pendingLoadSeconds(), e.load(), e.kvUsage(), pr.first(), pr.cost()));
             }
             Policy.DECISIONS.debug("prompt {} ({} tokens, {} in kvtier):{}", Policy.fingerprint(tokens),
-                    tokens.length, chunks.size() * chunk, b);
+                    tokens.length, s, b);
         }
-        int g = held.getOrDefault(best.id(), 0);
-        int s = chunks.size() * chunk;
         String reason = s > g ? "kvtier: store prefix" : g > 0 ? "kvtier: gpu prefix" : "kvtier: least cost";
-        Estimate x = estimates.get(best.id());
+        Estimate x = priced.get(best.id()).alone();
         return new Choice(out, reason, g, prefetch(keys, chunks, chunk, g), x.computeTokens(), x.loadSeconds());
+    }
+
+    /** One engine's prices for a prompt: on its own, its first token behind the engine's queue, and with decode. */
+    private record Priced(Estimate alone, double first, double cost) {
     }
 
     /**
