@@ -275,7 +275,18 @@ final class ClusterRouter {
             return spec.action().execute(s, c, r);
         }
         RespCommand own = c.take(allIndexes(c)); // the caller releases c when this returns; own lives on
-        return asPrimary(node, s, r, keyBytes, write, ready, () -> spec.action().execute(s, own, r), own::release);
+        // The table can change while the command waits for its keys' locks or its fetches: then, still young, it is
+        // dispatched again (as above) instead of answering TRYAGAIN. Exactly one of own::release (the command ran, or
+        // failed for good) and this (it did not run) ends own.
+        Supplier<CompletableFuture<Void>> again = () -> Async.andFinally(() -> waitWritable(node, spec, s, own, r),
+                own::release);
+        return asPrimary(node, s, r, keyBytes, write, ready, () -> spec.action().execute(s, own, r), own::release,
+                again);
+    }
+
+    /** Whether {@code s}'s command began less than a peer timeout ago: it may still wait rather than fail. */
+    private static boolean young(ClusterNode node, Session s) {
+        return System.nanoTime() - s.commandStartNanos < node.settings().peerTimeout().toNanos();
     }
 
     /**
@@ -348,12 +359,21 @@ final class ClusterRouter {
         }
     }
 
-    /** Runs {@code check} for a command that holds its keys' locks: on refusal, releases them and cleans up. */
-    private static void recheck(Runnable check, Runnable unlock, Runnable cleanup) {
+    /**
+     * Runs {@code check} for a command that holds its keys' locks. On a refusal it releases them, and then returns
+     * {@code again}'s future when the refusal is a TRYAGAIN (nothing ran) and {@code again} is there and the command
+     * still young: it waits and is dispatched again; otherwise it cleans up and throws. Null when the check passed.
+     */
+    private static CompletableFuture<Void> recheck(ClusterNode node, Session s, Runnable check, Runnable unlock,
+                                                   Runnable cleanup, Supplier<CompletableFuture<Void>> again) {
         try {
             check.run();
+            return null;
         } catch (RuntimeException e) {
             unlock.run();
+            if (e instanceof TryAgainException && again != null && young(node, s)) {
+                return again.get();
+            }
             cleanup.run();
             throw e;
         }
@@ -369,6 +389,18 @@ final class ClusterRouter {
     static CompletableFuture<Void> asPrimary(ClusterNode node, Session s, Reply r, byte[][] keys, boolean write,
                                              CompletableFuture<Void> ready, Supplier<CompletableFuture<Void>> body,
                                              Runnable cleanup) {
+        return asPrimary(node, s, r, keys, write, ready, body, cleanup, null);
+    }
+
+    /**
+     * As above; a command that finds, once it holds its keys' locks, that it may not run after all (the table changed
+     * while it waited, or its slot takes no writes now: TRYAGAIN) runs {@code again} instead of {@code cleanup} while
+     * it is young, if {@code again} is not null (see {@link #recheck}).
+     */
+    private static CompletableFuture<Void> asPrimary(ClusterNode node, Session s, Reply r, byte[][] keys,
+                                                     boolean write, CompletableFuture<Void> ready,
+                                                     Supplier<CompletableFuture<Void>> body, Runnable cleanup,
+                                                     Supplier<CompletableFuture<Void>> again) {
         try {
             checkServable(node, keys);
         } catch (RuntimeException e) {
@@ -389,7 +421,7 @@ final class ClusterRouter {
         });
         if (!write) {
             return Async.then(locked, r, unlock -> {
-                recheck(() -> {
+                CompletableFuture<Void> refused = recheck(node, s, () -> {
                     checkServable(node, keys); // the wait may have outlasted the lease or the table
                     if (!HeldWrite.primaryOfAll(node.topology(), keys)) {
                         // The table changed while it waited: a write it waited for may have been given up unconfirmed
@@ -397,11 +429,14 @@ final class ClusterRouter {
                         throw new TryAgainException("the slot table changed while this read waited for its keys;"
                                 + " retry");
                     }
-                }, unlock, cleanup);
+                }, unlock, cleanup, again);
+                if (refused != null) {
+                    return refused;
+                }
                 return Async.andFinally(() -> Async.andFinally(body, cleanup), unlock);
             });
         }
-        return Async.then(locked, r, unlock -> applyAndReplicate(node, s, r, keys, unlock, body, cleanup,
+        return Async.then(locked, r, unlock -> applyAndReplicate(node, s, r, keys, unlock, body, cleanup, again,
                 deadline));
     }
 
@@ -412,22 +447,25 @@ final class ClusterRouter {
      * locked until the backups confirm their state ({@link HeldWrite}), and the client is answered then, or
      * -UNREPLICATED at {@code deadline} (or, for a body that itself ran past it, a peer timeout after it finished); a
      * write that fails still holds its keys until its state is confirmed: it may have changed one before failing.
-     * With async the client is answered at once and the keys released when the backups have answered.
+     * With async the client is answered at once and the keys released when the backups have answered. A write
+     * refused here has not run: while young it waits and is dispatched again ({@code again}, see {@link #recheck}).
      */
     private static CompletableFuture<Void> applyAndReplicate(ClusterNode node, Session s, Reply r, byte[][] keys,
                                                              Runnable unlock, Supplier<CompletableFuture<Void>> body,
-                                                             Runnable cleanup, long deadline) {
+                                                             Runnable cleanup, Supplier<CompletableFuture<Void>> again,
+                                                             long deadline) {
         ClusterNode.Topology t = node.topology();
-        if (node.behind() || !t.serving() || !HeldWrite.primaryOfAll(t, keys)) {
-            unlock.run();
-            cleanup.run();
-            node.counters.refusedWrites().increment();
-            throw new TryAgainException("the slot table changed while this write waited for its keys; retry");
-        }
-        recheck(() -> {
+        CompletableFuture<Void> refused = recheck(node, s, () -> {
+            if (node.behind() || !t.serving() || !HeldWrite.primaryOfAll(t, keys)) {
+                node.counters.refusedWrites().increment();
+                throw new TryAgainException("the slot table changed while this write waited for its keys; retry");
+            }
             checkServable(node, keys);
             checkWritable(node, keys);
-        }, unlock, cleanup);
+        }, unlock, cleanup, again);
+        if (refused != null) {
+            return refused;
+        }
         boolean sync = node.settings().syncReplication();
         long[] drops = sync ? node.drops(keys) : null; // only a held write (sync) checks them
         // One cluster version for every value this command stores: the puts take it when they start, all within the
