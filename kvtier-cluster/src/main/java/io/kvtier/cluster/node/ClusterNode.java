@@ -1384,12 +1384,6 @@ public final class ClusterNode implements AutoCloseable {
                 // for its slots: it answers them TRYAGAIN (not serving) and they resend to the new primaries once
                 // they apply it, which they report with their next renewal (at once). Closing the connections before
                 // that turned such a command into -UNREACHABLE ("may or may not have run") at the client.
-                // The table that took this node down: the STOP is committed, but this replica may not have applied
-                // it yet. Reading the epoch before it did waited for the table before (confirmed long ago), and the
-                // node closed while the others still sent it commands (-UNREACHABLE at a proxy's client).
-                while (config.current().isActive(t.self().id(), incarnation) && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
                 long stopEpoch = config.current().epoch();
                 boolean confirmed = false;
                 while (!(confirmed = config.current().members().values().stream()
