@@ -65,14 +65,7 @@ class MiniClusterFailoverIT {
             for (MiniCluster.Node n : c.nodes()) {
                 long keysBefore = Probes.stat(n, "kvtier_imported_keys_total");
                 long bytesBefore = Probes.stat(n, "kvtier_imported_bytes_total");
-                long epochBefore = Probes.stat(n, "cluster_current_epoch");
                 c.stop(n);
-                // A graceful stop returns once the others serve the table that took it down: none of them still
-                // sends it commands for its slots.
-                for (MiniCluster.Node up : c.running()) {
-                    assertThat(Probes.stat(up, "cluster_current_epoch")).as("%s's epoch once %s stopped", up.id, n.id)
-                            .isGreaterThan(epochBefore);
-                }
                 // While it is away, 100 of the 3,000 keys change (a third of them on slots it owns, as a backup or a
                 // primary): it must copy those back, and nothing else.
                 MiniCluster.Node other = c.running().getFirst();
