@@ -102,7 +102,7 @@ final class ServerCommand implements Callable<Integer> {
     String pinShare;
 
     @Option(names = "--index-memory", paramLabel = "SIZE", description = "Heap the key index may take (default: "
-            + "(--memory + --disk) / 8, at least 64m, at most 4g). A key costs about 208 bytes plus its length; past "
+            + "(--memory + --disk) / 8, at least 64m, at most 4g). A key costs about 176 bytes plus its length; past "
             + "the budget, writes of new keys fail with -OOM while reads and overwrites go on. The launcher sizes the "
             + "JVM heap from it: this plus a quarter plus 768m (KVTIER_HEAP overrides).")
     String indexMemory;

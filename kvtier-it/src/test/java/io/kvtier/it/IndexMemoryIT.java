@@ -27,7 +27,7 @@ class IndexMemoryIT {
 
     @Test
     void writesOfNewKeysGetOomAtTheIndexBudgetWhileReadsGoOn() throws Exception {
-        long fits = (1L << 20) / (208 + 16); // IndexBudget.charge of a 16-byte key
+        long fits = (1L << 20) / (176 + 16); // IndexBudget.charge of a 16-byte key
         try (KvtierProcess node = KvtierProcess.start(tmp.resolve("small"), "--memory", "16m", "--disk", "64m",
                 "--index-memory", "1m"); Jedis jedis = node.jedis(10_000)) {
             Pipeline p = jedis.pipelined();
@@ -59,7 +59,7 @@ class IndexMemoryIT {
     @Tag("long") // a 40 s capacity run; the default tier keeps the budget test
     void fiveMillionKeysRestartWithinTheHeapTheLauncherComputes() throws Exception {
         int keys = 5_000_000;
-        // 5 M keys of 16 bytes are charged 5 M x 224 B = 1068 MiB: the launcher gives 768m + 1100m + 1100m / 4.
+        // 5 M keys of 16 bytes are charged 5 M x 192 B = 916 MiB: the launcher gives 768m + 1100m + 1100m / 4.
         String[] flags = {"--memory", "64m", "--disk", "1g", "--index-memory", "1100m"};
         Path dir = tmp.resolve("many");
         fill(dir, keys, HeapSize.flag(flags), 64L << 20, 1L << 30, 1100L << 20);

@@ -287,7 +287,7 @@ final class DiskWriter implements Runnable {
                         e.moveTo(EntryState.DISK, store.counters);
                         cleanDemoted.add(e);
                         moved++;
-                    } else if (admit && !admission.admits(e.key.fingerprint, e.length, e.read != 0, now)) {
+                    } else if (admit && !admission.admits(e.fingerprint(), e.length, e.read != 0, now)) {
                         dropped.add(e.memory); // not written: lost, as an evicted region's values are
                         e.memory = null;
                         e.moveTo(EntryState.EVICTED, store.counters);
@@ -329,7 +329,7 @@ final class DiskWriter implements Runnable {
             for (int i = 0; i < dirty.size(); i++) {
                 Entry e = dirty.get(i);
                 MemoryValue mem = pinned.get(i);
-                locations[i] = store.disk.append(PendingRecord.value(e.key.bytes, e.seq, e.expireAt, mem.buffers(),
+                locations[i] = store.disk.append(PendingRecord.value(e.keyBytes, e.seq, e.expireAt, mem.buffers(),
                         mem.length(), e.version));
             }
         } catch (IOException | RuntimeException ex) {
@@ -363,7 +363,7 @@ final class DiskWriter implements Runnable {
                 // Also when deleted or replaced meanwhile: its tombstone, queued then, goes where this record is.
                 e.disk = locations[i];
                 if (e.state() == EntryState.DEMOTING) {
-                    if (store.pinned(e.key)) { // pinned while being written: it stays in memory, now clean
+                    if (store.pinned(e)) { // pinned while being written: it stays in memory, now clean
                         e.moveTo(EntryState.MEMORY, store.counters);
                         kept = true;
                     } else {
@@ -375,7 +375,7 @@ final class DiskWriter implements Runnable {
                 }
             }
             track(e, locations[i]);
-            if (kept && !store.pinned(e.key)) {
+            if (kept && !store.pinned(e)) {
                 store.admit(e); // unpinned meanwhile: back to being a candidate like any value in memory
             }
             if (release != null) {

@@ -8,22 +8,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * leaves it; overwriting an existing key costs nothing. Thread-safe and exact: {@link #tryCharge} never lets the
  * total pass the budget, though {@link #forceCharge} (recovery) may.
  *
- * <p>The overhead is measured, not guessed ({@code IndexFootprintTest}, issue 10): per key of a small value the
- * index holds a ConcurrentHashMap node (32 B) and its table slot (4-11 B), a {@code Key} (24 B) with its array
- * header (16 B), an {@code Entry} (56 B) and either a {@code MemoryValue} (40 B) or a {@code DiskLocation} (32 B)
- * plus its slot in the disk writer's per-region list: 180-190 B measured, 205 B with a 16-byte key. The charge
- * rounds that up so that it also covers recovery's peak (about 220 B per such key with 5 M keys, see IndexBuilder);
- * the launcher's heap adds a quarter for the garbage collector.
+ * <p>The overhead is measured, not guessed ({@code IndexFootprintTest}, issues 10 and 34): per key of a small value the
+ * index holds an {@code Entry} (72 B, holding the key's bytes: 16 B of array header), its two table slots (a tag and
+ * a reference, 8 B, at a load of 3/8 to 3/4: 11-21 B) and either a {@code MemoryValue} (40 B) or a
+ * {@code DiskLocation} (32 B) plus its slot in the disk writer's per-region list: 162-165 B measured with a 16-byte
+ * key (before issue 34, with a map node and a {@code Key} a key, 215-218 B). The charge rounds that up by about a
+ * sixth so that it also covers recovery's peak (see IndexBuilder); the launcher's heap adds a quarter for the garbage
+ * collector.
  */
 public final class IndexBudget {
     /** Fixed heap per key besides the key's own bytes. */
-    public static final int BYTES_PER_KEY = 208;
-    /** The smallest budget accepted: about 4,600 small keys. */
+    public static final int BYTES_PER_KEY = 176;
+    /** The smallest budget accepted: about 5,400 small keys. */
     public static final long MIN_BYTES = 1L << 20;
-    /** The smallest default budget: about 300,000 small keys. */
+    /** The smallest default budget: about 350,000 small keys. */
     public static final long MIN_DEFAULT_BYTES = 64L << 20;
     /**
-     * The largest default budget: about 19 M small keys, a heap of about 5.8 GiB. Terabytes of disk hold KV-cache
+     * The largest default budget: about 22 M small keys, a heap of about 5.8 GiB. Terabytes of disk hold KV-cache
      * chunks of megabytes, so an eighth of them would size a heap for keys that never come; a store of billions of tiny
      * values says so with --index-memory.
      */
@@ -39,7 +40,7 @@ public final class IndexBudget {
 
     /**
      * The default budget for a store of {@code memoryBytes} and {@code diskBytes}: an eighth of their sum, at least
-     * {@link #MIN_DEFAULT_BYTES} and at most {@link #MAX_DEFAULT_BYTES}: room for keys of values averaging 56 bytes or
+     * {@link #MIN_DEFAULT_BYTES} and at most {@link #MAX_DEFAULT_BYTES}: room for keys of values averaging about 1.5 KiB or
      * more (keys of 16 bytes) until both tiers are full, so only stores of tinier values meet the limit before their
      * data budgets.
      */

@@ -82,7 +82,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
             tombstones.put(key, seq);
             Entry current = newest.get(key);
             if (current != null && current.seq < seq) {
-                newest.remove(key, current);
+                newest.remove(current);
             }
         }
     }
@@ -102,7 +102,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
     }
 
     private boolean olderThanDamage(Entry e, long newestIntactSeq) {
-        Key key = e.key;
+        byte[] keyBytes = e.keyBytes;
         // Damage naming no key only concerns the keys whose newest record is in the same directory: a record that
         // ends or changes a version goes where that version is (DiskSet).
         Long bound = unknownDamageBounds.isEmpty() ? null
@@ -110,7 +110,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         if (bound != null && newestIntactSeq < bound) {
             return true;
         }
-        Long damaged = damagedSeqs.isEmpty() ? null : damagedSeqs.get(RecordFormat.fingerprint(key.bytes));
+        Long damaged = damagedSeqs.isEmpty() ? null : damagedSeqs.get(RecordFormat.fingerprint(keyBytes));
         return damaged != null && newestIntactSeq < damaged;
     }
 
@@ -123,7 +123,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
         long[] expired = {0};
         List<Entry> gone = new ArrayList<>();
         newest.forEach(e -> {
-            List<Expiry> records = expiries.get(e.key);
+            List<Expiry> records = expiries.get(e.key());
             if (olderThanDamage(e, newestIntactSeq(e, records))) {
                 gone.add(e);
                 droppedForDamage++;
@@ -139,7 +139,7 @@ final class IndexBuilder implements Consumer<RecoveredRecord> {
             sink.accept(e);
         });
         for (Entry e : gone) {
-            newest.remove(e.key, e);
+            newest.remove(e);
         }
         expiries.clear();
         return expired[0];

@@ -27,6 +27,11 @@ final class Pins {
         return pins.containsKey(key);
     }
 
+    /** Whether the key of {@code e} is pinned; costs no {@link Key} while nothing is pinned (almost always). */
+    boolean contains(Entry e) {
+        return !pins.isEmpty() && pins.containsKey(e.key());
+    }
+
     /** Pins {@code key} (or renews its pin) at {@code length} bytes until {@code untilMillis} (0: until unpinned). */
     synchronized void pin(Key key, long length, long untilMillis) {
         Pin old = pins.get(key);

@@ -121,8 +121,8 @@ public final class TieredStore implements AutoCloseable {
         }
         this.recovery = stats[0];
         long expiredAtStart = builder.build(System.currentTimeMillis(), counters, e -> {
-            indexBudget.forceCharge(e.key.bytes.length);
-            listener.added(e.key.bytes, e.length, Residence.DISK);
+            indexBudget.forceCharge(e.keyBytes.length);
+            listener.added(e.keyBytes, e.length, Residence.DISK);
             writer.track(e, e.disk);
             if (e.expireAt != 0) {
                 expiry.schedule(e);
@@ -593,9 +593,9 @@ public final class TieredStore implements AutoCloseable {
 
     /** Removes {@code e} from the index if it is still its key's version, refunding the key's budget; returns whether it did. */
     boolean unindex(Entry e) {
-        boolean removed = index.remove(e.key, e);
+        boolean removed = index.remove(e);
         if (removed) {
-            indexBudget.refund(e.key.bytes.length);
+            indexBudget.refund(e.keyBytes.length);
         }
         return removed;
     }
@@ -639,7 +639,7 @@ public final class TieredStore implements AutoCloseable {
             mem.release();
         }
         gone(e, why, tombstoneSeq >= 0 ? tombstoneSeq : sequence.get());
-        return tombstone ? writer.journal(PendingRecord.tombstone(e.key.bytes, tombstoneSeq), e)
+        return tombstone ? writer.journal(PendingRecord.tombstone(e.keyBytes, tombstoneSeq), e)
                 : CompletableFuture.completedFuture(null);
     }
 
@@ -743,7 +743,7 @@ public final class TieredStore implements AutoCloseable {
         } else if (ref.inMemory()) {
             if (touch) {
                 touched(e);
-                if (e.prefetched != 0) {
+                if (e.prefetched()) {
                     usedPrefetch(e);
                 }
             }
@@ -764,7 +764,7 @@ public final class TieredStore implements AutoCloseable {
         DiskLocation loc = ref.disk;
         ByteBuffer value;
         try {
-            value = disk.read(loc, e.key.bytes, dst);
+            value = disk.read(loc, e.keyBytes, dst);
         } catch (CorruptRecordException ex) {
             dropCorrupt(e, loc, ex);
             throw ex;
@@ -800,13 +800,13 @@ public final class TieredStore implements AutoCloseable {
             return;
         }
         synchronized (e) {
-            if (e.diskHit() < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e.key) || e.state() != EntryState.DISK
+            if (e.diskHit() < TieringRules.PROMOTE_AFTER_DISK_HITS && !pins.contains(e) || e.state() != EntryState.DISK
                     || e.disk != loc) {
                 return;
             }
         }
         MemoryValue mem = waiters.tryAllocate(e.length);
-        if (mem == null && pins.contains(e.key)) {
+        if (mem == null && pins.contains(e)) {
             mem = awaitMemory(e.length); // a pinned value must get back into memory: wait (briefly) for the demoter
         }
         if (mem != null && toMemory(e, loc, mem, value, false)) {
@@ -827,7 +827,7 @@ public final class TieredStore implements AutoCloseable {
             if (promoted) {
                 e.memory = mem;
                 e.moveTo(EntryState.MEMORY, counters);
-                e.prefetched = (byte) (prefetch ? 1 : 0);
+                e.prefetched(prefetch);
             }
         }
         if (!promoted) {
@@ -845,10 +845,10 @@ public final class TieredStore implements AutoCloseable {
 
     private void usedPrefetch(Entry e) {
         synchronized (e) {
-            if (e.prefetched == 0) {
+            if (!e.prefetched()) {
                 return;
             }
-            e.prefetched = 0;
+            e.prefetched(false);
         }
         counters.prefetchUsed.increment();
     }
@@ -902,7 +902,7 @@ public final class TieredStore implements AutoCloseable {
         }
         ByteBuffer value;
         try {
-            value = disk.read(loc, e.key.bytes, staging.apply(DiskTier.readLength(loc)));
+            value = disk.read(loc, e.keyBytes, staging.apply(DiskTier.readLength(loc)));
         } catch (CorruptRecordException ex) {
             mem.release();
             dropCorrupt(e, loc, ex);
@@ -942,7 +942,7 @@ public final class TieredStore implements AutoCloseable {
      */
     public void verifyOnDisk(ValueRef ref, ByteBuffer scratch) throws IOException {
         try {
-            disk.verify(ref.disk, ref.entry.key.bytes, scratch);
+            disk.verify(ref.disk, ref.entry.keyBytes, scratch);
         } catch (CorruptRecordException ex) {
             dropCorrupt(ref.entry, ref.disk, ex);
             throw ex;
@@ -1012,7 +1012,7 @@ public final class TieredStore implements AutoCloseable {
         long now = System.currentTimeMillis();
         index.forEach(e -> {
             if (!e.isExpired(now)) {
-                visitor.accept(e.key.bytes);
+                visitor.accept(e.keyBytes);
             }
         });
     }
@@ -1031,7 +1031,7 @@ public final class TieredStore implements AutoCloseable {
         long now = System.currentTimeMillis();
         return index.forEachInBucket(bucket, e -> {
             if (!e.isExpired(now)) {
-                visitor.accept(e.key.bytes);
+                visitor.accept(e.keyBytes);
             }
         });
     }
@@ -1049,7 +1049,7 @@ public final class TieredStore implements AutoCloseable {
         long now = System.currentTimeMillis();
         return index.forEachInBucket(bucket, e -> {
             if (!e.isExpired(now)) {
-                visitor.visit(e.key.bytes, e.version, e.expireAt, e.length);
+                visitor.visit(e.keyBytes, e.version, e.expireAt, e.length);
             }
         });
     }
@@ -1086,7 +1086,7 @@ public final class TieredStore implements AutoCloseable {
                 }
                 where = e.memory != null ? Residence.MEMORY : Residence.DISK;
             }
-            visitor.visit(e.key.bytes, e.length, where);
+            visitor.visit(e.keyBytes, e.length, where);
             n++;
         }
         return n;
@@ -1106,7 +1106,7 @@ public final class TieredStore implements AutoCloseable {
     private void expire(Entry e) {
         long[] tombstoneSeq = {-1};
         long now = System.currentTimeMillis();
-        index.computeIfPresent(e.key, (k, current) -> {
+        index.computeIfPresent(e.key(), (k, current) -> {
             if (current != e || !e.isExpired(now)) {
                 return current;
             }
@@ -1132,15 +1132,15 @@ public final class TieredStore implements AutoCloseable {
     // ---- lifecycle hooks and pins ---------------------------------------------------------------------------------
 
     private void added(Entry e) {
-        if (pins.contains(e.key)) {
+        if (pins.contains(e)) {
             if (bypassesMemory(e.length)) {
-                unpin(e.key.bytes); // a value that cannot be in memory cannot be pinned there
+                unpin(e.keyBytes); // a value that cannot be in memory cannot be pinned there
             } else {
-                pins.resized(e.key, e.length);
+                pins.resized(e.key(), e.length);
             }
         }
         try {
-            listener.added(e.key.bytes, e.length, e.state() == EntryState.DISK ? Residence.DISK : Residence.MEMORY);
+            listener.added(e.keyBytes, e.length, e.state() == EntryState.DISK ? Residence.DISK : Residence.MEMORY);
         } catch (RuntimeException ex) {
             log.error("key listener failed on a write", ex); // never let it undo the store's own bookkeeping
         }
@@ -1149,7 +1149,7 @@ public final class TieredStore implements AutoCloseable {
     /** Tells the listener that {@code e} moved to {@code to}; called after the move, outside locks. */
     void moved(Entry e, Residence to) {
         try {
-            listener.moved(e.key.bytes, e.length, to);
+            listener.moved(e.keyBytes, e.length, to);
         } catch (RuntimeException ex) {
             log.error("key listener failed on a move", ex);
         }
@@ -1161,11 +1161,11 @@ public final class TieredStore implements AutoCloseable {
      */
     void gone(Entry e, KeyListener.Removal why, long seq) {
         expiry.unschedule(e);
-        if (why != KeyListener.Removal.REPLACED && !index.containsKey(e.key)) {
-            unpin(e.key.bytes);
+        if (why != KeyListener.Removal.REPLACED && !index.containsKey(e.key())) {
+            unpin(e.keyBytes);
         }
         try {
-            listener.removed(e.key.bytes, e.length, why, seq);
+            listener.removed(e.keyBytes, e.length, why, seq);
         } catch (RuntimeException ex) {
             log.error("key listener failed on a removal", ex);
         }
@@ -1180,7 +1180,7 @@ public final class TieredStore implements AutoCloseable {
     void admit(Entry e) {
         policyLock.lock();
         try {
-            if (!e.isQueued() && !pins.contains(e.key)) {
+            if (!e.isQueued() && !pins.contains(e)) {
                 policy.add(e);
             }
         } finally {
@@ -1255,8 +1255,8 @@ public final class TieredStore implements AutoCloseable {
         return pins.bytes();
     }
 
-    boolean pinned(Key key) {
-        return pins.contains(key);
+    boolean pinned(Entry e) {
+        return pins.contains(e);
     }
 
     public boolean isPinned(byte[] keyBytes) {

@@ -1,12 +1,14 @@
 package io.kvtier.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class IndexTest {
@@ -32,7 +34,7 @@ class IndexTest {
             int[] inBucket = {0};
             int bucket = b;
             index.forEachInBucket(b, e -> {
-                if (Index.bucketOf(e.key.fingerprint) != bucket || !seen.add(new String(e.key.bytes,
+                if (Index.bucketOf(e.fingerprint()) != bucket || !seen.add(new String(e.keyBytes,
                         StandardCharsets.UTF_8))) {
                     throw new AssertionError("key in bucket " + bucket + " twice or in the wrong bucket");
                 }
@@ -61,7 +63,7 @@ class IndexTest {
                 }
                 for (int i = 1_000_000; i < 1_050_000; i++) {
                     Key k = key(i);
-                    index.remove(k, index.get(k));
+                    index.remove(index.get(k));
                 }
             }
         });
@@ -69,12 +71,92 @@ class IndexTest {
         Set<Key> seen = new HashSet<>();
         for (int b = 0; b < Index.BUCKETS; b++) {
             index.forEachInBucket(b, e -> {
-                if (!seen.add(e.key)) {
+                if (!seen.add(e.key())) {
                     throw new AssertionError("a key returned twice");
                 }
             });
         }
         churn.join();
         assertThat(seen.containsAll(stable)).as("every key present throughout was returned").isTrue();
+    }
+
+    @Test
+    void lockFreeReadersFindEveryStableKeyWhileBucketsGrowShrinkAndFillWithTombstones() throws Exception {
+        Index index = new Index();
+        int stable = 20_000;
+        Entry[] entries = new Entry[stable];
+        for (int i = 0; i < stable; i++) {
+            entries[i] = entry(key(i));
+            index.put(key(i), entries[i]);
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread churn = new Thread(() -> {
+            for (int round = 0; round < 20 && !stop.get(); round++) { // every bucket grows, then shrinks again
+                for (int i = 1_000_000; i < 1_100_000; i++) {
+                    index.put(key(i), entry(key(i)));
+                }
+                for (int i = 1_000_000; i < 1_100_000; i++) {
+                    index.computeIfPresent(key(i), (k, e) -> null);
+                }
+            }
+        });
+        churn.start();
+        long misses = 0;
+        long reads = 0;
+        try {
+            while (churn.isAlive()) {
+                for (int i = 0; i < stable; i++, reads++) {
+                    if (index.get(key(i)) != entries[i]) {
+                        misses++;
+                    }
+                }
+            }
+        } finally {
+            stop.set(true);
+            churn.join();
+        }
+        assertThat(misses).as("of %d reads", reads).isZero();
+        assertThat(index.size()).isEqualTo(stable);
+        for (int i = 1_000_000; i < 1_100_000; i += 997) {
+            assertThat(index.get(key(i))).isNull();
+        }
+    }
+
+    @Test
+    void computeReplacesKeepsOrRemovesOnlyItsKeyAndRefusesRecursiveWrites() {
+        Index index = new Index();
+        Key a = key(1);
+        Entry first = entry(a);
+        assertThat(index.compute(a, (k, e) -> e == null ? first : e)).isSameAs(first);
+        Entry second = entry(key(1));
+        assertThat(index.compute(a, (k, e) -> second)).isSameAs(second);
+        assertThat(index.remove(first)).as("not its version any more").isFalse();
+        assertThat(index.get(key(1))).isSameAs(second);
+        assertThat(index.computeIfPresent(key(3), (k, e) -> {
+            throw new AssertionError("ran for an absent key");
+        })).isNull();
+        assertThat(index.remove(second)).isTrue();
+        assertThat(index.get(a)).isNull();
+        assertThat(index.size()).isZero();
+    }
+
+    @Test
+    void aWriteFromInsideAComputeOnTheSameBucketIsRefusedAndChangesNothing() {
+        Index index = new Index();
+        Key a = key(1);
+        Key sameBucket = null;
+        for (int i = 2; sameBucket == null; i++) {
+            if (Index.bucketOf(key(i).fingerprint) == Index.bucketOf(a.fingerprint)) {
+                sameBucket = key(i);
+            }
+        }
+        Key b = sameBucket;
+        assertThatThrownBy(() -> index.compute(a, (k, e) -> {
+            index.put(b, entry(b));
+            return entry(a);
+        })).isInstanceOf(IllegalStateException.class).hasMessageContaining("recursive");
+        assertThat(index.get(a)).isNull();
+        assertThat(index.get(b)).isNull();
+        assertThat(index.size()).isZero();
     }
 }
