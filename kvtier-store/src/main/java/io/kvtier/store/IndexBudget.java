@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The overhead is measured, not guessed ({@code IndexFootprintTest}, issues 10 and 34): per key of a small value the
  * index holds an {@code Entry} (72 B, holding the key's bytes: 16 B of array header), its two table slots (a tag and
- * a reference, 8 B, at a load of 3/8 to 3/4: 11-21 B) and either a {@code MemoryValue} (40 B) or a
- * {@code DiskLocation} (32 B) plus its slot in the disk writer's per-region list: 162-165 B measured with a 16-byte
- * key (before issue 34, with a map node and a {@code Key} a key, 215-218 B). The charge rounds that up by about a
+ * a reference, 8 B, at a load of 3/8 to 3/4: 11-21 B) and either a {@code MemoryValue} (32 B) or a
+ * {@code DiskLocation} (32 B) plus its slot in the disk writer's per-region list: 156-161 B measured with a 16-byte
+ * key (before issue 34, with a map node and a {@code Key} a key and a 40-byte {@code MemoryValue}, 215-218 B). The charge rounds that up by about a
  * sixth so that it also covers recovery's peak (see IndexBuilder); the launcher's heap adds a quarter for the garbage
  * collector.
  */

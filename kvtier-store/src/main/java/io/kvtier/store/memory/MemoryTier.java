@@ -153,7 +153,7 @@ public final class MemoryTier implements AutoCloseable {
                 return null;
             }
             int id = takePage();
-            page = new SmallPage(id, sizeClass, CLASS_SIZES[sizeClass], pageSegment(id));
+            page = new SmallPage(this, id, sizeClass, CLASS_SIZES[sizeClass], pageSegment(id));
             page.listed = true;
             pages.addFirst(page);
         }
@@ -268,12 +268,13 @@ public final class MemoryTier implements AutoCloseable {
         lock.lock();
         try {
             valueBytes -= value.length();
-            if (value.pages != null) {
-                for (int id : value.pages) {
+            SmallPage small = value.smallPage();
+            if (small != null) {
+                freeChunk(small, value.chunk);
+            } else {
+                for (int id : value.pages()) {
                     givePage(id);
                 }
-            } else if (value.smallPage != null) {
-                freeChunk(value.smallPage, value.chunk);
             }
         } finally {
             lock.unlock();

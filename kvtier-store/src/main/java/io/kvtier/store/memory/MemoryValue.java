@@ -11,9 +11,11 @@ import java.nio.ByteBuffer;
  * reference is released, never before. Filling ({@link #write}) is single-threaded and happens before the value is
  * published.
  *
- * <p>One exists per key in memory, so it is kept small (40 bytes of heap, issue 10): the count is an int field
- * updated through a {@link VarHandle} rather than a {@code RefCount} with its own atomic and release action, and a
- * value keeps no segments of its own: its slices of the pages are cut when the bytes are read or written.
+ * <p>One exists per key in memory, so it is kept small (32 bytes of heap, issues 10 and 34): the count is an int
+ * field updated through a {@link VarHandle} rather than a {@code RefCount} with its own atomic and release action, a
+ * value keeps no segments of its own (its slices of the pages are cut when the bytes are read or written), and one
+ * field says where its bytes are: the {@link SmallPage} of a small value's chunk (which knows its tier), or the
+ * {@link Pages} of a large one.
  */
 public final class MemoryValue {
     private static final VarHandle REFS;
@@ -26,11 +28,13 @@ public final class MemoryValue {
         }
     }
 
-    private final MemoryTier tier;
+    /** The whole pages of a large (or empty) value, and their tier. */
+    private record Pages(MemoryTier tier, int[] ids) {
+    }
+
+    private final Object home;         // the SmallPage holding a small value's chunk, or a large value's Pages
     private final int length;          // values in memory are below 2 GiB (StoreOptions.MAX_VALUE)
-    final int[] pages;                 // whole pages owned (large values), else null
-    final SmallPage smallPage;         // the size-class page holding this value's chunk (small values), else null
-    final int chunk;
+    final int chunk;                   // the chunk in its SmallPage (small values)
     @SuppressWarnings("unused")        // through REFS
     private volatile int refs = 1;
     private int written;
@@ -46,11 +50,23 @@ public final class MemoryValue {
     }
 
     private MemoryValue(MemoryTier tier, long length, int[] pages, SmallPage smallPage, int chunk) {
-        this.tier = tier;
         this.length = Math.toIntExact(length);
-        this.pages = pages;
-        this.smallPage = smallPage;
+        this.home = smallPage != null ? smallPage : new Pages(tier, pages);
         this.chunk = chunk;
+    }
+
+    /** The size-class page holding this value's chunk (small values), else null. */
+    SmallPage smallPage() {
+        return home instanceof SmallPage p ? p : null;
+    }
+
+    /** The whole pages this value owns (large or empty values), else null. */
+    int[] pages() {
+        return home instanceof Pages p ? p.ids() : null;
+    }
+
+    private MemoryTier tier() {
+        return home instanceof SmallPage p ? p.tier : ((Pages) home).tier();
     }
 
     public long length() {
@@ -59,7 +75,7 @@ public final class MemoryValue {
 
     /** Bytes of the budget this value occupies (whole pages, or its chunk size). */
     public long footprint() {
-        return pages != null ? (long) pages.length * MemoryTier.PAGE_SIZE : smallPage == null ? 0 : smallPage.chunkSize;
+        return home instanceof SmallPage p ? p.chunkSize : (long) ((Pages) home).ids().length * MemoryTier.PAGE_SIZE;
     }
 
     /** Bytes filled so far by {@link #write}. */
@@ -120,16 +136,17 @@ public final class MemoryValue {
     }
 
     private int partCount() {
-        return pages == null ? 1 : pages.length;
+        return home instanceof Pages p ? p.ids().length : 1;
     }
 
     /** The bytes in page {@code i} of the value (the chunk, for a small value): cut on each use, never kept. */
     private MemorySegment part(int i) {
-        if (pages == null) {
-            return smallPage.segment.asSlice((long) chunk * smallPage.chunkSize, length);
+        if (home instanceof SmallPage p) {
+            return p.segment.asSlice((long) chunk * p.chunkSize, length);
         }
+        Pages pages = (Pages) home;
         long start = (long) i * MemoryTier.PAGE_SIZE;
-        return tier.pageSegment(pages[i]).asSlice(0, Math.min(MemoryTier.PAGE_SIZE, length - start));
+        return pages.tier().pageSegment(pages.ids()[i]).asSlice(0, Math.min(MemoryTier.PAGE_SIZE, length - start));
     }
 
     private static long partStart(long offset) {
@@ -144,10 +161,12 @@ public final class MemoryValue {
         if (length == 0) {
             return new long[0];
         }
-        if (pages == null) {
-            return new long[] {tier.slabOf(smallPage.pageId),
-                    tier.offsetInSlab(smallPage.pageId) + (long) chunk * smallPage.chunkSize, length};
+        if (home instanceof SmallPage p) {
+            return new long[] {p.tier.slabOf(p.pageId), p.tier.offsetInSlab(p.pageId) + (long) chunk * p.chunkSize,
+                    length};
         }
+        MemoryTier tier = ((Pages) home).tier();
+        int[] pages = ((Pages) home).ids();
         long[] out = new long[3 * pages.length];
         int n = 0;
         long left = length;
@@ -187,8 +206,8 @@ public final class MemoryValue {
      * reference; never written through.
      */
     public long smallAddress() {
-        return smallPage != null && smallPage.segment.isNative()
-                ? smallPage.segment.address() + (long) chunk * smallPage.chunkSize : 0;
+        return home instanceof SmallPage p && p.segment.isNative() ? p.segment.address() + (long) chunk * p.chunkSize
+                : 0;
     }
 
     /** Copies the whole value to a new heap array (small values and tests). Caller holds a reference. */
@@ -217,7 +236,7 @@ public final class MemoryValue {
     public void release() {
         int r = (int) REFS.getAndAdd(this, -1) - 1;
         if (r == 0) {
-            tier.free(this);
+            tier().free(this);
         } else if (r < 0) {
             throw new IllegalStateException("value of " + length + " bytes released more often than retained");
         }

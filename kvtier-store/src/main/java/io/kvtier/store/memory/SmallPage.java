@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 /** A page cut into equal chunks of one size class, with a bitmap of the chunks in use; guarded by the tier's lock. */
 final class SmallPage {
+    final MemoryTier tier; // the tier the page belongs to: its values keep no reference of their own
     final int pageId;
     final int sizeClass;
     final int chunkSize;
@@ -13,7 +14,8 @@ final class SmallPage {
     private int inUse;
     boolean listed; // whether it sits in its class's list of pages with free chunks
 
-    SmallPage(int pageId, int sizeClass, int chunkSize, MemorySegment segment) {
+    SmallPage(MemoryTier tier, int pageId, int sizeClass, int chunkSize, MemorySegment segment) {
+        this.tier = tier;
         this.pageId = pageId;
         this.sizeClass = sizeClass;
         this.chunkSize = chunkSize;

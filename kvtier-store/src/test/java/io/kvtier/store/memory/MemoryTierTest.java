@@ -37,8 +37,8 @@ class MemoryTierTest {
         long length = 5L * PAGE + 12345;
         MemoryValue value = tier.allocate(length);
 
-        assertThat(value.pages).hasSize(6);
-        assertThat(isContiguous(value.pages)).as("pages %s", Arrays.toString(value.pages)).isFalse();
+        assertThat(value.pages()).hasSize(6);
+        assertThat(isContiguous(value.pages())).as("pages %s", Arrays.toString(value.pages())).isFalse();
         byte[] bytes = randomBytes(7, (int) length);
         writeInFragments(value, bytes, new Random(8));
         assertThat(value.written()).isEqualTo(length);
