@@ -297,6 +297,7 @@ public final class KvtierServer implements AutoCloseable {
             context.closePrefetcher();
             context.closeSharedLeases();
             diskReads.close();
+            context.requestMemory().close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -30,6 +30,8 @@ public final class RequestMemory {
     /** Payloads over the reservation caps from this size on go to the disk tier, smaller ones to a spool file. */
     static final long SPOOL_MAX = 8L << 20; // each streams to a file of its own: few, large ones only
     static final String SPOOL_SUFFIX = ".spool.tmp";
+    /** Threads for spool file I/O: two, so one request's reads can overlap another's writes. */
+    static final int SPOOL_THREADS = 2;
 
     private final RequestBudget heap;
     private final long connectionReservationCap;
@@ -39,6 +41,8 @@ public final class RequestMemory {
     private final AtomicLong reserved = new AtomicLong();
     private final AtomicLong spooled = new AtomicLong();
     private final AtomicLong nextSpool = new AtomicLong();
+    /** Spool files' writes, reads and deletes: never on an event loop. */
+    private final java.util.concurrent.ExecutorService spoolIo;
 
     public RequestMemory(ClientLimits limits, long memoryBytes, long diskBytes, Path spoolDir) {
         this.heap = new RequestBudget(limits.maxMemoryClients());
@@ -46,6 +50,22 @@ public final class RequestMemory {
         this.totalReservationCap = (long) (memoryBytes * ClientLimits.TOTAL_RESERVATION_SHARE);
         this.spoolCap = diskBytes / 4;
         this.spoolDir = spoolDir;
+        AtomicLong threads = new AtomicLong();
+        this.spoolIo = java.util.concurrent.Executors.newFixedThreadPool(SPOOL_THREADS, r -> {
+            Thread t = new Thread(r, "kvtier-spool-io-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The executor of spool file I/O. */
+    java.util.concurrent.Executor spoolIo() {
+        return spoolIo;
+    }
+
+    /** Stops the spool I/O threads once what is queued has run (the server is stopping). */
+    public void close() {
+        spoolIo.shutdown();
     }
 
     /** Deletes spool files a previous process left behind (it stopped while requests were arriving). */

@@ -42,7 +42,10 @@ final class SpoolSink implements BulkSink {
         return spool.read(position, (int) length);
     }
 
-    /** Reserves memory for the payload (waiting for the demoter if need be) and fills it from the spool. */
+    /**
+     * Reserves memory for the payload (waiting for the demoter if need be) and fills it from the spool, on the spool's
+     * I/O executor once the payload's writes are done: never on the event loop, nor on the thread that freed memory.
+     */
     CompletableFuture<MemoryValue> toMemory(TieredStore store) {
         CompletableFuture<MemoryValue> reserved;
         try {
@@ -52,7 +55,7 @@ final class SpoolSink implements BulkSink {
             abort();
             throw e;
         }
-        return reserved.handle((value, e) -> {
+        return reserved.thenCombine(spool.written(), (value, written) -> value).handleAsync((value, e) -> {
             try {
                 if (e != null) {
                     throw e instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(e);
@@ -67,7 +70,7 @@ final class SpoolSink implements BulkSink {
             } finally {
                 abort();
             }
-        });
+        }, spool.io());
     }
 
     @Override

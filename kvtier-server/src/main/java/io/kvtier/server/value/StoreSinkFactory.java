@@ -34,9 +34,9 @@ public final class StoreSinkFactory implements BulkSinkFactory {
         this.resume = resume;
     }
 
-    /** Whether a payload streaming to disk is so far behind that the connection should stop reading. */
+    /** Whether a payload streaming to disk, or the spool, is so far behind that the connection should stop reading. */
     public boolean backlogged() {
-        return direct != null && direct.backlogged();
+        return direct != null && direct.backlogged() || spool != null && spool.backlogged();
     }
 
     /** Memory reserved now for the request in progress. */
@@ -101,7 +101,7 @@ public final class StoreSinkFactory implements BulkSinkFactory {
                     + limits.spoolCap() + " bytes (a quarter of --disk); retry later");
         }
         if (spool == null) {
-            spool = new Spool(limits.newSpoolFile());
+            spool = new Spool(limits.newSpoolFile(), limits.spoolIo(), alloc, resume);
         }
         return new SpoolSink(spool, limits, length);
     }
