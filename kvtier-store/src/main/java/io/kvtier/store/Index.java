@@ -36,6 +36,7 @@ final class Index {
     private static final int MIN_CAPACITY = 4;
     private static final VarHandle TAG = MethodHandles.arrayElementVarHandle(int[].class);
     private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(Entry[].class);
+    private static final VarHandle TABLE = MethodHandles.arrayElementVarHandle(Table[].class);
     private static final Table NONE = new Table(0);
 
     /** One bucket's slots. Written only under its bucket's lock, and never after it is replaced. */
@@ -74,18 +75,33 @@ final class Index {
         }
     }
 
-    /** A bucket: its monitor is the lock its writers take. */
+    /** A bucket's writers' lock (its monitor), and where its table is. */
     private static final class Bucket {
-        volatile Table table = NONE;
+        final int index;
         boolean inCompute; // guarded by this: a compute's function runs, so the index must not be written
+
+        Bucket(int index) {
+            this.index = index;
+        }
     }
 
     private final Bucket[] buckets = new Bucket[BUCKETS];
+    /** Each bucket's current table, read with acquire and replaced with release: a reader's first hop is here. */
+    private final Table[] tables = new Table[BUCKETS];
 
     Index() {
         for (int i = 0; i < BUCKETS; i++) {
-            buckets[i] = new Bucket();
+            buckets[i] = new Bucket(i);
+            tables[i] = NONE;
         }
+    }
+
+    private Table table(int bucket) {
+        return (Table) TABLE.getAcquire(tables, bucket);
+    }
+
+    private void publish(Bucket b, Table t) {
+        TABLE.setRelease(tables, b.index, t);
     }
 
     /** The bucket of a key with fingerprint {@code fingerprint}. */
@@ -104,7 +120,7 @@ final class Index {
     }
 
     Entry get(Key key) {
-        Table t = bucket(key).table;
+        Table t = table(bucketOf(key.fingerprint));
         if (t.tags.length == 0) {
             return null;
         }
@@ -190,29 +206,29 @@ final class Index {
     }
 
     /** The bucket's table, for a writer holding its lock; refuses a write from inside a compute's function. */
-    private static Table writable(Bucket b) {
+    private Table writable(Bucket b) {
         if (b.inCompute) {
             throw new IllegalStateException("recursive update of the key index from a compute function");
         }
-        return b.table;
+        return tables[b.index]; // under the bucket's lock: the latest, written by this lock's holders only
     }
 
-    private static void removeAt(Bucket b, Table t, int slot) {
+    private void removeAt(Bucket b, Table t, int slot) {
         ENTRY.setRelease(t.entries, slot, null);
         TAG.setRelease(t.tags, slot, TOMBSTONE);
         int live = t.live - 1;
         t.live = live;
         if (t.tags.length > MIN_CAPACITY && live < t.tags.length / 8) {
-            b.table = rebuilt(t, capacityFor(live));
+            publish(b, rebuilt(t, capacityFor(live)));
         }
     }
 
     /** Inserts a key known to be absent from {@code t}: at the first tombstone of its probe, else its empty slot. */
-    private static void insert(Bucket b, Table t, Key key, Entry e) {
+    private void insert(Bucket b, Table t, Key key, Entry e) {
         if (t.tags.length == 0 || (t.used + 1) * 4L > t.tags.length * 3L) {
             Table bigger = rebuilt(t, capacityFor(t.live + 1));
             slotFor(bigger, key.fingerprint, e);
-            b.table = bigger; // published whole; a reader still in the old table does not see e yet, as before
+            publish(b, bigger); // whole; a reader still in the old table does not see e yet, as before
             return;
         }
         slotFor(t, key.fingerprint, e);
@@ -255,8 +271,8 @@ final class Index {
     /** Number of keys; sums the buckets (microseconds), exact when no write runs concurrently. */
     long size() {
         long n = 0;
-        for (Bucket b : buckets) {
-            n += b.table.live;
+        for (int i = 0; i < BUCKETS; i++) {
+            n += table(i).live;
         }
         return n;
     }
@@ -270,7 +286,7 @@ final class Index {
 
     /** Visits the entries of bucket {@code bucket} (0 to {@link #BUCKETS} - 1); returns how many it visited. */
     int forEachInBucket(int bucket, Consumer<Entry> visitor) {
-        Table t = buckets[bucket].table;
+        Table t = table(bucket);
         int n = 0;
         for (int i = 0; i < t.entries.length; i++) {
             Entry e = t.entry(i);

@@ -1,7 +1,5 @@
 package io.kvtier.store.policy;
 
-import java.util.ArrayDeque;
-import java.util.HashSet;
 
 /*
  * S3-FIFO (Yang et al., "FIFO queues are all you need for cache eviction", SOSP 2023), weighted by bytes.
@@ -23,14 +21,12 @@ public sealed class S3FifoPolicy implements TierPolicy permits ChainPolicy, KvCa
     private final long capacity;
     final NodeQueue small = new NodeQueue(1);
     final NodeQueue main = new NodeQueue(2);
-    private final ArrayDeque<Long> ghostOrder = new ArrayDeque<>();
-    private final HashSet<Long> ghosts = new HashSet<>();
-    private final int maxGhosts;
+    private final GhostSet ghosts;
 
     /** @param capacity bytes the tier holds; the small queue gets 10% of it */
     public S3FifoPolicy(long capacity, int maxGhosts) {
         this.capacity = capacity;
-        this.maxGhosts = maxGhosts;
+        this.ghosts = new GhostSet(maxGhosts);
     }
 
     @Override
@@ -88,12 +84,7 @@ public sealed class S3FifoPolicy implements TierPolicy permits ChainPolicy, KvCa
     }
 
     private void rememberGhost(PolicyNode node) {
-        if (ghosts.add(node.fingerprint())) {
-            ghostOrder.addLast(node.fingerprint());
-            while (ghostOrder.size() > maxGhosts) {
-                ghosts.remove(ghostOrder.pollFirst());
-            }
-        }
+        ghosts.add(node.fingerprint());
     }
 
     /** Bytes in the probationary queue (tests). */
