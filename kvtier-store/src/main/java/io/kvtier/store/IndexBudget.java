@@ -11,10 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The overhead is measured, not guessed ({@code IndexFootprintTest}, issues 10 and 34): per key of a small value the
  * index holds an {@code Entry} (72 B, holding the key's bytes: 16 B of array header), its two table slots (a tag and
  * a reference, 8 B, at a load of 3/8 to 3/4: 11-21 B) and either a {@code MemoryValue} (32 B) or a
- * {@code DiskLocation} (32 B) plus its slot in the disk writer's per-region list: 156-161 B measured with a 16-byte
- * key (before issue 34, with a map node and a {@code Key} a key and a 40-byte {@code MemoryValue}, 215-218 B). The charge rounds that up by about a
- * sixth so that it also covers recovery's peak (see IndexBuilder); the launcher's heap adds a quarter for the garbage
- * collector.
+ * {@code DiskLocation} (32 B) plus its slot in the disk writer's per-region list: 150-155 B measured with a 16-byte
+ * key (before issue 34, with a map node and a {@code Key} a key and a 40-byte {@code MemoryValue}, 215-218 B). The
+ * charge rounds that up by about a fifth so that it also covers recovery's peak (see IndexBuilder); the launcher's
+ * heap adds a quarter for the garbage collector. Outside the charge, in the launcher's fixed headroom: S3-FIFO's
+ * ghosts, at most about 24 MiB for their million fingerprints (GhostSet).
  */
 public final class IndexBudget {
     /** Fixed heap per key besides the key's own bytes. */
@@ -40,9 +41,9 @@ public final class IndexBudget {
 
     /**
      * The default budget for a store of {@code memoryBytes} and {@code diskBytes}: an eighth of their sum, at least
-     * {@link #MIN_DEFAULT_BYTES} and at most {@link #MAX_DEFAULT_BYTES}: room for keys of values averaging about 1.5 KiB or
-     * more (keys of 16 bytes) until both tiers are full, so only stores of tinier values meet the limit before their
-     * data budgets.
+     * {@link #MIN_DEFAULT_BYTES} and at most {@link #MAX_DEFAULT_BYTES}: room for keys of values averaging about 1.5
+     * KiB or more (keys of 16 bytes) until both tiers are full, so only stores of smaller values meet the limit before
+     * their data budgets.
      */
     public static long defaultBytes(long memoryBytes, long diskBytes) {
         return Math.min(MAX_DEFAULT_BYTES, Math.max(MIN_DEFAULT_BYTES, (memoryBytes + diskBytes) / 8));
