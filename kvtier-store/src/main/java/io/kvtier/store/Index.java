@@ -51,23 +51,45 @@ final class Index {
             entries = new Entry[capacity];
         }
 
-        /** The slot holding {@code key}, or -1. Lock-free. */
+        /**
+         * The slot holding {@code key}, or -1; for writers, under the bucket's lock (a reader must use {@link #lookup}:
+         * without the lock the slot may hold another key by the time it is read again).
+         */
         int find(byte[] key, long fingerprint) {
             int n = tags.length;
             int tag = tagOf(fingerprint);
             for (int i = (int) fingerprint & (n - 1), probes = 0; probes < n; i = (i + 1) & (n - 1), probes++) {
-                int t = (int) TAG.getAcquire(tags, i);
+                int t = tags[i];
                 if (t == EMPTY) {
                     return -1;
                 }
                 if (t == tag) {
-                    Entry e = (Entry) ENTRY.getAcquire(entries, i);
+                    Entry e = entries[i];
                     if (e != null && Arrays.equals(e.keyBytes, key)) {
                         return i;
                     }
                 }
             }
             return -1;
+        }
+
+        /** The entry of {@code key}, or null. Lock-free: returns the entry it compared, never one read again. */
+        Entry lookup(byte[] key, long fingerprint) {
+            int n = tags.length;
+            int tag = tagOf(fingerprint);
+            for (int i = (int) fingerprint & (n - 1), probes = 0; probes < n; i = (i + 1) & (n - 1), probes++) {
+                int t = (int) TAG.getAcquire(tags, i);
+                if (t == EMPTY) {
+                    return null;
+                }
+                if (t == tag) {
+                    Entry e = (Entry) ENTRY.getAcquire(entries, i);
+                    if (e != null && Arrays.equals(e.keyBytes, key)) {
+                        return e;
+                    }
+                }
+            }
+            return null;
         }
 
         Entry entry(int slot) {
@@ -121,11 +143,7 @@ final class Index {
 
     Entry get(Key key) {
         Table t = table(bucketOf(key.fingerprint));
-        if (t.tags.length == 0) {
-            return null;
-        }
-        int slot = t.find(key.bytes, key.fingerprint);
-        return slot < 0 ? null : t.entry(slot);
+        return t.tags.length == 0 ? null : t.lookup(key.bytes, key.fingerprint);
     }
 
     boolean containsKey(Key key) {

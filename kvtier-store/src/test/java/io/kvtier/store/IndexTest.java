@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -158,5 +159,51 @@ class IndexTest {
         assertThat(index.get(a)).isNull();
         assertThat(index.get(b)).isNull();
         assertThat(index.size()).isZero();
+    }
+
+    @Test
+    void aLockFreeReadNeverReturnsAnotherKeysEntryWhenItsSlotIsReused() throws Exception {
+        Index index = new Index();
+        Key a = key(0);
+        List<Key> sameBucket = new ArrayList<>();
+        for (int i = 1; sameBucket.size() < 6; i++) { // keys of a's bucket and home slot: they take a's tombstone
+            Key k = key(i);
+            if (Index.bucketOf(k.fingerprint) == Index.bucketOf(a.fingerprint)
+                    && (k.fingerprint & 15) == (a.fingerprint & 15)) {
+                sameBucket.add(k);
+            }
+        }
+        Entry[] mine = {entry(a)};
+        index.put(a, mine[0]);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread churn = new Thread(() -> {
+            while (!stop.get()) {
+                index.remove(mine[0]);
+                for (Key k : sameBucket) { // the first of them takes a's tombstone
+                    index.put(k, entry(k));
+                }
+                for (Key k : sameBucket) {
+                    index.computeIfPresent(k, (key, e) -> null);
+                }
+                Entry again = entry(a);
+                index.put(a, again);
+                mine[0] = again;
+            }
+        });
+        churn.start();
+        long wrong = 0;
+        try {
+            long end = System.nanoTime() + 2_000_000_000L; // the window is a few instructions wide
+            for (long i = 0; i < 50_000_000 && System.nanoTime() < end; i++) {
+                Entry e = index.get(a);
+                if (e != null && !Arrays.equals(e.keyBytes, a.bytes)) {
+                    wrong++;
+                }
+            }
+        } finally {
+            stop.set(true);
+            churn.join();
+        }
+        assertThat(wrong).as("reads of key 0 that returned another key's entry").isZero();
     }
 }
