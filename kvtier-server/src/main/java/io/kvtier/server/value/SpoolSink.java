@@ -58,6 +58,7 @@ final class SpoolSink implements BulkSink {
         return reserved.thenCombine(spool.written(), (value, written) -> value).handleAsync((value, e) -> {
             try {
                 if (e != null) {
+                    reserved.thenAccept(MemoryValue::release); // reserved, but the spool's writes could not run
                     throw e instanceof RuntimeException re ? re : new java.util.concurrent.CompletionException(e);
                 }
                 try {
