@@ -34,10 +34,13 @@ class ClusterHeldWriteIT {
         try (TestCluster cluster = TestCluster.startWith(tmp, 3, 0,
                 i -> List.of("--failure-timeout", "60s", "--lease", "30s", "--peer-timeout", "1s"))) {
             List<KvtierProcess> nodes = cluster.nodes;
-            int[][] owners = owners(nodes.get(0)); // slot -> {primary port, backup port}
             KvtierProcess primary = nodes.get(0);
             KvtierProcess backup = nodes.get(1);
             KvtierProcess third = nodes.get(2);
+            // slot -> {primary port, backup port}, once every pair this test needs leads a slot: agreement on three
+            // members can come while one of them still imports, before it leads any slot
+            int[][] owners = ownersWithPairs(primary, new KvtierProcess[][] {{primary, backup}, {primary, third},
+                    {third, primary}});
             String held = key("held:", owners, primary, backup);
             String elsewhere = key("other:", owners, primary, third); // same primary, another backup
             String thirds = key("thirds:", owners, third, primary);
@@ -153,6 +156,35 @@ class ClusterHeldWriteIT {
             return calls.stream().map(CompletableFuture::join).toList();
         } finally {
             threads.shutdown();
+        }
+    }
+
+    /** {@link #owners} from {@code node}, read again until each {primary, backup} pair leads a slot (30 s at most). */
+    private static int[][] ownersWithPairs(KvtierProcess node, KvtierProcess[][] pairs) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            int[][] owners;
+            try {
+                owners = owners(node);
+            } catch (AssertionError stillMoving) { // a slot with more owners than two: an import in progress
+                if (System.nanoTime() > deadline) {
+                    throw stillMoving;
+                }
+                Thread.sleep(200);
+                continue;
+            }
+            boolean all = true;
+            for (KvtierProcess[] pair : pairs) {
+                boolean found = false;
+                for (int[] o : owners) {
+                    found |= o != null && o.length > 1 && o[0] == pair[0].port() && o[1] == pair[1].port();
+                }
+                all &= found;
+            }
+            if (all || System.nanoTime() > deadline) {
+                return owners;
+            }
+            Thread.sleep(200);
         }
     }
 
