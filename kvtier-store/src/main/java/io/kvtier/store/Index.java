@@ -52,7 +52,7 @@ final class Index {
         }
 
         /**
-         * The slot holding {@code key}, or -1; for writers, under the bucket's lock (a reader must use {@link #lookup}:
+         * The slot holding {@code key}, or -1 (also for {@link #NONE}: a probe of no slots); for writers, under the bucket's lock (a reader must use {@link #lookup}:
          * without the lock the slot may hold another key by the time it is read again).
          */
         int find(byte[] key, long fingerprint) {
@@ -143,7 +143,7 @@ final class Index {
 
     Entry get(Key key) {
         Table t = table(bucketOf(key.fingerprint));
-        return t.tags.length == 0 ? null : t.lookup(key.bytes, key.fingerprint);
+        return t.lookup(key.bytes, key.fingerprint);
     }
 
     boolean containsKey(Key key) {
@@ -162,7 +162,7 @@ final class Index {
         Bucket b = bucket(key);
         synchronized (b) {
             Table t = writable(b);
-            int slot = t.tags.length == 0 ? -1 : t.find(key.bytes, key.fingerprint);
+            int slot = t.find(key.bytes, key.fingerprint);
             Entry current = slot < 0 ? null : t.entry(slot);
             Entry next = apply(b, f, key, current);
             if (next == current) {
@@ -184,7 +184,7 @@ final class Index {
         Bucket b = bucket(key);
         synchronized (b) {
             Table t = writable(b);
-            int slot = t.tags.length == 0 ? -1 : t.find(key.bytes, key.fingerprint);
+            int slot = t.find(key.bytes, key.fingerprint);
             if (slot < 0) {
                 return null;
             }
@@ -205,7 +205,7 @@ final class Index {
         Bucket b = buckets[bucketOf(fingerprint)];
         synchronized (b) {
             Table t = writable(b);
-            int slot = t.tags.length == 0 ? -1 : t.find(e.keyBytes, fingerprint);
+            int slot = t.find(e.keyBytes, fingerprint);
             if (slot < 0 || t.entry(slot) != e) {
                 return false;
             }
@@ -243,7 +243,7 @@ final class Index {
 
     /** Inserts a key known to be absent from {@code t}: at the first tombstone of its probe, else its empty slot. */
     private void insert(Bucket b, Table t, Key key, Entry e) {
-        if (t.tags.length == 0 || (t.used + 1) * 4L > t.tags.length * 3L) {
+        if ((t.used + 1) * 4L > t.tags.length * 3L) { // NONE (no slots) too
             Table bigger = rebuilt(t, capacityFor(t.live + 1));
             slotFor(bigger, key.fingerprint, e);
             publish(b, bigger); // whole; a reader still in the old table does not see e yet, as before

@@ -162,7 +162,7 @@ public final class MemoryTier implements AutoCloseable {
             pages.pollFirst();
             page.listed = false;
         }
-        return new MemoryValue(this, length, page, chunk);
+        return new MemoryValue(length, page, chunk);
     }
 
     private MemoryValue allocateLarge(long length) {

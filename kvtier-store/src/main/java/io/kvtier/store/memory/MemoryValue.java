@@ -41,17 +41,15 @@ public final class MemoryValue {
 
     /** A large (or empty) value made of whole pages. */
     MemoryValue(MemoryTier tier, long length, int[] pages) {
-        this(tier, length, pages, null, 0);
-    }
-
-    /** A small value in chunk {@code chunk} of {@code smallPage}. */
-    MemoryValue(MemoryTier tier, int length, SmallPage smallPage, int chunk) {
-        this(tier, length, null, smallPage, chunk);
-    }
-
-    private MemoryValue(MemoryTier tier, long length, int[] pages, SmallPage smallPage, int chunk) {
         this.length = Math.toIntExact(length);
-        this.home = smallPage != null ? smallPage : new Pages(tier, pages);
+        this.home = new Pages(tier, pages);
+        this.chunk = 0;
+    }
+
+    /** A small value in chunk {@code chunk} of {@code smallPage} (which knows its tier). */
+    MemoryValue(int length, SmallPage smallPage, int chunk) {
+        this.length = length;
+        this.home = smallPage;
         this.chunk = chunk;
     }
 
