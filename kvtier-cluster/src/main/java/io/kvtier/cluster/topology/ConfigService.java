@@ -335,6 +335,7 @@ public final class ConfigService implements AutoCloseable {
         }
         renewAgain.set(false); // before reading the state this renewal reports
         long sent = System.nanoTime();
+        long gcMillisAtSend = gcMillis();
         byte[] renewal = ConfigStateMachine.renew(self, incarnation, appliedEpoch, importing.get());
         propose(renewal).whenComplete((granted, e) -> {
             renewing.set(false);
@@ -355,11 +356,84 @@ public final class ConfigService implements AutoCloseable {
             } else if (e != null && !closing) {
                 if (renewFailures++ == 0) {
                     // Once per streak: the lease runs out unless a later renewal commits in time.
-                    log.warn("{}: lease renewal failed (leader {}): {}", self.id(), leader(), e.toString());
+                    // With what the operator needs to tell a slow log or network from this process standing still.
+                    log.warn("{}: lease renewal failed (leader {}): {}; sent {} ms ago, {} ms of GC since, Raft {}",
+                            self.id(), leader(), e.toString(), (System.nanoTime() - sent) / 1_000_000,
+                            gcMillis() - gcMillisAtSend, raftState());
+                    if (log.isDebugEnabled()) {
+                        log.debug("{}: threads at the failed renewal:\n{}", self.id(), threadDump());
+                    }
                 }
                 suspectLeader(sent);
             }
         });
+    }
+
+    /**
+     * Every thread's stack, virtual threads included (JGroups runs on them), as the JDK writes a thread dump: debug
+     * logging of a failed renewal, to show where a stalled control plane stands.
+     */
+    private static String threadDump() {
+        java.nio.file.Path file = null;
+        try {
+            file = java.nio.file.Files.createTempDirectory("kvtier-threads").resolve("dump.txt");
+            java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                    .dumpThreads(file.toString(), com.sun.management.HotSpotDiagnosticMXBean.ThreadDumpFormat.TEXT_PLAIN);
+            return java.nio.file.Files.readString(file);
+        } catch (IOException | RuntimeException e) {
+            return "no thread dump: " + e;
+        } finally {
+            if (file != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(file);
+                    java.nio.file.Files.deleteIfExists(file.getParent());
+                } catch (IOException ignored) {
+                    // a temporary file left behind
+                }
+            }
+        }
+    }
+
+    /** Milliseconds this JVM has spent in garbage collection (pauses and concurrent work), summed over collectors. */
+    private static long gcMillis() {
+        long total = 0;
+        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
+    }
+
+    /** The local Raft member's state, for the log: role, term, indexes, queued requests, and the leader's view. */
+    private String raftState() {
+        var r = raft == null ? null : raft.raft();
+        if (r == null) {
+            return "not started";
+        }
+        return "role " + r.role() + ", term " + r.currentTerm() + ", commit " + r.commitIndex() + ", appended "
+                + r.lastAppended() + ", queued " + r.processingQueueSize() + ", awaiting " + r.requestTableSize()
+                + ", log " + r.currentLogSize() + " B, snapshots " + r.numSnapshots()
+                + (r.isLeader() ? ", followers " + r.commitTable().toString().replace('\n', ' ') : "") + "; "
+                + transportState();
+    }
+
+    /** Retransmissions and send-queue drops below Raft: a dropped message holds back all later ones until resent. */
+    private String transportState() {
+        var stack = membership.channel().getProtocolStack();
+        var nak = stack.findProtocol(org.jgroups.protocols.pbcast.NAKACK2.class);
+        var uni = stack.findProtocol(org.jgroups.protocols.UNICAST3.class);
+        var tcp = stack.findProtocol(org.jgroups.protocols.TCP.class);
+        StringBuilder b = new StringBuilder();
+        if (nak instanceof org.jgroups.protocols.pbcast.NAKACK2 n) {
+            b.append("multicast retransmit requests sent ").append(n.getXmitRequestsSent()).append(", received ")
+                    .append(n.getXmitRequestsReceived());
+        }
+        if (uni instanceof org.jgroups.protocols.UNICAST3 u) {
+            b.append(", unicast retransmissions ").append(u.getNumXmits());
+        }
+        if (tcp instanceof org.jgroups.protocols.TCP t) {
+            b.append(", connections ").append(t.printConnections().replace('\n', ' '));
+        }
+        return b.toString();
     }
 
     /**
