@@ -4,16 +4,18 @@ import io.kvtier.cluster.node.ClusterNode;
 import io.kvtier.server.reply.ErrorStats;
 import io.kvtier.store.StoreStats;
 import io.kvtier.store.TieredStore;
-import io.prometheus.metrics.core.datapoints.CounterDataPoint;
-import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
-import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
 /**
@@ -24,24 +26,15 @@ import java.util.function.ToLongFunction;
  */
 public final class Metrics implements AutoCloseable {
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final Counter commands;
-    private final Counter commandErrors;
-    private final Histogram latency;
     private MetricsEndpoint http;
 
     public Metrics() {
-        commands = Counter.builder().name("kvtier_commands_total").help("Commands processed, by command")
-                .labelNames("command").register(registry);
-        commandErrors = Counter.builder().name("kvtier_command_errors_total")
-                .help("Commands answered with an error, by command").labelNames("command").register(registry);
-        latency = Histogram.builder().name("kvtier_command_duration_seconds")
-                .help("Time from decoding a command to writing its reply, by command").labelNames("command")
-                .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-                        0.25, 0.5, 1, 2.5, 5, 10)
-                // Classic buckets only: a native histogram's observe took 4-7% of a small command's samples
-                // (CommandPathBenchmark), and the text format scraped here shows classic buckets anyway.
-                .classicOnly()
-                .register(registry);
+        // Counted per event loop (CommandCounts) and summed at scrape time, in the shapes a Prometheus Counter and a
+        // classic-only Histogram would expose (MetricsTest compares them).
+        registry.register(() -> counter("kvtier_commands", "Commands processed, by command", CommandCounts.CALLS));
+        registry.register(() -> counter("kvtier_command_errors", "Commands answered with an error, by command",
+                CommandCounts.FAILED));
+        registry.register(this::latency);
     }
 
     /** Registers per-model KV-cache gauges and counters (label {@code model}), read at scrape time. */
@@ -130,43 +123,71 @@ public final class Metrics implements AutoCloseable {
                 .callback(cb -> cb.call(value.applyAsLong(store.stats()))).register(registry);
     }
 
-    /**
-     * One command's counters: its Prometheus data points, resolved once (label lookups allocate, and this runs per
-     * command), and the counts INFO commandstats reports, which CONFIG RESETSTAT zeroes.
-     */
-    private record PerCommand(CounterDataPoint count, CounterDataPoint errors, DistributionDataPoint latency,
-                              LongAdder calls, LongAdder nanos, LongAdder rejected, LongAdder failed) {
+    /** A command name seen, its number in {@link CommandCounts}, and when it was first seen (Prometheus's created). */
+    private record Command(String name, int id, long createdMillis) {
     }
 
-    private final ConcurrentHashMap<String, PerCommand> perCommand = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Command> commandIds = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicInteger nextId = new java.util.concurrent.atomic.AtomicInteger();
+    private final CommandCounts counts = new CommandCounts();
+    /** What INFO commandstats subtracts since CONFIG RESETSTAT, by command id (Prometheus's counters keep counting). */
+    private final ConcurrentHashMap<Integer, long[]> statsBaseline = new ConcurrentHashMap<>();
     private final ErrorStats errorStats = new ErrorStats();
 
     /**
      * Records one command that ran: its name (lower case, {@code container|sub} for a subcommand), whether it
-     * answered an error, and its duration.
+     * answered an error, and its duration. No atomic instruction on an event loop.
      */
     public void command(String name, boolean failed, long nanos) {
-        PerCommand m = perCommand(name);
-        m.count().inc();
-        m.calls().increment();
-        m.nanos().add(nanos);
-        if (failed) {
-            m.errors().inc();
-            m.failed().increment();
-        }
-        m.latency().observe(nanos / 1e9);
+        counts.ran(command(name).id(), failed, nanos);
     }
 
     /** Records a command refused before it ran (wrong arity, not authenticated): Redis's rejected_calls. */
     public void rejected(String name) {
-        perCommand(name).rejected().increment();
+        counts.rejected(command(name).id());
     }
 
-    private PerCommand perCommand(String name) {
-        PerCommand m = perCommand.get(name); // the common case, without the capturing lambda below
-        return m != null ? m : perCommand.computeIfAbsent(name, n -> new PerCommand(commands.labelValues(n),
-                commandErrors.labelValues(n), latency.labelValues(n), new LongAdder(), new LongAdder(),
-                new LongAdder(), new LongAdder()));
+    private Command command(String name) {
+        Command c = commandIds.get(name); // the common case, without the capturing lambda below
+        return c != null ? c : commandIds.computeIfAbsent(name, n -> new Command(n, nextId.getAndIncrement(),
+                System.currentTimeMillis()));
+    }
+
+    /** The commands seen, by name. */
+    private List<Command> commandsByName() {
+        List<Command> all = new ArrayList<>(commandIds.values());
+        all.sort(Comparator.comparing(Command::name));
+        return all;
+    }
+
+    private CounterSnapshot counter(String name, String help, int field) {
+        CounterSnapshot.Builder b = CounterSnapshot.builder().name(name).help(help);
+        for (Command c : commandsByName()) {
+            b.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(counts.sum(c.id())[field])
+                    .labels(Labels.of("command", c.name())).createdTimestampMillis(c.createdMillis()).build());
+        }
+        return b.build();
+    }
+
+    private HistogramSnapshot latency() {
+        double[] bounds = java.util.Arrays.copyOf(CommandCounts.UPPER_BOUNDS, CommandCounts.UPPER_BOUNDS.length + 1);
+        bounds[bounds.length - 1] = Double.POSITIVE_INFINITY;
+        HistogramSnapshot.Builder b = HistogramSnapshot.builder().name("kvtier_command_duration_seconds")
+                .help("Time from decoding a command to writing its reply, by command");
+        for (Command c : commandsByName()) {
+            long[] sum = counts.sum(c.id());
+            long[] buckets = java.util.Arrays.copyOfRange(sum, CommandCounts.BUCKETS, CommandCounts.STRIDE);
+            b.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
+                    .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, buckets))
+                    .sum(sum[CommandCounts.NANOS] / 1e9).labels(Labels.of("command", c.name()))
+                    .createdTimestampMillis(c.createdMillis()).build());
+        }
+        return b.build();
+    }
+
+    /** The registry scraped (tests compare its exposition). */
+    PrometheusRegistry registry() {
+        return registry;
     }
 
     /** The error replies sent, by code (INFO errorstats, total_error_replies). */
@@ -179,27 +200,25 @@ public final class Metrics implements AutoCloseable {
     }
 
     /** The commands called or refused since start or CONFIG RESETSTAT, by name. */
-    public java.util.List<CommandStat> commandStats() {
-        java.util.List<CommandStat> out = new java.util.ArrayList<>();
-        perCommand.forEach((name, m) -> {
-            long calls = m.calls().sum();
-            long rejected = m.rejected().sum();
+    public List<CommandStat> commandStats() {
+        List<CommandStat> out = new ArrayList<>();
+        for (Command c : commandsByName()) {
+            long[] sum = counts.sum(c.id());
+            long[] base = statsBaseline.get(c.id());
+            long calls = sum[CommandCounts.CALLS] - (base == null ? 0 : base[CommandCounts.CALLS]);
+            long rejected = sum[CommandCounts.REJECTED] - (base == null ? 0 : base[CommandCounts.REJECTED]);
+            long nanos = sum[CommandCounts.NANOS] - (base == null ? 0 : base[CommandCounts.NANOS]);
+            long failed = sum[CommandCounts.FAILED] - (base == null ? 0 : base[CommandCounts.FAILED]);
             if (calls > 0 || rejected > 0) {
-                out.add(new CommandStat(name, calls, m.nanos().sum() / 1000, rejected, m.failed().sum()));
+                out.add(new CommandStat(c.name(), calls, nanos / 1000, rejected, failed));
             }
-        });
-        out.sort(java.util.Comparator.comparing(CommandStat::name));
+        }
         return out;
     }
 
     /** CONFIG RESETSTAT: zeroes what INFO commandstats and errorstats report (Prometheus counters keep counting). */
     public void resetStats() {
-        perCommand.values().forEach(m -> {
-            m.calls().reset();
-            m.nanos().reset();
-            m.rejected().reset();
-            m.failed().reset();
-        });
+        commandIds.values().forEach(c -> statsBaseline.put(c.id(), counts.sum(c.id())));
         errorStats.reset();
     }
 
