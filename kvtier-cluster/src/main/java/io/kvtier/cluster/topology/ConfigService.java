@@ -330,7 +330,14 @@ public final class ConfigService implements AutoCloseable {
         }
         lastTickNanos = tick;
         if (closing || raft == null || raft.leader() == null || departing && !machine.current().isActive(self.id(),
-                incarnation) || !renewing.compareAndSet(false, true)) {
+                incarnation)) {
+            return;
+        }
+        if (!renewing.compareAndSet(false, true)) {
+            // One is in flight. If none has committed for half a lease, the leader is verified now, not when this one
+            // times out (up to a quarter lease later): that wait was a quarter of every key's pause when the leader
+            // is cut off.
+            suspectLeader();
             return;
         }
         renewAgain.set(false); // before reading the state this renewal reports
@@ -361,10 +368,16 @@ public final class ConfigService implements AutoCloseable {
                             self.id(), leader(), e.toString(), (System.nanoTime() - sent) / 1_000_000,
                             gcMillis() - gcMillisAtSend, raftState());
                     if (log.isDebugEnabled()) {
-                        log.debug("{}: threads at the failed renewal:\n{}", self.id(), threadDump());
+                        // On the lease ticker, not here: this may be the JVM's timer thread for every orTimeout.
+                        try {
+                            ticker.execute(() -> log.debug("{}: threads at the failed renewal:\n{}", self.id(),
+                                    threadDump()));
+                        } catch (RejectedExecutionException closed) {
+                            // closing: no dump
+                        }
                     }
                 }
-                suspectLeader(sent);
+                suspectLeader();
             }
         });
     }
@@ -437,14 +450,14 @@ public final class ConfigService implements AutoCloseable {
     }
 
     /**
-     * A renewal sent at {@code sent} failed: if renewals have failed for half a lease now, the leader may be cut off
+     * A renewal failed or is still in flight: if none has committed for half a lease now, the leader may be cut off
      * while the rest of the view can still elect another. Failure detection is asked to verify it at once (it is
      * excluded from the view if it does not answer a direct probe within the verification timeout, and the others
      * elect a leader among themselves) instead of after the whole failure timeout, by which time every lease would have
      * run out: the other nodes' keys then pause at most about a lease (issue 28). A leader that answers is left alone;
      * once per lease at most.
      */
-    private void suspectLeader(long sent) {
+    private void suspectLeader() {
         String leader = leader();
         long now = System.nanoTime();
         long lastGood = leaseUntilNanos - (long) (leaseNanos * (1 - DRIFT)); // when the last granted renewal was sent
