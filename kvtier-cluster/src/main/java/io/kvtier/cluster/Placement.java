@@ -135,6 +135,39 @@ public final class Placement {
         return compute(epoch, members, replicas, LOAD_BOUND);
     }
 
+    /** The last few placements computed by {@link #placement}, by member set (sorted) and replicas. */
+    private static final java.util.Map<List<Object>, SlotTable> RECENT = new java.util.LinkedHashMap<>(16, 0.75f,
+            true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<List<Object>, SlotTable> eldest) {
+            return size() > 8;
+        }
+    };
+
+    /**
+     * The placement of {@code members} with {@code replicas} backups, to {@link #serve} from: {@link #compute} but
+     * remembered for the last few member sets, as the same one is asked for again and again (every table served from
+     * it, a rebalance, the rebalance check of CLUSTER INFO and of the leader) and its cost is paid on Raft's apply
+     * thread, where a cold JVM on a loaded machine took up to 300 ms for it. Its epoch is that of the first call: serve
+     * gives the table its own.
+     */
+    public static SlotTable placement(List<Member> members, int replicas) {
+        List<Member> sorted = sortedById(members);
+        List<Object> key = new ArrayList<>(sorted);
+        key.add(replicas);
+        synchronized (RECENT) {
+            SlotTable known = RECENT.get(key);
+            if (known != null) {
+                return known;
+            }
+        }
+        SlotTable computed = compute(0, sorted, replicas);
+        synchronized (RECENT) {
+            RECENT.put(key, computed);
+        }
+        return computed;
+    }
+
     /**
      * As {@link #compute(long, List, int)} with another load bound; {@code POSITIVE_INFINITY} leaves the anchors
      * untuned.
@@ -173,24 +206,44 @@ public final class Placement {
         for (int i = 0; i < members.size(); i++) {
             index.put(members.get(i).id(), i);
         }
+        // Placement member index -> served member index (-1: down), so that the loop over the slots, which runs cold
+        // on Raft's apply thread, looks nothing up by name.
+        List<Member> placed = placement.members();
+        int[] served = new int[placed.size()];
+        for (int i = 0; i < served.length; i++) {
+            Integer at = index.get(placed.get(i).id());
+            served[i] = at == null ? -1 : at;
+        }
+        int placedCopies = placement.copies();
         int[] owners = new int[SLOTS * copies];
         java.util.Arrays.fill(owners, -1);
+        List<Member> upOwners = new ArrayList<>(copies);
+        List<Member> view = java.util.Collections.unmodifiableList(upOwners);
+        int[] upServed = new int[placedCopies]; // served index of each of upOwners
         for (int slot = 0; slot < SLOTS && copies > 0; slot++) {
-            List<Member> upOwners = new ArrayList<>(copies);
-            for (Member m : placement.owners(slot)) {
-                if (index.containsKey(m.id())) {
-                    upOwners.add(m);
+            upOwners.clear();
+            for (int k = 0; k < placedCopies; k++) {
+                int o = placement.ownerIndex(slot, k);
+                if (o >= 0 && served[o] >= 0) {
+                    upServed[upOwners.size()] = served[o];
+                    upOwners.add(placed.get(o));
                 }
             }
-            String named = upOwners.isEmpty() ? null : leader.of(slot, upOwners);
-            String first = named != null && upOwners.stream().anyMatch(m -> m.id().equals(named)) ? named : null;
-            int k = 0;
-            if (first != null) {
-                owners[slot * copies + k++] = index.get(first);
+            String named = upOwners.isEmpty() ? null : leader.of(slot, view);
+            int first = -1;
+            for (int k = 0; named != null && k < upOwners.size(); k++) {
+                if (upOwners.get(k).id().equals(named)) {
+                    first = k;
+                }
             }
-            for (Member m : upOwners) {
-                if (!m.id().equals(first)) {
-                    owners[slot * copies + k++] = index.get(m.id());
+            int base = slot * copies;
+            int next = 0;
+            if (first >= 0) {
+                owners[base + next++] = upServed[first];
+            }
+            for (int k = 0; k < upOwners.size(); k++) {
+                if (k != first) {
+                    owners[base + next++] = upServed[k];
                 }
             }
         }

@@ -101,6 +101,11 @@ public final class SlotTable {
         return copies > 0;
     }
 
+    /** Index in {@link #members} of owner {@code k} of {@code slot} ({@code k < copies()}), or -1 for none there. */
+    int ownerIndex(int slot, int k) {
+        return owners[slot * copies + k];
+    }
+
     /** The owners of {@code slot}, primary first then backups in failover order; empty if the table owns nothing. */
     public List<Member> owners(int slot) {
         checkSlot(slot);

@@ -46,6 +46,39 @@ class PlacementTest {
     }
 
     @Test
+    void aRememberedPlacementIsTheComputedOneAndServesTheSameTables() {
+        for (long seed = 0; seed < 12; seed++) {
+            Random random = new Random(seed);
+            List<Member> members = Memberships.randomWeights(random, 2 + random.nextInt(10));
+            List<Member> shuffled = new ArrayList<>(members);
+            Collections.shuffle(shuffled, random);
+            SlotTable computed = Placement.compute(0, members, 1);
+            SlotTable remembered = Placement.placement(shuffled, 1);
+            assertThat(Placement.placement(members, 1)).as("asked again").isSameAs(remembered);
+            for (int slot = 0; slot < SLOTS; slot++) {
+                assertThat(remembered.owners(slot)).as("seed %d slot %d", seed, slot).isEqualTo(computed.owners(slot));
+            }
+            // One member down, every other slot led by its last up owner: the same table from either.
+            java.util.Set<String> up = new HashSet<>();
+            members.stream().skip(1).forEach(m -> up.add(m.id()));
+            Placement.Leader last = (slot, upOwners) -> slot % 2 == 0 ? upOwners.getLast().id() : null;
+            SlotTable a = Placement.serve(9, computed, up, last);
+            SlotTable b = Placement.serve(9, remembered, up, last);
+            assertThat(b).as("seed %d", seed).isEqualTo(a);
+            for (int slot = 0; slot < SLOTS; slot++) {
+                List<Member> owners = computed.owners(slot).stream().filter(m -> up.contains(m.id())).toList();
+                if (owners.isEmpty()) {
+                    assertThat(a.served(slot)).isFalse();
+                    continue;
+                }
+                Member lead = slot % 2 == 0 ? owners.getLast() : owners.getFirst();
+                assertThat(a.primary(slot)).as("seed %d slot %d", seed, slot).isEqualTo(lead);
+                assertThat(a.owners(slot)).containsExactlyInAnyOrderElementsOf(owners);
+            }
+        }
+    }
+
+    @Test
     void givesAnEmptyMembershipATableThatOwnsNothing() {
         SlotTable table = Placement.compute(3, List.of(), 2);
 

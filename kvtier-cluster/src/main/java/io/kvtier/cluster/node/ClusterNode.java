@@ -142,7 +142,7 @@ public final class ClusterNode implements AutoCloseable {
      * table is installed, so a command between the two goes by this one, not a TRYAGAIN.
      */
     private volatile ClusterConfig installed = ClusterConfig.empty();
-    /** {@link #rebalancePending}'s memo: the configuration it was worked out for, and the answer. */
+    /** {@link #rebalancePending}'s memo: the inputs it was worked out for, and the answer. */
     private volatile Object[] rebalanceMemo = {null, Boolean.FALSE};
     // Configuration thread only:
     private boolean active;
@@ -472,14 +472,16 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * Whether some slot is led by another owner than its first in placement order, which is complete for it: a
-     * REBALANCE is coming (a member back from down, or a joiner, that finished importing). Worked out once per
-     * configuration applied (a table of the placement, a few milliseconds), not per call.
+     * REBALANCE is coming (a member back from down, or a joiner, that finished importing). Worked out again only
+     * when its inputs change (a new table, a member complete for more slots), not per call nor per renewal: it serves
+     * a table from the placement, milliseconds of an event loop's time (CLUSTER INFO asks it).
      */
     public boolean rebalancePending() {
         ClusterConfig c = applied;
         Object[] memo = rebalanceMemo;
-        if (memo[0] != c) {
-            memo = new Object[] {c, c.rebalanceWanted()};
+        List<Object> inputs = c.rebalanceInputs();
+        if (!inputs.equals(memo[0])) {
+            memo = new Object[] {inputs, c.rebalanceWanted()};
             rebalanceMemo = memo;
         }
         return (Boolean) memo[1];

@@ -178,19 +178,27 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         Map<String, Member> placed = new TreeMap<>();
         active.values().forEach(a -> placed.put(a.member().id(), a.member()));
         gone.values().forEach(d -> placed.put(d.member().id(), d.member()));
-        SlotTable placement = Placement.compute(next, new ArrayList<>(placed.values()), Math.max(0, replicas));
+        SlotTable placement = Placement.placement(new ArrayList<>(placed.values()), Math.max(0, replicas));
+        // The members that stay the same process, and the slots each is complete for, looked up once rather than by
+        // name for each of the 16,384 slots: this runs on Raft's apply thread, cold, where every millisecond delays
+        // every lease renewal behind it.
+        Map<String, BitSet> staying = new java.util.HashMap<>();
+        for (Map.Entry<String, Active> e : active.entrySet()) {
+            Active now = members.get(e.getKey());
+            if (now != null && now.incarnation() == e.getValue().incarnation()) {
+                staying.put(e.getKey(), now.complete());
+            }
+        }
         SlotTable nextTable = Placement.serve(next, placement, active.keySet(), (slot, upOwners) -> {
             Member leader = table.isOwned() ? table.primary(slot) : null;
-            boolean leaderStays = leader != null && members.containsKey(leader.id()) && active.containsKey(leader.id())
-                    && members.get(leader.id()).incarnation() == active.get(leader.id()).incarnation();
-            if (leading == Leading.REBALANCE && completeHere(upOwners.getFirst(), slot, active)) {
+            if (leading == Leading.REBALANCE && completeHere(staying, upOwners.getFirst(), slot)) {
                 return upOwners.getFirst().id();
             }
-            if (leaderStays) {
+            if (leader != null && staying.containsKey(leader.id())) {
                 return leader.id();
             }
             for (Member m : upOwners) {
-                if (completeHere(m, slot, active)) {
+                if (completeHere(staying, m, slot)) {
                     return m.id();
                 }
             }
@@ -201,8 +209,7 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
             Member before = table.isOwned() ? table.primary(s) : null;
             Member after = nextTable.isOwned() ? nextTable.primary(s) : null;
             boolean same = before != null && after != null && before.id().equals(after.id())
-                    && members.get(before.id()) != null && active.get(after.id()) != null
-                    && members.get(before.id()).incarnation() == active.get(after.id()).incarnation();
+                    && staying.containsKey(before.id());
             since[s] = same ? primarySince[s] : next;
         }
         long first = firstEpoch != 0 || active.isEmpty() ? firstEpoch : next;
@@ -218,11 +225,10 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
         return new ClusterConfig(next, replicas, marked, gone, waiting, nextTable, since, first, complete);
     }
 
-    /** Whether {@code m}, the same process in {@code active}, is complete for {@code slot} at this epoch. */
-    private boolean completeHere(Member m, int slot, Map<String, Active> active) {
-        Active now = members.get(m.id());
-        Active next = active.get(m.id());
-        return now != null && next != null && now.incarnation() == next.incarnation() && now.complete().get(slot);
+    /** Whether {@code m}, the same process in the next table ({@code staying}), is complete for {@code slot} now. */
+    private static boolean completeHere(Map<String, BitSet> staying, Member m, int slot) {
+        BitSet complete = staying.get(m.id());
+        return complete != null && complete.get(slot);
     }
 
     /**
@@ -230,18 +236,35 @@ public record ClusterConfig(long epoch, int replicas, Map<String, Active> member
      * complete for it: a member back from down, or a joiner, that finished importing.
      */
     public boolean rebalanceWanted() {
+        return rebalanced() != null;
+    }
+
+    /** The configuration a REBALANCE makes of this one, or null if it would move the lead of no slot. */
+    ClusterConfig rebalanced() {
         if (!table.isOwned() || members.isEmpty()) {
-            return false;
+            return null;
         }
-        SlotTable next = withTable(members, down, candidates, Leading.REBALANCE).table();
+        ClusterConfig next = withTable(members, down, candidates, Leading.REBALANCE);
         for (int s = 0; s < SlotHash.SLOTS; s++) {
             Member a = table.primary(s);
-            Member b = next.primary(s);
+            Member b = next.table().primary(s);
             if (a != null && b != null && !a.id().equals(b.id())) {
-                return true;
+                return next;
             }
         }
-        return false;
+        return null;
+    }
+
+    /**
+     * What {@link #rebalanceWanted} depends on: the epoch (members, their processes and the table change only with
+     * it) and what each member is complete for. Two configurations with equal inputs give the same answer, so callers
+     * work it out again only when these change, not at every renewal.
+     */
+    public List<Object> rebalanceInputs() {
+        List<Object> key = new ArrayList<>(members.size() + 1);
+        key.add(epoch);
+        members.values().forEach(a -> key.add(a.complete()));
+        return key;
     }
 
     /**

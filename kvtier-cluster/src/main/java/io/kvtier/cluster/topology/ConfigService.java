@@ -1,6 +1,7 @@
 package io.kvtier.cluster.topology;
 
 import io.kvtier.cluster.Member;
+import io.kvtier.cluster.Placement;
 import io.kvtier.cluster.membership.ClusterOptions;
 import io.kvtier.cluster.membership.Membership;
 import java.io.IOException;
@@ -308,6 +309,18 @@ public final class ConfigService implements AutoCloseable {
                 if (config.epoch() != before) {
                     renewNow(); // confirms the table: new primaries wait for it
                 }
+                if (!config.candidates().isEmpty()) {
+                    // The placement their inclusion will apply, worked out here ahead of it: Raft's apply thread then
+                    // finds it remembered instead of computing it, cold, while every renewal waits behind it.
+                    java.util.Map<String, Member> placed = new java.util.TreeMap<>();
+                    config.placedMembers().forEach(m -> placed.put(m.id(), m));
+                    config.candidates().values().forEach(k -> placed.put(k.member().id(), k.member()));
+                    try {
+                        Placement.placement(new java.util.ArrayList<>(placed.values()), Math.max(0, config.replicas()));
+                    } catch (RuntimeException e) {
+                        log.debug("{}: placement worked out ahead failed: {}", self.id(), e.toString());
+                    }
+                }
             });
         } catch (RejectedExecutionException e) {
             log.debug("configuration service closed; configuration dropped");
@@ -322,6 +335,14 @@ public final class ConfigService implements AutoCloseable {
     private volatile long lastTickNanos;
     private volatile long stalledUntilNanos;
 
+    /**
+     * The local log's last appended index as last sampled, and when a sample last found it changed (the ticker thread
+     * only): only the leader moves it on a follower, so it tells a leader that still sends, its commits slow (as while
+     * a table is installed on a loaded machine), from one gone silent (cut off).
+     */
+    private long lastAppended = -1;
+    private long appendedMovedNanos;
+
     /** Proposes a renewal unless one is in flight; a committed one for this incarnation extends the lease. */
     private void renew() {
         long tick = System.nanoTime();
@@ -329,15 +350,26 @@ public final class ConfigService implements AutoCloseable {
             stalledUntilNanos = tick;
         }
         lastTickNanos = tick;
+        var r = raft == null ? null : raft.raft();
+        if (r != null) {
+            if (r.lastAppended() != lastAppended) {
+                lastAppended = r.lastAppended();
+                appendedMovedNanos = tick;
+            }
+        }
         if (closing || raft == null || raft.leader() == null || departing && !machine.current().isActive(self.id(),
                 incarnation)) {
             return;
         }
         if (!renewing.compareAndSet(false, true)) {
-            // One is in flight. If none has committed for half a lease, the leader is verified now, not when this one
-            // times out (up to a quarter lease later): that wait was a quarter of every key's pause when the leader
-            // is cut off.
-            suspectLeader();
+            // One is in flight. If none has committed for half a lease and the leader sent nothing since the last
+            // tick (the log appended nothing), it is verified now, not when this renewal times out (up to a quarter
+            // lease later): that wait was a quarter of every key's pause when the leader is cut off. A leader still
+            // sending is left to the timeout: suspecting it while its commits are slow (a table being installed on a
+            // loaded machine) risks a probe unanswered in time, and every node stalls while it is excluded.
+            if (tick - appendedMovedNanos > leaseNanos / 8) {
+                suspectLeader();
+            }
             return;
         }
         renewAgain.set(false); // before reading the state this renewal reports
@@ -450,12 +482,12 @@ public final class ConfigService implements AutoCloseable {
     }
 
     /**
-     * A renewal failed or is still in flight: if none has committed for half a lease now, the leader may be cut off
-     * while the rest of the view can still elect another. Failure detection is asked to verify it at once (it is
-     * excluded from the view if it does not answer a direct probe within the verification timeout, and the others
-     * elect a leader among themselves) instead of after the whole failure timeout, by which time every lease would have
-     * run out: the other nodes' keys then pause at most about a lease (issue 28). A leader that answers is left alone;
-     * once per lease at most.
+     * A renewal failed, or is still in flight from a leader gone silent: if none has committed for half a lease now,
+     * the leader may be cut off while the rest of the view can still elect another. Failure detection is asked to
+     * verify it at once (it is excluded from the view if it does not answer a direct probe within the verification
+     * timeout, and the others elect a leader among themselves) instead of after the whole failure timeout, by which
+     * time every lease would have run out: the other nodes' keys then pause at most about a lease (issue 28). A leader
+     * that answers is left alone; once per lease at most.
      */
     private void suspectLeader() {
         String leader = leader();
@@ -648,9 +680,7 @@ public final class ConfigService implements AutoCloseable {
         if (c.members().values().stream().anyMatch(a -> a.fence() < c.epoch())) {
             return false;
         }
-        List<Object> key = new java.util.ArrayList<>();
-        key.add(c.epoch());
-        c.members().values().forEach(a -> key.add(a.complete()));
+        List<Object> key = c.rebalanceInputs();
         if (!key.equals(rebalanceCheckedFor)) {
             rebalanceCheckedFor = key;
             rebalanceWanted = c.rebalanceWanted();

@@ -101,6 +101,23 @@ public final class ConfigStateMachine implements StateMachine {
 
     @Override
     public byte[] apply(byte[] data, int offset, int length, boolean serializeResponse) throws Exception {
+        long start = System.nanoTime();
+        try {
+            return applyEntry(data, offset, length);
+        } finally {
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            if (millis >= SLOW_APPLY_MILLIS) {
+                // Raft commits nothing else meanwhile: every lease renewal waits behind it.
+                log.info("applying a configuration entry (kind {}) took {} ms", data[offset], millis);
+            }
+        }
+    }
+
+    /** An apply this slow is logged: renewals (every quarter lease) wait behind it. */
+    private static final long SLOW_APPLY_MILLIS = 100;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ConfigStateMachine.class);
+
+    private byte[] applyEntry(byte[] data, int offset, int length) throws Exception {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(data, offset, length));
         byte kind = in.readByte();
         ClusterConfig before = current;
@@ -204,9 +221,9 @@ public final class ConfigStateMachine implements StateMachine {
                 after = yes ? removed(before, id) : before;
             }
             case REBALANCE -> {
-                yes = before.rebalanceWanted();
-                after = yes ? before.withTable(before.members(), before.down(), before.candidates(),
-                        ClusterConfig.Leading.REBALANCE) : before;
+                ClusterConfig rebalanced = before.rebalanced();
+                yes = rebalanced != null;
+                after = yes ? rebalanced : before;
             }
             case ACCEPT_LOSS -> {
                 long decidedAt = in.readLong();
@@ -348,7 +365,7 @@ public final class ConfigStateMachine implements StateMachine {
                 leaders[s] = in.readShort();
             }
         }
-        SlotTable placement = Placement.compute(epoch, new ArrayList<>(placed.values()), Math.max(0, replicas));
+        SlotTable placement = Placement.placement(new ArrayList<>(placed.values()), Math.max(0, replicas));
         SlotTable table = Placement.serve(epoch, placement, members.keySet(), (slot, upOwners) ->
                 leaders[slot] >= 0 && leaders[slot] < active.size() ? active.get(leaders[slot]).id() : null);
         ClusterConfig c = new ClusterConfig(epoch, replicas, members, down, candidates, table, since, firstEpoch,
