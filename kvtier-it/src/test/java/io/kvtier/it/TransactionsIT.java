@@ -256,6 +256,46 @@ class TransactionsIT {
     }
 
     /**
+     * An MSET of 2,000 values of 16 KiB queued in a transaction: past the connection's reservation cap (16 MiB of the
+     * 64 MiB memory tier) the small values go to the request's spool file, which EXEC reads back; every value comes
+     * back exactly, and no spool is left.
+     */
+    @Test
+    void smallValuesSpooledInsideATransactionAreStoredByExec() throws Exception {
+        int values = 2_000;
+        byte[][] args = new byte[2 * values][];
+        java.util.Random random = new java.util.Random(12);
+        for (int i = 0; i < values; i++) {
+            args[2 * i] = ("spooled:" + i).getBytes(StandardCharsets.UTF_8);
+            args[2 * i + 1] = new byte[16 << 10];
+            random.nextBytes(args[2 * i + 1]);
+        }
+        try (Jedis jedis = node.jedis(TIMEOUT_MILLIS); Jedis observer = node.jedis(TIMEOUT_MILLIS)) {
+            Transaction t = jedis.multi();
+            t.mset(args);
+            Response<byte[]> last = t.get(args[2 * values - 2]);
+            List<Object> results = t.exec();
+            assertThat(results).hasSize(2);
+            assertThat(results.getFirst()).isEqualTo("OK");
+            assertThat(last.get()).isEqualTo(args[2 * values - 1]);
+            for (int i = 0; i < values; i += 7) {
+                assertThat(jedis.get(args[2 * i])).as("value " + i).isEqualTo(args[2 * i + 1]);
+            }
+            String after = observer.info("clients");
+            assertThat(field(after, "requests_spooled_bytes")).as(after).isZero();
+            long deadline = System.nanoTime() + 10_000_000_000L; // the file is deleted on the spool's I/O thread
+            while (node.dir().toFile().list((d, name) -> name.endsWith(".spool.tmp")).length > 0
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(node.dir().toFile().list((d, name) -> name.endsWith(".spool.tmp"))).isEmpty();
+            for (int i = 0; i < values; i++) {
+                jedis.del(args[2 * i]);
+            }
+        }
+    }
+
+    /**
      * Queued commands keep their arguments' heap charged to --maxmemory-clients (32 MiB here) until EXEC: a client
      * that queues 64 MiB of small values is disconnected with Redis's client-memory error, nothing it queued is
      * stored, and other clients go on.

@@ -227,6 +227,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     }
 
     private void execute(RespCommand cmd) {
+        sinks.requestDecoded();
         if (!session.inTransaction()) {
             sinks.requestDone(); // its reservations pass to the command; a transaction's, in finished() at its end
         }

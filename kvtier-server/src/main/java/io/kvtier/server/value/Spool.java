@@ -20,15 +20,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * back into store memory when the command runs. Deleted when the last {@link SpoolSink} in it and the request that
  * filled it are done (reference counted).
  *
- * <p>No file I/O runs on the event loop: an append copies the bytes into a pooled buffer and queues their write on the
- * spool I/O executor, in order (each write after the one before, whichever thread runs it); while more than
+ * <p>No file I/O runs on the event loop: appends are copied into a pooled buffer of {@link #CHUNK} bytes, and each full
+ * one (and the last, partial one, at {@link #flush}) is queued for writing on the spool I/O executor, in order (each
+ * write after the one before, whichever thread runs it): one system call per chunk, not per payload. While more than
  * {@link #HIGH_BACKLOG} bytes wait for the file, the connection stops reading, and {@code onDrained} resumes it once
- * half of that is written. Reads wait for the writes queued before them. A failed write is kept and fails every read
- * after it. Appends come from the connection's event loop; reads and releases from any thread.
+ * half of that is written. Reads wait for the writes queued before them, so the request flushes before its command
+ * runs. A failed write is kept and fails every read after it. Appends and flushes come from the connection's event
+ * loop; reads and releases from any thread.
  */
 final class Spool {
     /** Bytes queued for the file past which the connection stops reading. */
     static final long HIGH_BACKLOG = 8L << 20;
+    /** Bytes gathered before a write is queued. */
+    static final int CHUNK = 1 << 20;
 
     private final Path file;
     private final FileChannel channel;
@@ -40,6 +44,8 @@ final class Spool {
     private volatile CompletableFuture<Void> tail = CompletableFuture.completedFuture(null); // the last write queued
     private volatile Exception failure;                                                   // the first write failure
     private long size;                                       // event loop only
+    private ByteBuf chunk;                                   // event loop only: appends not yet queued
+    private long chunkAt;                                    // event loop only: where chunk goes in the file
 
     Spool(Path file, Executor io, ByteBufAllocator alloc, Runnable onDrained) {
         this.file = file;
@@ -62,20 +68,53 @@ final class Spool {
         return at;
     }
 
-    /** Queues {@code n} readable bytes of {@code src} for {@code position}, advancing its reader index. */
+    /**
+     * Appends {@code n} readable bytes of {@code src}, advancing its reader index; {@code position} must be where the
+     * appends so far end (payloads are written in the order they were allotted).
+     */
     void write(ByteBuf src, int n, long position) {
-        ByteBuf copy = alloc.directBuffer(n);
-        copy.writeBytes(src, n);
+        if (chunk != null && chunkAt + chunk.writerIndex() != position) {
+            throw new IllegalStateException("spool append at " + position + ", expected "
+                    + (chunkAt + chunk.writerIndex()));
+        }
+        while (n > 0) {
+            if (chunk == null) {
+                chunk = alloc.directBuffer(CHUNK, CHUNK);
+                chunkAt = position;
+            }
+            int part = Math.min(n, chunk.writableBytes());
+            chunk.writeBytes(src, part);
+            n -= part;
+            position += part;
+            if (!chunk.isWritable()) {
+                flush();
+            }
+        }
+    }
+
+    /** Queues the appends gathered so far for writing. Call when the request's last payload has arrived. */
+    void flush() {
+        ByteBuf full = chunk;
+        chunk = null;
+        if (full == null) {
+            return;
+        }
+        if (!full.isReadable()) {
+            full.release();
+            return;
+        }
+        long position = chunkAt;
+        int n = full.readableBytes();
         backlog.addAndGet(n);
         tail = tail.handleAsync((v, e) -> {
             try {
                 if (failure == null) {
-                    writeFully(copy, position);
+                    writeFully(full, position);
                 }
             } catch (IOException | RuntimeException ex) {
                 failure = ex;
             } finally {
-                copy.release();
+                full.release();
                 long left = backlog.addAndGet(-n);
                 if (left < HIGH_BACKLOG / 2 && left + n >= HIGH_BACKLOG / 2) {
                     onDrained.run();
@@ -116,15 +155,18 @@ final class Spool {
         return buf.array();
     }
 
-    /** Fills {@code value} from {@code position}, 64 KiB at a time; call once {@link #written} completed. */
+    /**
+     * Fills {@code value} from {@code position}, reading straight into its pages (no copy through the heap); call once
+     * {@link #written} completed.
+     */
     void readInto(long position, MemoryValue value) {
-        ByteBuffer buf = ByteBuffer.allocate((int) Math.min(64 << 10, value.length()));
-        long done = 0;
-        while (done < value.length()) {
-            buf.clear().limit((int) Math.min(buf.capacity(), value.length() - done));
-            readFully(buf, position + done);
-            done += buf.flip().remaining();
-            value.write(buf);
+        long done = value.written();
+        ByteBuffer window;
+        while ((window = value.window(Integer.MAX_VALUE)) != null) {
+            int n = window.remaining();
+            readFully(window, position + done);
+            value.advance(n);
+            done += n;
         }
     }
 

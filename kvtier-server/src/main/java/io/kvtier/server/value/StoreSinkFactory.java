@@ -107,13 +107,24 @@ public final class StoreSinkFactory implements BulkSinkFactory {
     }
 
     /**
+     * The request in progress was decoded, in a transaction too: the spool's last appends are queued for writing, so
+     * that its command (now, or at EXEC) can read them back.
+     */
+    public void requestDecoded() {
+        if (spool != null) {
+            spool.flush();
+        }
+    }
+
+    /**
      * The request in progress was decoded (its sinks now belong to the command): its reservations no longer count as
-     * unfinished, and its spool is left to the sinks that use it.
+     * unfinished, and its spool, its last appends queued for writing, is left to the sinks that use it.
      */
     public void requestDone() {
         limits.unreserve(reserved);
         reserved = 0;
         if (spool != null) {
+            spool.flush();
             spool.release();
             spool = null;
         }

@@ -3,6 +3,8 @@ package io.kvtier.server.value;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvtier.store.memory.MemoryTier;
+import io.kvtier.store.memory.MemoryValue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A request's spool file: appends queued off the caller's thread, in order, with back-pressure and failures kept. */
+/**
+ * A request's spool file: appends gathered into chunks and queued off the caller's thread, in order, with back-pressure
+ * and failures kept; read back into store memory in place.
+ */
 class SpoolTest {
     @TempDir
     Path dir;
@@ -35,7 +40,7 @@ class SpoolTest {
     void appendsLandInOrderAndAReadWaitsForThoseQueuedBeforeIt() {
         AtomicInteger drained = new AtomicInteger();
         Spool spool = new Spool(dir.resolve("a.spool.tmp"), io, PooledByteBufAllocator.DEFAULT, drained::incrementAndGet);
-        byte[] payload = new byte[3 << 20];
+        byte[] payload = new byte[(3 << 20) + 12_345]; // three whole chunks and a partial one
         new Random(7).nextBytes(payload);
         long at = spool.allot(payload.length);
         ByteBuf src = Unpooled.wrappedBuffer(payload);
@@ -44,12 +49,58 @@ class SpoolTest {
             spool.write(src, n, at + off);
         }
         assertThat(src.readableBytes()).as("the caller's buffer is consumed at once").isZero();
+        spool.flush(); // the request's last payload arrived
         assertThat(spool.read(at, payload.length)).isEqualTo(payload);
         assertThat(spool.backlogged()).isFalse();
         spool.release();
         spool.release(); // the sink's reference, then the request's
         spool.written().join();
         awaitGone(dir.resolve("a.spool.tmp"));
+    }
+
+    @Test
+    void payloadsReadBackStraightIntoStoreMemoryAcrossChunksAndPages() {
+        Spool spool = new Spool(dir.resolve("d.spool.tmp"), io, PooledByteBufAllocator.DEFAULT, () -> { });
+        Random random = new Random(11);
+        int[] lengths = {1, 100, 16_384, MemoryTier.PAGE_SIZE * 3 + 7, (1 << 20) - 5, 2 << 20, 0, 4_000};
+        byte[][] payloads = new byte[lengths.length][];
+        long[] at = new long[lengths.length];
+        for (int i = 0; i < lengths.length; i++) {
+            payloads[i] = new byte[lengths[i]];
+            random.nextBytes(payloads[i]);
+            at[i] = spool.allot(lengths[i]);
+            ByteBuf src = Unpooled.wrappedBuffer(payloads[i]);
+            while (src.isReadable()) {
+                spool.write(src, Math.min(src.readableBytes(), 1 + random.nextInt(70_000)), at[i] + src.readerIndex());
+            }
+        }
+        spool.flush();
+        spool.written().join();
+        try (MemoryTier tier = new MemoryTier(256L * MemoryTier.PAGE_SIZE)) {
+            for (int i = 0; i < lengths.length; i++) {
+                MemoryValue value = tier.allocate(lengths[i]);
+                spool.readInto(at[i], value);
+                assertThat(value.written()).isEqualTo(lengths[i]);
+                assertThat(value.toArray()).as("payload %d of %d bytes", i, lengths[i]).isEqualTo(payloads[i]);
+                value.release();
+            }
+        }
+        for (int i = 0; i <= lengths.length; i++) {
+            spool.release(); // each payload's reference, then the request's
+        }
+        awaitGone(dir.resolve("d.spool.tmp"));
+    }
+
+    @Test
+    void anAppendOutOfOrderIsRefused() {
+        Spool spool = new Spool(dir.resolve("e.spool.tmp"), io, PooledByteBufAllocator.DEFAULT, () -> { });
+        long at = spool.allot(20);
+        spool.write(Unpooled.wrappedBuffer(new byte[10]), 10, at);
+        assertThatThrownBy(() -> spool.write(Unpooled.wrappedBuffer(new byte[10]), 10, at + 11))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("expected 10");
+        spool.flush();
+        spool.release();
+        spool.release();
     }
 
     @Test
@@ -91,6 +142,7 @@ class SpoolTest {
         spool.written().join();
         // A negative position makes FileChannel.write throw: the write fails on the I/O thread, not on the caller's.
         spool.write(Unpooled.wrappedBuffer(new byte[10]), 10, -1);
+        spool.flush();
         assertThat(spool.written()).succeedsWithin(java.time.Duration.ofSeconds(10));
         assertThatThrownBy(() -> spool.read(at, 10)).isInstanceOf(java.io.UncheckedIOException.class)
                 .hasMessageContaining("cannot write spool file");
