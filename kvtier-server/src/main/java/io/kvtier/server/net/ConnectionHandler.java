@@ -215,6 +215,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
                 break;
             }
         }
+        sinks.flushSpool();
         reply.flush();
         if (input != null && !input.isReadable()) {
             input.release();
@@ -227,7 +228,7 @@ public final class ConnectionHandler extends ChannelInboundHandlerAdapter implem
     }
 
     private void execute(RespCommand cmd) {
-        sinks.requestDecoded();
+        sinks.flushSpool();
         if (!session.inTransaction()) {
             sinks.requestDone(); // its reservations pass to the command; a transaction's, in finished() at its end
         }

@@ -20,13 +20,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * back into store memory when the command runs. Deleted when the last {@link SpoolSink} in it and the request that
  * filled it are done (reference counted).
  *
- * <p>No file I/O runs on the event loop: appends are copied into a pooled buffer of {@link #CHUNK} bytes, and each full
- * one (and the last, partial one, at {@link #flush}) is queued for writing on the spool I/O executor, in order (each
- * write after the one before, whichever thread runs it): one system call per chunk, not per payload. While more than
- * {@link #HIGH_BACKLOG} bytes wait for the file, the connection stops reading, and {@code onDrained} resumes it once
- * half of that is written. Reads wait for the writes queued before them, so the request flushes before its command
- * runs. A failed write is kept and fails every read after it. Appends and flushes come from the connection's event
- * loop; reads and releases from any thread.
+ * <p>No file I/O runs on the event loop: appends are copied into a pooled buffer of up to {@link #CHUNK} bytes, and
+ * each full one, and the partial one at each {@link #flush} (the end of a pass over the input, and a decoded request),
+ * is queued for writing on the spool I/O executor, in order (each write after the one before, whichever thread runs
+ * it): one system call per chunk or socket read, not per payload, and nothing held in memory between reads. While more
+ * than {@link #HIGH_BACKLOG} bytes wait for the file, the connection stops reading, and {@code onDrained} resumes it
+ * once half of that is written. Reads wait for the writes queued before them, so the request flushes before its
+ * command runs. A failed write is kept and fails every read after it. Appends and flushes come from the connection's
+ * event loop; reads and releases from any thread.
  */
 final class Spool {
     /** Bytes queued for the file past which the connection stops reading. */
@@ -79,20 +80,24 @@ final class Spool {
         }
         while (n > 0) {
             if (chunk == null) {
-                chunk = alloc.directBuffer(CHUNK, CHUNK);
+                // Sized to what arrived, growing up to a chunk: a connection that trickles holds little.
+                chunk = alloc.directBuffer(Math.min(CHUNK, Math.max(n, 64 << 10)), CHUNK);
                 chunkAt = position;
             }
-            int part = Math.min(n, chunk.writableBytes());
+            int part = Math.min(n, chunk.maxWritableBytes());
             chunk.writeBytes(src, part);
             n -= part;
             position += part;
-            if (!chunk.isWritable()) {
+            if (chunk.maxWritableBytes() == 0) {
                 flush();
             }
         }
     }
 
-    /** Queues the appends gathered so far for writing. Call when the request's last payload has arrived. */
+    /**
+     * Queues the appends gathered so far for writing. Call when the request's last payload has arrived, and whenever
+     * the caller stops appending for now (the end of a pass over the input): nothing is held between reads.
+     */
     void flush() {
         ByteBuf full = chunk;
         chunk = null;

@@ -107,10 +107,11 @@ public final class StoreSinkFactory implements BulkSinkFactory {
     }
 
     /**
-     * The request in progress was decoded, in a transaction too: the spool's last appends are queued for writing, so
-     * that its command (now, or at EXEC) can read them back.
+     * Queues the spool's gathered appends for writing: when a request was decoded (in a transaction too), so that its
+     * command, now or at EXEC, can read them back; and at the end of each pass over the input, so that no payload
+     * bytes wait in memory between socket reads (a connection that trickles a request holds none).
      */
-    public void requestDecoded() {
+    public void flushSpool() {
         if (spool != null) {
             spool.flush();
         }

@@ -92,6 +92,24 @@ class SpoolTest {
     }
 
     @Test
+    void aTrickledPayloadFlushedAfterEveryReadLandsWhole() {
+        Spool spool = new Spool(dir.resolve("f.spool.tmp"), io, PooledByteBufAllocator.DEFAULT, () -> { });
+        byte[] payload = new byte[100_003];
+        new Random(13).nextBytes(payload);
+        long at = spool.allot(payload.length);
+        ByteBuf src = Unpooled.wrappedBuffer(payload);
+        Random reads = new Random(14);
+        while (src.isReadable()) { // a few bytes a socket read, each pass over the input flushing what it appended
+            spool.write(src, Math.min(src.readableBytes(), 1 + reads.nextInt(3_000)), at + src.readerIndex());
+            spool.flush();
+        }
+        assertThat(spool.read(at, payload.length)).isEqualTo(payload);
+        spool.release();
+        spool.release();
+        awaitGone(dir.resolve("f.spool.tmp"));
+    }
+
+    @Test
     void anAppendOutOfOrderIsRefused() {
         Spool spool = new Spool(dir.resolve("e.spool.tmp"), io, PooledByteBufAllocator.DEFAULT, () -> { });
         long at = spool.allot(20);
