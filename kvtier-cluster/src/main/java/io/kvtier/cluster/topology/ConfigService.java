@@ -351,11 +351,9 @@ public final class ConfigService implements AutoCloseable {
         }
         lastTickNanos = tick;
         var r = raft == null ? null : raft.raft();
-        if (r != null) {
-            if (r.lastAppended() != lastAppended) {
-                lastAppended = r.lastAppended();
-                appendedMovedNanos = tick;
-            }
+        if (r != null && r.lastAppended() != lastAppended) {
+            lastAppended = r.lastAppended();
+            appendedMovedNanos = tick;
         }
         if (closing || raft == null || raft.leader() == null || departing && !machine.current().isActive(self.id(),
                 incarnation)) {

@@ -70,6 +70,9 @@ public final class ConfigStateMachine implements StateMachine {
     static final byte ACCEPT_LOSS = 9;
     static final byte[] YES = {1};
     static final byte[] NO = {0};
+    /** An apply this slow is logged: renewals (every quarter lease) wait behind it. */
+    private static final long SLOW_APPLY_MILLIS = 100;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ConfigStateMachine.class);
 
     private final Consumer<ClusterConfig> listener;
     private final Map<String, Long> renewedAtNanos = new ConcurrentHashMap<>();
@@ -112,10 +115,6 @@ public final class ConfigStateMachine implements StateMachine {
             }
         }
     }
-
-    /** An apply this slow is logged: renewals (every quarter lease) wait behind it. */
-    private static final long SLOW_APPLY_MILLIS = 100;
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ConfigStateMachine.class);
 
     private byte[] applyEntry(byte[] data, int offset, int length) throws Exception {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(data, offset, length));

@@ -101,11 +101,7 @@ final class Spool {
     void flush() {
         ByteBuf full = chunk;
         chunk = null;
-        if (full == null) {
-            return;
-        }
-        if (!full.isReadable()) {
-            full.release();
+        if (full == null) { // a chunk exists only once a byte is in it
             return;
         }
         long position = chunkAt;
