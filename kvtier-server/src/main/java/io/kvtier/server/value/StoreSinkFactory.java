@@ -53,11 +53,11 @@ public final class StoreSinkFactory implements BulkSinkFactory {
             if (store.bypassesMemory(length)) {
                 return toDisk(length);
             }
-            long footprint = MemoryTier.footprintOf(length);
-            if (reserved + footprint > limits.connectionReservationCap() || !limits.tryReserve(footprint)) {
+            long charge = MemoryTier.chargeOf(length); // what the reservation holds: a 16 KiB value takes 16 KiB
+            if (reserved + charge > limits.connectionReservationCap() || !limits.tryReserve(charge)) {
                 return spill(length);
             }
-            reserved += footprint;
+            reserved += charge;
             MemoryValue now = store.tryAllocate(length);
             if (now != null) {
                 return new MemorySink(now);

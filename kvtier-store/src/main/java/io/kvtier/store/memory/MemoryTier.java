@@ -121,6 +121,22 @@ public final class MemoryTier implements AutoCloseable {
     }
 
     /**
+     * Bytes of the budget a value of {@code length} bytes holds once allocated: its share of a page of its size class
+     * for a small value (small values share pages; the share includes the page's unused tail), whole pages for a large
+     * one. A holder of many small values holds at most one partly used page per size class beyond this.
+     */
+    public static long chargeOf(long length) {
+        if (length == 0) {
+            return 0;
+        }
+        if (length > MAX_SMALL) {
+            return footprintOf(length);
+        }
+        int perPage = PAGE_SIZE / CLASS_SIZES[classOf((int) length)];
+        return (PAGE_SIZE + perPage - 1) / perPage;
+    }
+
+    /**
      * Reserves memory for a value of {@code length} bytes, or returns {@code null} when the budget has no room for it
      * now. The caller owns the returned value's first reference.
      */

@@ -48,6 +48,28 @@ class MemoryTierTest {
     }
 
     @Test
+    void theChargeOfAValueIsWhatItsAllocationsHold() {
+        assertThat(MemoryTier.chargeOf(0)).isZero();
+        assertThat(MemoryTier.chargeOf(1)).isEqualTo(16);
+        assertThat(MemoryTier.chargeOf(16 * 1024)).isEqualTo(16 * 1024);
+        assertThat(MemoryTier.chargeOf(MemoryTier.MAX_SMALL + 1)).isEqualTo(PAGE);
+        assertThat(MemoryTier.chargeOf(3L * PAGE + 1)).isEqualTo(4L * PAGE);
+        tier = new MemoryTier(64L * PAGE);
+        for (int length : new int[] {1, 100, 1000, 10_000, 16 * 1024, 20_000, MemoryTier.MAX_SMALL}) {
+            long before = tier.usedBytes();
+            List<MemoryValue> values = new ArrayList<>();
+            long charged = 0;
+            while (charged + MemoryTier.chargeOf(length) <= 4L * PAGE) {
+                values.add(tier.allocate(length));
+                charged += MemoryTier.chargeOf(length);
+            }
+            // What the values hold in pages is their charges, plus at most one partly used page of their class.
+            assertThat(tier.usedBytes() - before).as("length %d", length).isBetween(charged, charged + PAGE);
+            values.forEach(MemoryValue::release);
+        }
+    }
+
+    @Test
     void smallValuesShareAPageOfTheirSizeClass() {
         tier = new MemoryTier(16L * PAGE);
         List<MemoryValue> values = new ArrayList<>();
